@@ -1,0 +1,101 @@
+"""What a plan asks the shell to do: small frozen values, applied in order.
+
+The planner only *describes* writes; the shell (the reconcile loop in ``app``) performs them
+against the cluster port. Every write names the object it touches by ``ObjectRef`` and carries
+the preconditions that make it safe to retry (the ``resourceVersion`` seen, the UID to delete).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from core.model.base import Manifest
+
+EventType = Literal["Normal", "Warning"]
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectRef:
+    """Which object: ``namespace`` is ``None`` for cluster-scoped kinds (PersistentVolume)."""
+
+    api_version: str
+    kind: str
+    namespace: str | None
+    name: str
+
+    def __str__(self) -> str:
+        where = f"{self.namespace}/" if self.namespace else ""
+        return f"{self.kind} {where}{self.name}"
+
+    @classmethod
+    def of(cls, manifest: Manifest) -> ObjectRef:
+        meta = manifest["metadata"]
+        return cls(manifest["apiVersion"], manifest["kind"], meta.get("namespace"), meta["name"])
+
+
+@dataclass(frozen=True, slots=True)
+class Create:
+    manifest: Manifest
+
+    @property
+    def ref(self) -> ObjectRef:
+        return ObjectRef.of(self.manifest)
+
+
+@dataclass(frozen=True, slots=True)
+class Delete:
+    """Delete with a UID precondition, so that a newer object of the same name survives."""
+
+    ref: ObjectRef
+    uid: str
+
+
+@dataclass(frozen=True, slots=True)
+class AddFinalizer:
+    ref: ObjectRef
+    finalizer: str
+    resource_version: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveFinalizer:
+    ref: ObjectRef
+    finalizer: str
+    resource_version: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateStatus:
+    """Replace the status subresource; ``resource_version`` turns a lost race into a Conflict."""
+
+    ref: ObjectRef
+    status: Manifest
+    resource_version: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RecordEvent:
+    """A Kubernetes-style Event about ``ref`` (transitions are always recorded)."""
+
+    ref: ObjectRef
+    type: EventType
+    reason: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Requeue:
+    """Look again after ``after_seconds`` even if nothing changes (waiting on the world)."""
+
+    after_seconds: float
+    reason: str
+
+
+Action = Create | Delete | AddFinalizer | RemoveFinalizer | UpdateStatus | RecordEvent | Requeue
+WRITES = (Create, Delete, AddFinalizer, RemoveFinalizer, UpdateStatus)
+
+
+def writes(plan: tuple[Action, ...]) -> tuple[Action, ...]:
+    """The actions of ``plan`` that change the cluster (events and requeues excluded)."""
+    return tuple(action for action in plan if isinstance(action, WRITES))

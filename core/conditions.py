@@ -1,0 +1,104 @@
+"""Status conditions: Katib's vocabulary with Kubernetes semantics.
+
+Katib's rule for setting a condition (BEHAVIOR.md §1.2): a condition of a type that is absent, or
+present with another status or reason, is removed and appended at the end of the list; the list
+order is visible (the CRDs' printer columns show the *last* condition). We keep that ordering and
+add what ``meta.SetStatusCondition`` guarantees: no type appears twice, ``lastTransitionTime``
+changes only when the status changes, and setting an identical condition changes nothing at all
+(so a steady-state reconcile writes nothing). Where Katib silently drops a new message for the
+same status and reason, we update the message in place (position and transition time kept), so
+that a message never lies about the present.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+
+from core.model.base import KubeModel, KubeTime
+
+
+class Status(StrEnum):
+    TRUE = "True"
+    FALSE = "False"
+    UNKNOWN = "Unknown"
+
+
+class Condition(KubeModel):
+    type: str
+    status: Status
+    reason: str = ""
+    message: str = ""
+    last_update_time: KubeTime | None = None
+    last_transition_time: KubeTime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ConditionSpec:
+    """A condition without timestamps: what the lifecycle wants a condition to say."""
+
+    type: str
+    status: Status
+    reason: str
+    message: str
+
+    def matches(self, condition: Condition | None) -> bool:
+        return (
+            condition is not None
+            and condition.status == self.status
+            and condition.reason == self.reason
+            and condition.message == self.message
+        )
+
+
+Conditions = tuple[Condition, ...]
+
+
+def find(conditions: Iterable[Condition], type_: str) -> Condition | None:
+    """The condition of ``type_``, if present."""
+    for condition in conditions:
+        if condition.type == type_:
+            return condition
+    return None
+
+
+def is_true(conditions: Iterable[Condition], type_: str) -> bool:
+    """Katib's ``hasCondition``: a condition of that type exists with status True."""
+    condition = find(conditions, type_)
+    return condition is not None and condition.status is Status.TRUE
+
+
+def set_condition(conditions: Conditions, want: ConditionSpec, now: datetime) -> Conditions:
+    """Katib's ``setCondition`` with Kubernetes semantics (see the module docstring)."""
+    old = find(conditions, want.type)
+    if want.matches(old):
+        return conditions
+    if old is not None and old.status == want.status and old.reason == want.reason:
+        updated = old.model_copy(update={"message": want.message, "last_update_time": now})
+        return tuple(updated if c is old else c for c in conditions)
+    transition = old.last_transition_time if old and old.status == want.status else now
+    new = Condition(
+        type=want.type,
+        status=want.status,
+        reason=want.reason,
+        message=want.message,
+        last_update_time=now,
+        last_transition_time=transition,
+    )
+    return (*remove_condition(conditions, want.type), new)
+
+
+def remove_condition(conditions: Conditions, type_: str) -> Conditions:
+    """Katib's ``removeCondition``: the list without that type (order of the rest kept)."""
+    if find(conditions, type_) is None:
+        return conditions
+    return tuple(c for c in conditions if c.type != type_)
+
+
+def set_all(conditions: Conditions, wants: Iterable[ConditionSpec], now: datetime) -> Conditions:
+    """Set several conditions in order (each may move to the end of the list)."""
+    for want in wants:
+        conditions = set_condition(conditions, want, now)
+    return conditions

@@ -1,0 +1,59 @@
+"""The Suggestion (``kubeflow.org/v1beta1``): one per Experiment, same name and namespace."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from core.conditions import Conditions, is_true
+from core.katib import API_VERSION, SuggestionCondition
+from core.model.base import KubeModel, KubeTime
+from core.model.experiment import AlgorithmSetting, AlgorithmSpec
+from core.model.meta import ObjectMeta
+from core.policy import ResumePolicy
+
+
+class SuggestionSpec(KubeModel):
+    algorithm: AlgorithmSpec
+    early_stopping: AlgorithmSpec | None = None
+    requests: int = 0
+    resume_policy: str | None = None
+
+    @property
+    def policy(self) -> ResumePolicy:
+        return ResumePolicy.parse(self.resume_policy)
+
+
+class SuggestionStatus(KubeModel):
+    conditions: Conditions = ()
+    start_time: KubeTime | None = None
+    observed_generation: int | None = None
+    suggestion_count: int = 0
+    suggestions: tuple[dict[str, Any], ...] = ()
+    algorithm_settings: tuple[AlgorithmSetting, ...] = ()
+
+
+class Suggestion(KubeModel):
+    api_version: Literal["kubeflow.org/v1beta1"] = API_VERSION
+    kind: Literal["Suggestion"] = "Suggestion"
+    metadata: ObjectMeta
+    spec: SuggestionSpec
+    status: SuggestionStatus = SuggestionStatus()
+
+    @property
+    def name(self) -> str:
+        return self.metadata.name
+
+    @property
+    def namespace(self) -> str:
+        return self.metadata.namespace or "default"
+
+    @property
+    def algorithm(self) -> str:
+        return self.spec.algorithm.algorithm_name
+
+    def has(self, type_: str) -> bool:
+        """Katib's ``hasCondition`` on this Suggestion."""
+        return is_true(self.status.conditions, type_)
+
+    def is_completed(self) -> bool:
+        return self.has(SuggestionCondition.SUCCEEDED) or self.has(SuggestionCondition.FAILED)

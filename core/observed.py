@@ -1,0 +1,61 @@
+"""A snapshot of what the cluster holds for one Experiment: the planner's only input from the world.
+
+The shell gathers it fresh on every reconcile (level-based: no memory is trusted between
+reconciles). ``validation`` carries the answer of the suggestion service's
+``ValidateAlgorithmSettings`` when the shell asked it (see ``core.plan.wants_validation``);
+``None`` means the embedder has no validator, which counts as valid, like Katib's
+``Unimplemented``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from core.model import (
+    Deployment,
+    Experiment,
+    OwnedObject,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    Suggestion,
+    Trial,
+)
+
+
+class Outcome(StrEnum):
+    VALID = "valid"
+    INVALID = "invalid"
+    UNAVAILABLE = "unavailable"
+
+
+@dataclass(frozen=True, slots=True)
+class Validation:
+    """The suggestion service's verdict on the algorithm (and early-stopping) settings.
+
+    ``UNAVAILABLE`` (the service did not answer) is retried later; Katib turns it into a
+    permanent failure (bug 19).
+    """
+
+    outcome: Outcome
+    message: str = ""
+
+
+VALID = Validation(Outcome.VALID)
+
+
+@dataclass(frozen=True, slots=True)
+class Observed:
+    """Everything the planner may look at for the Experiment ``namespace/name``."""
+
+    namespace: str
+    name: str
+    experiment: Experiment | None = None
+    suggestion: Suggestion | None = None
+    trials: tuple[Trial, ...] = ()
+    deployment: Deployment | None = None
+    service: OwnedObject | None = None
+    pvc: PersistentVolumeClaim | None = None
+    pv: PersistentVolume | None = None
+    rbac: tuple[OwnedObject, ...] = field(default=())
+    validation: Validation | None = None
