@@ -9,7 +9,7 @@ reconciles). ``validation`` carries the answer of the suggestion service's
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 
 from core.model import (
@@ -57,5 +57,15 @@ class Observed:
     service: OwnedObject | None = None
     pvc: PersistentVolumeClaim | None = None
     pv: PersistentVolume | None = None
-    rbac: tuple[OwnedObject, ...] = field(default=())
+    service_account: OwnedObject | None = None
+    role: OwnedObject | None = None
+    role_binding: OwnedObject | None = None
     validation: Validation | None = None
+
+    def rbac(self) -> dict[str, OwnedObject | None]:
+        """The early-stopping RBAC objects by kind."""
+        return {
+            "ServiceAccount": self.service_account,
+            "Role": self.role,
+            "RoleBinding": self.role_binding,
+        }

@@ -1,41 +1,5 @@
-"""The base of every resource model: Katib's camelCase JSON, frozen, and loss-free.
+"""Re-export of ``core.kube`` (the base of every resource model) for the model package."""
 
-Resources are parsed from Katib's own YAML (``kubeflow.org/v1beta1``). The lifecycle reads a few
-fields; every other field (``trialSpec``, ``parameters``, fields added by a newer Katib) is kept
-as an extra and written back untouched, so a round trip through these models loses nothing.
-"""
+from core.kube import KubeModel, KubeTime, Manifest, format_time
 
-from __future__ import annotations
-
-from datetime import UTC, datetime
-from typing import Annotated, Any
-
-from pydantic import BaseModel, ConfigDict, PlainSerializer
-from pydantic.alias_generators import to_camel
-
-Manifest = dict[str, Any]
-"""A Kubernetes object as JSON-ready data (what the API server and ``kubectl`` exchange)."""
-
-
-def format_time(value: datetime) -> str:
-    """Kubernetes ``metav1.Time``: RFC 3339 in UTC with a ``Z`` and whole seconds."""
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-KubeTime = Annotated[datetime, PlainSerializer(format_time, return_type=str, when_used="json")]
-
-
-class KubeModel(BaseModel):
-    """Frozen, camelCase, extra-preserving model of (part of) a Kubernetes object."""
-
-    model_config = ConfigDict(
-        extra="allow",
-        frozen=True,
-        alias_generator=to_camel,
-        populate_by_name=True,
-        ser_json_inf_nan="constants",
-    )
-
-    def to_dict(self) -> Manifest:
-        """The object as Kubernetes JSON: only the fields that were given or set, extras kept."""
-        return self.model_dump(by_alias=True, exclude_unset=True, mode="json")
+__all__ = ["KubeModel", "KubeTime", "Manifest", "format_time"]
