@@ -1,0 +1,225 @@
+"""Trial accounting: which Trials an Experiment owns, how they count, and what the counts imply.
+
+Katib recomputes everything from the listed Trials on every reconcile (BEHAVIOR.md §3.2), and so
+do we: ``own_trials`` selects, ``count_trials`` classifies, then three pure rules read the counts
+(``completion``, ``trials_to_create``, ``trials_to_delete``) and ``status_counts`` renders them in
+Katib's status field names.
+
+Two Katib bugs are fixed here by construction:
+
+* Bug 7: Katib selects Trials by label only, so a same-named Experiment in another namespace
+  feeds in its Trials. ``own_trials`` also requires the namespace and, where both sides have a
+  UID, the controller owner reference.
+* Bug 12: Katib's completion rule counts ``MetricsUnavailable`` Trials as completed but its trial
+  creation does not, so it can create more than ``maxTrialCount`` Trials. ``TrialCounts`` defines
+  ``completed``, ``failed_total`` and ``active`` once, and every rule reads those properties.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+
+from core import objective
+from core.conditions import ConditionSpec, is_true
+from core.katib import (
+    DEFAULT_PARALLEL_TRIAL_COUNT,
+    EXP_GOAL_REACHED,
+    EXP_MAX_FAILED,
+    EXP_MAX_TRIALS,
+    LABEL_EXPERIMENT,
+)
+from core.model.experiment import Experiment, ExperimentSpec
+from core.model.trial import Trial
+
+# The objective half of trial accounting lives in ``core.objective``; it is offered here too so
+# that a caller finds everything that reads the Trials of an Experiment in one place.
+Optimum = objective.Optimum
+best_trial = objective.best_trial
+goal_reached = objective.goal_reached
+
+
+class TrialPhase(StrEnum):
+    """A Trial's phase for counting. Member order is Katib's first-match order (§1.5).
+
+    Every phase but ``PENDING`` is the Trial condition type that, when True, puts a Trial in it.
+    """
+
+    KILLED = "Killed"
+    FAILED = "Failed"
+    SUCCEEDED = "Succeeded"
+    EARLY_STOPPED = "EarlyStopped"
+    RUNNING = "Running"
+    METRICS_UNAVAILABLE = "MetricsUnavailable"
+    PENDING = "Pending"
+
+
+def classify(trial: Trial) -> TrialPhase:
+    """The first phase whose condition is True; a Trial with none of them is Pending."""
+    for phase in TrialPhase:
+        if phase is not TrialPhase.PENDING and is_true(trial.status.conditions, phase):
+            return phase
+    return TrialPhase.PENDING
+
+
+def is_own(experiment: Experiment, trial: Trial) -> bool:
+    """Same namespace, the experiment label, and (when both UIDs are known) the controller owner."""
+    meta = trial.metadata
+    if (meta.namespace or "default") != experiment.namespace:
+        return False
+    if meta.labels.get(LABEL_EXPERIMENT) != experiment.metadata.name:
+        return False
+    owner, uid = meta.controller_uid(), experiment.metadata.uid
+    return owner is None or uid is None or owner == uid
+
+
+def own_trials(experiment: Experiment, trials: Iterable[Trial]) -> tuple[Trial, ...]:
+    """The Trials that belong to ``experiment`` (fixes bug 7); input order kept."""
+    return tuple(trial for trial in trials if is_own(experiment, trial))
+
+
+@dataclass(frozen=True, slots=True)
+class TrialCounts:
+    """The Trials of an Experiment by phase: sorted names are stored, counts are derived from them.
+
+    Storing only the names makes a count that disagrees with its list unrepresentable.
+    """
+
+    killed_trials: tuple[str, ...] = ()
+    failed_trials: tuple[str, ...] = ()
+    succeeded_trials: tuple[str, ...] = ()
+    early_stopped_trials: tuple[str, ...] = ()
+    running_trials: tuple[str, ...] = ()
+    metrics_unavailable_trials: tuple[str, ...] = ()
+    pending_trials: tuple[str, ...] = ()
+
+    def names(self, phase: TrialPhase) -> tuple[str, ...]:
+        return {
+            TrialPhase.KILLED: self.killed_trials,
+            TrialPhase.FAILED: self.failed_trials,
+            TrialPhase.SUCCEEDED: self.succeeded_trials,
+            TrialPhase.EARLY_STOPPED: self.early_stopped_trials,
+            TrialPhase.RUNNING: self.running_trials,
+            TrialPhase.METRICS_UNAVAILABLE: self.metrics_unavailable_trials,
+            TrialPhase.PENDING: self.pending_trials,
+        }[phase]
+
+    def count(self, phase: TrialPhase) -> int:
+        return len(self.names(phase))
+
+    @property
+    def completed(self) -> int:
+        """Trials that will not run again, whatever their outcome (the one definition, bug 12)."""
+        done = (TrialPhase.SUCCEEDED, TrialPhase.FAILED, TrialPhase.KILLED)
+        rest = (TrialPhase.EARLY_STOPPED, TrialPhase.METRICS_UNAVAILABLE)
+        return sum(self.count(phase) for phase in done + rest)
+
+    @property
+    def failed_total(self) -> int:
+        """Failures for ``maxFailedTrialCount``: a Trial without metrics counts as failed."""
+        return self.count(TrialPhase.FAILED) + self.count(TrialPhase.METRICS_UNAVAILABLE)
+
+    @property
+    def active(self) -> int:
+        return self.count(TrialPhase.PENDING) + self.count(TrialPhase.RUNNING)
+
+    @property
+    def total(self) -> int:
+        return self.completed + self.active
+
+
+def count_trials(trials: Iterable[Trial]) -> TrialCounts:
+    """Classify every Trial (§1.5) and keep the names of each phase, sorted."""
+    by_phase: dict[TrialPhase, list[str]] = {phase: [] for phase in TrialPhase}
+    for trial in trials:
+        by_phase[classify(trial)].append(trial.metadata.name)
+    lists = {phase: tuple(sorted(names)) for phase, names in by_phase.items()}
+    return TrialCounts(
+        killed_trials=lists[TrialPhase.KILLED],
+        failed_trials=lists[TrialPhase.FAILED],
+        succeeded_trials=lists[TrialPhase.SUCCEEDED],
+        early_stopped_trials=lists[TrialPhase.EARLY_STOPPED],
+        running_trials=lists[TrialPhase.RUNNING],
+        metrics_unavailable_trials=lists[TrialPhase.METRICS_UNAVAILABLE],
+        pending_trials=lists[TrialPhase.PENDING],
+    )
+
+
+def completion(spec: ExperimentSpec, counts: TrialCounts, goal: bool) -> ConditionSpec | None:
+    """Katib's ``UpdateExperimentStatusCondition``: the first matching rule, None if running.
+
+    ``failed_total != 0`` is Katib's guard, so ``maxFailedTrialCount: 0`` never fails anything.
+    """
+    if goal:
+        return EXP_GOAL_REACHED
+    max_failed, failed = spec.max_failed_trial_count, counts.failed_total
+    if max_failed is not None and failed != 0 and failed >= max_failed:
+        return EXP_MAX_FAILED
+    if spec.max_trial_count is not None and counts.completed >= spec.max_trial_count:
+        return EXP_MAX_TRIALS
+    return None
+
+
+def parallelism(spec: ExperimentSpec) -> int:
+    """``parallelTrialCount``, defaulted as Katib's mutating webhook would (3)."""
+    if spec.parallel_trial_count is None:
+        return DEFAULT_PARALLEL_TRIAL_COUNT
+    return spec.parallel_trial_count
+
+
+def trials_to_create(spec: ExperimentSpec, counts: TrialCounts) -> int:
+    """Katib's ``ReconcileTrials`` arithmetic, with the one ``completed`` (bug 12).
+
+    Since ``completed + active`` is every Trial, topping ``active`` up to at most
+    ``maxTrialCount - completed`` never makes the Experiment own more than ``maxTrialCount``.
+    """
+    parallel = parallelism(spec)
+    required = parallel
+    if spec.max_trial_count is not None:
+        required = min(spec.max_trial_count - counts.completed, parallel)
+    return max(required - counts.active, 0)
+
+
+def trials_to_delete(spec: ExperimentSpec, counts: TrialCounts) -> int:
+    """Active Trials beyond the parallelism (after ``parallelTrialCount`` was lowered)."""
+    return max(counts.active - parallelism(spec), 0)
+
+
+_STATUS_KEYS: tuple[tuple[TrialPhase, str, str], ...] = (
+    (TrialPhase.SUCCEEDED, "trialsSucceeded", "succeededTrialList"),
+    (TrialPhase.FAILED, "trialsFailed", "failedTrialList"),
+    (TrialPhase.KILLED, "trialsKilled", "killedTrialList"),
+    (TrialPhase.PENDING, "trialsPending", "pendingTrialList"),
+    (TrialPhase.RUNNING, "trialsRunning", "runningTrialList"),
+    (TrialPhase.EARLY_STOPPED, "trialsEarlyStopped", "earlyStoppedTrialList"),
+    (TrialPhase.METRICS_UNAVAILABLE, "trialMetricsUnavailable", "metricsUnavailableTrialList"),
+)
+
+
+TRIAL_STATUS_KEYS = frozenset(
+    key for _, count_key, list_key in _STATUS_KEYS for key in (count_key, list_key)
+) | {"trials"}
+"""Every status field ``status_counts`` owns, whether or not it writes it this time."""
+
+
+def status_counts(counts: TrialCounts) -> dict[str, object]:
+    """The Experiment status counters and name lists in Katib's JSON names.
+
+    Counters are always present (a count that fell to 0 must be written as 0); an empty list is
+    omitted, like Go's ``omitempty``. Merging this into an old status would therefore keep a list
+    that has just become empty: use ``replace_status_counts`` for that.
+    """
+    fields: dict[str, object] = {"trials": counts.total}
+    for phase, count_key, _ in _STATUS_KEYS:
+        fields[count_key] = counts.count(phase)
+    for phase, _, list_key in _STATUS_KEYS:
+        if counts.names(phase):
+            fields[list_key] = list(counts.names(phase))
+    return fields
+
+
+def replace_status_counts(status: Mapping[str, object], counts: TrialCounts) -> dict[str, object]:
+    """``status`` with every trial field recomputed: stale lists go, other fields are kept."""
+    kept = {key: value for key, value in status.items() if key not in TRIAL_STATUS_KEYS}
+    return {**kept, **status_counts(counts)}
