@@ -8,9 +8,11 @@ and our finalizer and annotation) are marked as ours.
 
 from __future__ import annotations
 
+from typing import Final
+
 from core.conditions import ConditionSpec, Status
 
-API_VERSION = "kubeflow.org/v1beta1"
+API_VERSION: Final = "kubeflow.org/v1beta1"
 GROUP = "kubeflow.org"
 
 # Labels (BEHAVIOR.md §4.2).
@@ -31,6 +33,15 @@ EARLY_STOPPING_CONTAINER = "early-stopping"
 VOLUME_NAME = "suggestion-volume"
 DEFAULT_MOUNT_PATH = "/opt/katib/data"
 DEFAULT_PARALLEL_TRIAL_COUNT = 3
+
+# The katib-config and the volume defaults it applies (BEHAVIOR.md §4.5, §5, §10).
+CONFIG_MAP_NAME = "katib-config"
+CONFIG_KEY = "katib-config.yaml"
+CONFIG_API_VERSION = "config.kubeflow.org/v1beta1"
+CONFIG_KIND = "KatibConfig"
+DEFAULT_ACCESS_MODE = "ReadWriteOnce"
+DEFAULT_STORAGE = "1Gi"
+RECLAIM_POLICY_DELETE = "Delete"
 
 # Ours: cleanup of the cluster-scoped PV, and its ownership record.
 FINALIZER_PV_CLEANUP = "resume.katib.kubeflow.org/pv-cleanup"

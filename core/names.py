@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 
-DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+DNS1035_LABEL = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
+DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 LABEL_MAX = 63
 SUBDOMAIN_MAX = 253
 
@@ -26,17 +27,16 @@ def pv_name(suggestion: str, algorithm: str, namespace: str) -> str:
 
 
 def is_dns1123_label(value: str) -> bool:
-    return len(value) <= LABEL_MAX and DNS1123_LABEL.match(value) is not None
+    return len(value) <= LABEL_MAX and DNS1123_LABEL.fullmatch(value) is not None
 
 
 def is_dns1035_label(value: str) -> bool:
-    return len(value) <= LABEL_MAX and DNS1035_LABEL.match(value) is not None
+    return len(value) <= LABEL_MAX and DNS1035_LABEL.fullmatch(value) is not None
 
 
 def is_dns1123_subdomain(value: str) -> bool:
-    return len(value) <= SUBDOMAIN_MAX and all(
-        is_dns1123_label(part) for part in value.split(".")
-    )
+    """Kubernetes' rule: the whole name at most 253 characters (no per-part limit)."""
+    return len(value) <= SUBDOMAIN_MAX and DNS1123_SUBDOMAIN.fullmatch(value) is not None
 
 
 def derived_name_errors(experiment: str, algorithm: str, namespace: str) -> list[str]:

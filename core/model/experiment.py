@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from core.conditions import Conditions
+from core.conditions import Conditions, find, is_true
 from core.katib import API_VERSION, ExperimentCondition, ExperimentReason
-from core.conditions import find, is_true
 from core.model.base import KubeModel, KubeTime
 from core.model.meta import ObjectMeta
 from core.policy import ResumePolicy
