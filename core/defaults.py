@@ -1,0 +1,143 @@
+"""Defaulting of an Experiment (Katib's mutating webhook, ``Experiment.SetDefault``), made pure.
+
+Why a module of its own: what this returns is what the cluster stores, and admission compares two
+Experiments only after passing *both* through it. Katib compares a re-defaulted new spec with the
+stored old one, so a newer release that adds a default (parameter ``distribution: uniform``)
+turns every later edit of an old Experiment into "only ... are editable" (bug 14). Comparing
+defaulted with defaulted makes such additions invisible. That only works if defaulting is
+
+* idempotent: defaulting a defaulted Experiment returns it unchanged (a property test checks it);
+* total: a value it does not understand (a parameter that is not a mapping, an unknown collector)
+  is left alone, never an error; admission, not defaulting, judges values.
+
+What is defaulted (BEHAVIOR.md §1.1, §8), each only when absent, null or empty:
+
+* ``parallelTrialCount`` 3 and ``resumePolicy`` ``Never``;
+* ``metricsCollectorSpec.collector`` ``{kind: StdOut}``;
+* ``objective.metricStrategies``: one entry for the objective metric and for each additional
+  metric that has none, ``min`` for ``minimize``, ``max`` for ``maximize`` and ``latest`` for
+  any other type (Katib's rule). Katib re-appends the objective's entry on every pass when the
+  objective also appears in ``additionalMetricNames``; here one entry per name, so it is idempotent;
+* ``feasibleSpace.distribution`` ``uniform`` for every parameter.
+
+``maxTrialCount`` and ``maxFailedTrialCount`` are never defaulted: unset means "no limit". Katib's
+trial-template success/failure conditions and per-kind metrics source paths are not reproduced.
+
+``spec_view`` is the comparison itself: the defaulted spec in a canonical form, optionally without
+the three fields a restart may edit (``EDITABLE_FIELDS``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from core.katib import DEFAULT_PARALLEL_TRIAL_COUNT
+from core.model import Experiment
+from core.model.experiment import ExperimentSpec, ObjectiveSpec
+from core.policy import DEFAULT_POLICY
+
+METRICS_COLLECTOR_SPEC = "metricsCollectorSpec"
+PARAMETERS = "parameters"
+STDOUT_COLLECTOR: Mapping[str, str] = {"kind": "StdOut"}
+DISTRIBUTION_UNIFORM = "uniform"
+STRATEGY_BY_OBJECTIVE_TYPE: Mapping[str, str] = {"minimize": "min", "maximize": "max"}
+STRATEGY_OTHERWISE = "latest"
+EDITABLE_FIELDS = frozenset({"maxTrialCount", "parallelTrialCount", "maxFailedTrialCount"})
+
+
+def default_experiment(exp: Experiment) -> Experiment:
+    """``exp`` with Katib's defaults filled in; ``exp`` itself when nothing was missing."""
+    spec = _default_spec(exp.spec)
+    return exp if spec is exp.spec else exp.model_copy(update={"spec": spec})
+
+
+def _default_spec(spec: ExperimentSpec) -> ExperimentSpec:
+    update: dict[str, Any] = {}
+    if spec.parallel_trial_count is None:
+        update["parallel_trial_count"] = DEFAULT_PARALLEL_TRIAL_COUNT
+    if not spec.resume_policy:
+        update["resume_policy"] = DEFAULT_POLICY.value
+    if spec.objective is not None:
+        objective = _default_objective(spec.objective)
+        if objective is not spec.objective:
+            update["objective"] = objective
+    extras = spec.model_extra or {}
+    collector = _default_collector(extras.get(METRICS_COLLECTOR_SPEC))
+    if collector is not None:
+        update[METRICS_COLLECTOR_SPEC] = collector
+    parameters = _default_parameters(extras.get(PARAMETERS))
+    if parameters is not None:
+        update[PARAMETERS] = parameters
+    return spec.model_copy(update=update) if update else spec
+
+
+def _default_objective(objective: ObjectiveSpec) -> ObjectiveSpec:
+    """Append a strategy for every metric that has none (first occurrence of a name wins)."""
+    value = STRATEGY_BY_OBJECTIVE_TYPE.get(objective.type or "", STRATEGY_OTHERWISE)
+    seen = {s.get("name") for s in objective.metric_strategies if isinstance(s, Mapping)}
+    added: list[dict[str, Any]] = []
+    for name in (objective.objective_metric_name, *objective.additional_metric_names):
+        if name is not None and name not in seen:
+            seen.add(name)
+            added.append({"name": name, "value": value})
+    if not added:
+        return objective
+    strategies = (*objective.metric_strategies, *added)
+    return objective.model_copy(update={"metric_strategies": strategies})
+
+
+def _default_collector(spec: object) -> dict[str, Any] | None:
+    """The defaulted ``metricsCollectorSpec``, or None when it needs nothing."""
+    if spec is None:
+        return {"collector": dict(STDOUT_COLLECTOR)}
+    if isinstance(spec, Mapping) and not spec.get("collector"):
+        return {**spec, "collector": dict(STDOUT_COLLECTOR)}
+    return None
+
+
+def _default_parameters(parameters: object) -> list[Any] | None:
+    """The parameters with a distribution each, or None when none needed one."""
+    if not isinstance(parameters, list):
+        return None
+    defaulted = [_default_parameter(p) for p in parameters]
+    if all(new is old for new, old in zip(defaulted, parameters, strict=True)):
+        return None
+    return defaulted
+
+
+def _default_parameter(parameter: object) -> object:
+    if not isinstance(parameter, Mapping):
+        return parameter
+    space = parameter.get("feasibleSpace")
+    if space is None:
+        space = {}
+    if not isinstance(space, Mapping) or space.get("distribution"):
+        return parameter
+    return {**parameter, "feasibleSpace": {**space, "distribution": DISTRIBUTION_UNIFORM}}
+
+
+def spec_view(exp: Experiment, without: Collection[str] = ()) -> object:
+    """What a user controls in ``exp.spec``, comparable with ``==``.
+
+    Defaulted first (bug 14); then, as Kubernetes' semantic equality does for typed fields, an
+    absent, null or empty value is no value, key order does not matter and NaN equals NaN.
+    """
+    dumped = default_experiment(exp).spec.model_dump(by_alias=True, mode="json")
+    return _canonical({k: v for k, v in dumped.items() if k not in without})
+
+
+def _canonical(value: object) -> object:
+    if isinstance(value, Mapping):
+        pairs = ((str(k), _canonical(v)) for k, v in value.items())
+        return {k: v for k, v in pairs if not _is_empty(v)}
+    if isinstance(value, list | tuple):
+        return [_canonical(v) for v in value]
+    if isinstance(value, float) and math.isnan(value):
+        return "NaN"
+    return value
+
+
+def _is_empty(value: object) -> bool:
+    return value is None or (isinstance(value, str | list | dict) and not value)

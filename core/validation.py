@@ -1,0 +1,287 @@
+"""Admission of Experiments (Katib's validating webhook, BEHAVIOR.md §6) as one pure function.
+
+The webhook adapter gathers what Katib's handler reads from the cluster (the old object on
+UPDATE, the namespace's labels, the names of the PVs that exist, the katib-config catalog) and
+``validate`` decides. Order and texts are Katib's, so clients and scripts see the same denials:
+
+1. the namespace must carry ``katib.kubeflow.org/metrics-collector-injection: enabled``;
+2. field errors, aggregated as Kubernetes does (one: its text; several: ``[e1, e2, ...]``, each
+   text once): the name rule, the count rules (§6.1), the restart rules (§6.2, UPDATE only), the
+   algorithm and early-stopping lookups in katib-config, the ``resumePolicy`` value (§6.3);
+3. on CREATE with ``FromVolume`` and no field error: the PV ``<name>-<algorithm>-<namespace>``
+   must not exist yet (§6.4).
+
+The object is checked as given: in the cluster the mutating webhook has already defaulted it
+(``core.defaults``), and Katib's own validator tests pass undefaulted objects.
+
+Where we are better than Katib, on purpose:
+
+* Names from which Kubernetes would refuse the derived object names (a dot, an upper-case
+  algorithm, ``<experiment>-<algorithm>`` over 63 characters) or the label values (a name ending
+  in ``-``) are denied here instead of failing forever at reconcile time (bugs 20 and 25).
+  Katib's own rule (only anchored at the start, at most 40 characters) keeps its message verbatim.
+* Only what a user can edit is compared: both old and new are defaulted before comparing specs,
+  so defaults added by a newer release never block a restart (bug 14).
+* An UPDATE that leaves the defaulted spec unchanged (labels, finalizer removal at deletion) is
+  allowed without any further check, namespace label and catalog lookups included: removing an
+  algorithm from katib-config or the namespace label can never block deleting an Experiment.
+
+As in Katib, a completed Experiment may be edited only if it is restartable (``is_restartable``),
+and the edit may leave ``maxTrialCount`` unset. Katib's controller then restarts *any* completed
+Experiment without ``maxTrialCount`` in an endless loop (bug 1); that is fixed in the controller,
+which restarts only restartable Experiments, not here.
+
+Denials that are not about a field (namespace label, PV) are reported as one ``Forbidden`` error
+carrying Katib's message, so that ``allowed`` is always ``not errors``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from core.config import ConfigError
+from core.defaults import EDITABLE_FIELDS, spec_view
+from core.katib import LABEL_EXPERIMENT, NAMESPACE_INJECTION_LABEL
+from core.model import Experiment
+from core.model.experiment import ExperimentSpec
+from core.names import derived_name_errors, pv_name
+from core.policy import ResumePolicy, traits
+
+NAME_RULE = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?")  # only anchored at the start, as Katib's
+NAME_MAX = 40
+LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+LABEL_VALUE_MAX = 63
+NAME_RULE_DETAIL = (
+    "name must consist of lower case alphanumeric characters or '-', start with an alphabetic "
+    "character, and end with an alphanumeric character (e.g. 'my-name', or 'abc-123', regex used "
+    "for validation is '^[a-z]([-a-z0-9]*[a-z0-9])?)') and may not be longer than 40 characters. "
+)
+RESTART_DETAIL = (
+    "Experiment can be restarted if it is in succeeded state by reaching max trials and "
+    "spec.resumePolicy = LongRunning or spec.resumePolicy = FromVolume, when experiment is "
+    "completed"
+)
+AT_MOST_LIMIT = "should be less than or equal to spec.maxTrialCount"
+EDITABLE_DETAIL = (
+    "only spec.parallelTrialCount, spec.maxTrialCount and spec.maxFailedTrialCount are editable"
+)
+VALID_POLICIES = frozenset({"", *ResumePolicy})
+
+Kind = Literal["Invalid", "Forbidden"]
+
+
+class AlgorithmCatalog(Protocol):
+    """The part of katib-config admission reads; both lookups raise ``ConfigError``."""
+
+    def suggestion(self, algorithm: str) -> object: ...
+
+    def early_stopping(self, algorithm: str) -> object: ...
+
+
+@dataclass(frozen=True, slots=True)
+class FieldError:
+    """One error, as Kubernetes' ``field.Error``; ``text`` is its full message."""
+
+    kind: Kind
+    field: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """The admission answer; ``message`` is Katib's aggregated text, empty when allowed."""
+
+    allowed: bool
+    message: str = ""
+    errors: tuple[FieldError, ...] = ()
+
+
+ALLOWED = Decision(allowed=True)
+
+
+def validate(
+    new: Experiment,
+    old: Experiment | None = None,
+    *,
+    catalog: AlgorithmCatalog | None = None,
+    existing_pvs: Collection[str] = frozenset(),
+    namespace_labels: Mapping[str, str] | None = None,
+) -> Decision:
+    """Admit or deny CREATE (``old`` is None) or UPDATE of ``new`` (see the module docstring)."""
+    if old is not None and spec_view(old) == spec_view(new):
+        return ALLOWED
+    if namespace_labels is not None and not _injection_enabled(namespace_labels):
+        return deny([_namespace_error(new)])
+    errors = [*_name_errors(new), *_count_errors(new.spec)]
+    if old is not None:
+        errors += _restart_errors(new, old)
+    errors += _catalog_errors(new.spec, catalog)
+    errors += _policy_errors(new.spec)
+    if errors:
+        return deny(errors)
+    if old is None and _volume_exists(new, existing_pvs):
+        return deny([_volume_error(new)])
+    return ALLOWED
+
+
+def is_restartable(exp: Experiment) -> bool:
+    """Katib's ``IsCompletedExperimentRestartable``: Succeeded by max trials, restartable policy."""
+    if not exp.completed_by_max_trials():
+        return False
+    try:
+        policy = exp.spec.policy
+    except ValueError:
+        return False
+    return traits(policy).restartable
+
+
+def deny(errors: Iterable[FieldError]) -> Decision:
+    unique = tuple(dict.fromkeys(errors))
+    return Decision(allowed=False, message=aggregate([e.text for e in unique]), errors=unique)
+
+
+def aggregate(texts: Iterable[str]) -> str:
+    """Kubernetes' aggregated error text: each text once; one alone, several in brackets."""
+    unique = list(dict.fromkeys(texts))
+    return unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"
+
+
+def invalid(field: str, value: int | str, detail: str) -> FieldError:
+    shown = str(value) if isinstance(value, int) else go_quote(value)
+    return FieldError("Invalid", field, f"{field}: Invalid value: {shown}: {detail}")
+
+
+def forbidden(field: str, detail: str) -> FieldError:
+    return FieldError("Forbidden", field, f"{field}: Forbidden: {detail}")
+
+
+def _name_errors(exp: Experiment) -> list[FieldError]:
+    name = exp.metadata.name
+    errors = []
+    if NAME_RULE.match(name) is None or len(name) > NAME_MAX:
+        errors.append(invalid("metadata.name", name, NAME_RULE_DETAIL))
+    algorithm = exp.spec.algorithm.algorithm_name
+    for reason in (*derived_name_errors(name, algorithm, exp.namespace), *_label_errors(name)):
+        errors.append(invalid("metadata.name", name, reason))
+    return errors
+
+
+def _label_errors(name: str) -> list[str]:
+    """The name is the value of the ``katib.kubeflow.org/experiment`` label of every child."""
+    if len(name) <= LABEL_VALUE_MAX and LABEL_VALUE.fullmatch(name):
+        return []
+    return [
+        f"the label value {go_quote(name)} ({LABEL_EXPERIMENT}) must be at most {LABEL_VALUE_MAX} "
+        "characters, begin and end with an alphanumeric character and contain only "
+        "alphanumerics, '-', '_' or '.'"
+    ]
+
+
+def _count_errors(spec: ExperimentSpec) -> list[FieldError]:
+    limit, failed = spec.max_trial_count, spec.max_failed_trial_count
+    parallel = spec.parallel_trial_count
+    errors = []
+    if failed is not None and failed < 0:
+        errors.append(invalid("spec.maxFailedTrialCount", failed, "should not be less than 0"))
+    if limit is not None and limit <= 0:
+        errors.append(invalid("spec.maxTrialCount", limit, "must be greater than 0"))
+    if parallel is not None and parallel <= 0:
+        errors.append(invalid("spec.parallelTrialCount", parallel, "must be greater than 0"))
+    if limit is not None:
+        for field, count in (("maxFailedTrialCount", failed), ("parallelTrialCount", parallel)):
+            if count is not None and count > limit:
+                errors.append(invalid(f"spec.{field}", count, AT_MOST_LIMIT))
+    return errors
+
+
+def _restart_errors(new: Experiment, old: Experiment) -> list[FieldError]:
+    """§6.2, for an UPDATE whose defaulted spec changed: the restart request itself."""
+    errors = []
+    if old.is_completed() and not is_restartable(old):
+        errors.append(invalid("spec.resumePolicy", new.spec.resume_policy or "", RESTART_DETAIL))
+    limit = new.spec.max_trial_count
+    if limit is not None and limit <= old.status.trials:
+        detail = "must be greater than status.trials count"
+        errors.append(invalid("spec.maxTrialCount", limit, detail))
+    if spec_view(old, without=EDITABLE_FIELDS) != spec_view(new, without=EDITABLE_FIELDS):
+        errors.append(forbidden("spec", EDITABLE_DETAIL))
+    return errors
+
+
+def _catalog_errors(spec: ExperimentSpec, catalog: AlgorithmCatalog | None) -> list[FieldError]:
+    """The algorithm and the early-stopping algorithm must be configured in katib-config."""
+    if catalog is None:
+        return []
+    lookups: list[tuple[str, str, Callable[[str], object]]] = [
+        ("spec.algorithm.algorithmName", spec.algorithm.algorithm_name, catalog.suggestion)
+    ]
+    if spec.early_stopping is not None:
+        name = spec.early_stopping.algorithm_name
+        lookups.append(("spec.earlyStopping.algorithmName", name, catalog.early_stopping))
+    errors = []
+    for field, name, lookup in lookups:
+        try:
+            lookup(name)
+        except ConfigError as error:
+            errors.append(invalid(field, name, str(error)))
+    return errors
+
+
+def _policy_errors(spec: ExperimentSpec) -> list[FieldError]:
+    raw = spec.resume_policy or ""
+    if raw in VALID_POLICIES:
+        return []
+    return [invalid("spec.resumePolicy", raw, "invalid ResumePolicyType")]
+
+
+def _injection_enabled(labels: Mapping[str, str]) -> bool:
+    return labels.get(NAMESPACE_INJECTION_LABEL) == "enabled"
+
+
+def _namespace_error(exp: Experiment) -> FieldError:
+    text = (
+        f'Cannot create the Experiment "{exp.metadata.name}" in namespace "{exp.namespace}": '
+        f'the namespace lacks label "{NAMESPACE_INJECTION_LABEL}: enabled"'
+    )
+    return FieldError("Forbidden", "metadata.namespace", text)
+
+
+def _volume_name(exp: Experiment) -> str:
+    return pv_name(exp.metadata.name, exp.spec.algorithm.algorithm_name, exp.namespace)
+
+
+def _volume_exists(exp: Experiment, existing_pvs: Collection[str]) -> bool:
+    return exp.spec.resume_policy == ResumePolicy.FROM_VOLUME and _volume_name(exp) in existing_pvs
+
+
+def _volume_error(exp: Experiment) -> FieldError:
+    text = (
+        f"Cannot create the Experiment: {exp.metadata.name} in namespace: {exp.namespace}, "
+        f"PV: {_volume_name(exp)} is not deleted"
+    )
+    return FieldError("Forbidden", "metadata.name", text)
+
+
+_ESCAPES = {'"': '\\"', "\\": "\\\\"} | {
+    control: "\\" + letter for control, letter in zip("\a\b\f\n\r\t\v", "abfnrtv", strict=True)
+}
+
+
+def go_quote(value: str) -> str:
+    """Go's ``%q`` (``strconv.Quote``), with which ``field.Invalid`` shows a string value."""
+    out = []
+    for char in value:
+        if char in _ESCAPES:
+            out.append(_ESCAPES[char])
+        elif char.isprintable():
+            out.append(char)
+        elif ord(char) < 0x80:
+            out.append(f"\\x{ord(char):02x}")
+        elif ord(char) < 0x10000:
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(f"\\U{ord(char):08x}")
+    return '"' + "".join(out) + '"'

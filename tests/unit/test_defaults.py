@@ -1,0 +1,167 @@
+"""Defaulting (``core.defaults``): Katib's ``SetDefault`` values, and idempotence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from core.defaults import EDITABLE_FIELDS, default_experiment, spec_view
+from core.model import Experiment
+
+DATA = Path(__file__).parent.parent / "data"
+
+
+def experiment(**spec: Any) -> Experiment:
+    data = {"algorithm": {"algorithmName": "random"}, **spec}
+    return Experiment.model_validate({"metadata": {"name": "e"}, "spec": data})
+
+
+def extras(exp: Experiment) -> dict[str, Any]:
+    return dict(exp.spec.model_extra or {})
+
+
+def test_example_gets_katibs_defaults() -> None:
+    raw = yaml.safe_load((DATA / "from-volume-resume.yaml").read_text())
+    raw["spec"].pop("parallelTrialCount")
+    raw["spec"].pop("resumePolicy")
+    spec = default_experiment(Experiment.model_validate(raw)).to_dict()["spec"]
+    assert spec["parallelTrialCount"] == 3
+    assert spec["resumePolicy"] == "Never"
+    assert spec["maxTrialCount"] == 12
+    assert spec["metricsCollectorSpec"] == {"collector": {"kind": "StdOut"}}
+    assert spec["objective"]["metricStrategies"] == [{"name": "loss", "value": "min"}]
+    assert [p["feasibleSpace"] for p in spec["parameters"]] == [
+        {"min": "0.01", "max": "0.05", "distribution": "uniform"},
+        {"min": "0.5", "max": "0.9", "distribution": "uniform"},
+    ]
+
+
+def test_budget_fields_are_never_defaulted() -> None:
+    spec = default_experiment(experiment()).spec
+    assert spec.max_trial_count is None
+    assert spec.max_failed_trial_count is None
+
+
+@pytest.mark.parametrize("policy", [None, ""])
+def test_empty_policy_becomes_never(policy: str | None) -> None:
+    assert default_experiment(experiment(resumePolicy=policy)).spec.resume_policy == "Never"
+
+
+def test_given_values_are_kept() -> None:
+    given_spec = {
+        "parallelTrialCount": 1,
+        "resumePolicy": "FromVolume",
+        "metricsCollectorSpec": {"collector": {"kind": "File"}},
+        "parameters": [{"name": "x", "feasibleSpace": {"distribution": "logUniform"}}],
+    }
+    exp = experiment(**given_spec)
+    assert default_experiment(exp) is exp
+
+
+@pytest.mark.parametrize(
+    ("objective_type", "value"), [("minimize", "min"), ("maximize", "max"), ("other", "latest")]
+)
+def test_metric_strategies_follow_the_objective_type(objective_type: str, value: str) -> None:
+    objective = {
+        "type": objective_type,
+        "objectiveMetricName": "loss",
+        "additionalMetricNames": ["acc", "f1"],
+        "metricStrategies": [{"name": "acc", "value": "latest"}],
+    }
+    defaulted = default_experiment(experiment(objective=objective)).spec.objective
+    assert defaulted is not None
+    assert defaulted.metric_strategies == (
+        {"name": "acc", "value": "latest"},
+        {"name": "loss", "value": value},
+        {"name": "f1", "value": value},
+    )
+
+
+def test_collector_is_added_to_a_spec_without_one() -> None:
+    exp = experiment(metricsCollectorSpec={"source": {"x": 1}})
+    assert extras(default_experiment(exp))["metricsCollectorSpec"] == {
+        "source": {"x": 1},
+        "collector": {"kind": "StdOut"},
+    }
+
+
+def test_parameter_without_feasible_space_gets_a_distribution() -> None:
+    exp = experiment(parameters=[{"name": "x"}, "not-a-mapping"])
+    assert extras(default_experiment(exp))["parameters"] == [
+        {"name": "x", "feasibleSpace": {"distribution": "uniform"}},
+        "not-a-mapping",
+    ]
+
+
+def test_spec_view_ignores_defaults_emptiness_and_key_order() -> None:
+    stored = experiment(parameters=[{"feasibleSpace": {"max": "1", "min": "0"}, "name": "x"}])
+    edited = experiment(
+        parallelTrialCount=3,
+        resumePolicy="",
+        nasConfig=None,
+        parameters=[{"name": "x", "feasibleSpace": {"min": "0", "max": "1", "step": ""}}],
+    )
+    assert spec_view(stored) == spec_view(edited)
+    budget = experiment(maxTrialCount=4, maxFailedTrialCount=1, parallelTrialCount=2)
+    assert spec_view(experiment()) != spec_view(budget)
+    assert spec_view(experiment(), EDITABLE_FIELDS) == spec_view(budget, EDITABLE_FIELDS)
+
+
+# --- idempotence ----------------------------------------------------------------------------
+
+names = st.text(alphabet="abcxyz_-", max_size=4)
+values = st.none() | st.integers() | st.text(max_size=3) | st.floats() | st.booleans()
+json_like = st.recursive(
+    values,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(names, inner, max_size=3),
+    max_leaves=8,
+)
+maybe_text = st.none() | st.sampled_from(["", "Never", "LongRunning", "uniform", "loss", "x"])
+parameters = st.lists(
+    json_like
+    | st.fixed_dictionaries(
+        {"name": names},
+        optional={
+            "feasibleSpace": st.none() | st.dictionaries(st.just("distribution"), maybe_text)
+        },
+    ),
+    max_size=3,
+)
+objectives = st.none() | st.fixed_dictionaries(
+    {},
+    optional={
+        "type": st.none() | st.sampled_from(["minimize", "maximize", "other"]),
+        "objectiveMetricName": st.none() | names,
+        "additionalMetricNames": st.lists(names, max_size=3),
+        "metricStrategies": st.lists(
+            st.fixed_dictionaries({"name": names, "value": names}), max_size=3
+        ),
+    },
+)
+specs = st.fixed_dictionaries(
+    {},
+    optional={
+        "parallelTrialCount": st.none() | st.integers(),
+        "maxTrialCount": st.none() | st.integers(),
+        "maxFailedTrialCount": st.none() | st.integers(),
+        "resumePolicy": maybe_text,
+        "objective": objectives,
+        "metricsCollectorSpec": json_like,
+        "parameters": parameters | json_like,
+    },
+)
+
+
+@settings(deadline=None)
+@given(specs)
+def test_defaulting_is_idempotent(spec: dict[str, Any]) -> None:
+    once = default_experiment(experiment(**spec))
+    assert default_experiment(once) is once
+    assert once.spec.max_trial_count == spec.get("maxTrialCount")
+    assert once.spec.max_failed_trial_count == spec.get("maxFailedTrialCount")
+    assert spec_view(once) == spec_view(experiment(**spec))

@@ -1,0 +1,434 @@
+"""Admission (``core.validation``): Katib's validator cases, its exact texts, and our fixes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from core.config import ConfigError
+from core.defaults import default_experiment
+from core.model import Experiment
+from core.validation import Decision, FieldError, aggregate, go_quote, is_restartable, validate
+
+SUCCEEDED_MAX_TRIALS = {
+    "type": "Succeeded",
+    "status": "True",
+    "reason": "ExperimentMaxTrialsReached",
+}
+SUCCEEDED_GOAL = {"type": "Succeeded", "status": "True", "reason": "ExperimentGoalReached"}
+FAILED = {"type": "Failed", "status": "True", "reason": "ExperimentFailed"}
+ENABLED = {"katib.kubeflow.org/metrics-collector-injection": "enabled"}
+
+
+class FakeCatalog:
+    """katib-config knowing only the given algorithms, failing with Katib's texts otherwise."""
+
+    def __init__(
+        self, suggestions: tuple[str, ...] = ("test",), early: tuple[str, ...] = ("test",)
+    ):
+        self.suggestions, self.early = suggestions, early
+
+    def suggestion(self, algorithm: str) -> object:
+        if algorithm not in self.suggestions:
+            raise ConfigError(
+                f"failed to find suggestion config for algorithm: {algorithm} "
+                "in ConfigMap: katib-config"
+            )
+        return algorithm
+
+    def early_stopping(self, algorithm: str) -> object:
+        if algorithm not in self.early:
+            raise ConfigError(
+                f"failed to find early stopping config for algorithm: {algorithm} "
+                "in ConfigMap: katib-config"
+            )
+        return algorithm
+
+
+def fake_instance(
+    name: str = "fake",
+    namespace: str = "fakens",
+    conditions: tuple[dict[str, str], ...] = (),
+    trials: int = 0,
+    finalizers: tuple[str, ...] = (),
+    **spec: Any,
+) -> Experiment:
+    """Katib's ``newFakeInstance`` (validator_test.go), with ``spec`` overrides."""
+    base: dict[str, Any] = {
+        "maxTrialCount": 6,
+        "objective": {"type": "maximize", "goal": 0.11, "objectiveMetricName": "testme"},
+        "algorithm": {"algorithmName": "test"},
+        "earlyStopping": {"algorithmName": "test"},
+        "parameters": [
+            {
+                "name": "lr",
+                "parameterType": "int",
+                "feasibleSpace": {"min": "1", "max": "5", "distribution": "uniform"},
+            },
+            {"name": "momentum", "parameterType": "categorical", "feasibleSpace": {"list": ["1"]}},
+        ],
+    }
+    meta = {"name": name, "namespace": namespace, "finalizers": list(finalizers)}
+    status = {"conditions": list(conditions), "trials": trials}
+    spec_data = {k: v for k, v in {**base, **spec}.items() if v is not None}
+    return Experiment.model_validate({"metadata": meta, "spec": spec_data, "status": status})
+
+
+def kinds(decision: Decision) -> list[tuple[str, str]]:
+    return [(e.kind, e.field) for e in decision.errors]
+
+
+# Katib's validator_test.go resume-related cases (BEHAVIOR.md §7.4), compared as Katib does.
+KATIB_CASES = [
+    ("Run validator to correct resume experiment", fake_instance(), fake_instance(), []),
+    # Katib expects [Invalid spec.resumePolicy, Forbidden spec] here because its unit test skips
+    # the mutating webhook: "" and "Never" differ only until defaulting. In a cluster (and here)
+    # both are "Never", the spec is unchanged, and the update is allowed. The genuine restart
+    # attempt is ``test_restart_of_never_experiment_is_denied`` below.
+    (
+        "Resume succeeded experiment with ResumePolicy = NeverResume",
+        fake_instance(resumePolicy="Never", conditions=(SUCCEEDED_MAX_TRIALS,)),
+        fake_instance(),
+        [],
+    ),
+    (
+        "Resume experiment with MaxTrialCount <= Status.Trials",
+        fake_instance(maxFailedTrialCount=2, trials=6),
+        fake_instance(),
+        [("Invalid", "spec.maxTrialCount")],
+    ),
+    (
+        "Change algorithm name when resuming experiment",
+        fake_instance(algorithm={"algorithmName": "not-test"}),
+        fake_instance(),
+        [("Forbidden", "spec")],
+    ),
+    (
+        "Invalid resume policy",
+        None,
+        fake_instance(resumePolicy="invalid-policy"),
+        [("Invalid", "spec.resumePolicy")],
+    ),
+    (
+        "Max failed trial count is negative",
+        None,
+        fake_instance(maxFailedTrialCount=-1),
+        [("Invalid", "spec.maxFailedTrialCount")],
+    ),
+    (
+        "Max trial count is negative",
+        None,
+        fake_instance(maxTrialCount=-1),
+        [("Invalid", "spec.maxTrialCount")],
+    ),
+    (
+        "Parallel trial count is negative",
+        None,
+        fake_instance(parallelTrialCount=-1),
+        [("Invalid", "spec.parallelTrialCount")],
+    ),
+    (
+        "maxFailedTrialCount greater than maxTrialCount",
+        None,
+        fake_instance(maxFailedTrialCount=6, maxTrialCount=5),
+        [("Invalid", "spec.maxFailedTrialCount")],
+    ),
+    (
+        "maxFailedTrialCount equal to maxTrialCount",
+        None,
+        fake_instance(maxFailedTrialCount=5, maxTrialCount=5),
+        [],
+    ),
+    (
+        "parallelTrialCount greater than maxTrialCount",
+        None,
+        fake_instance(parallelTrialCount=6, maxTrialCount=5),
+        [("Invalid", "spec.parallelTrialCount")],
+    ),
+    (
+        "parallelTrialCount equal to maxTrialCount",
+        None,
+        fake_instance(parallelTrialCount=5, maxTrialCount=5),
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [pytest.param(old, new, expected, id=desc) for desc, old, new, expected in KATIB_CASES],
+)
+def test_katib_validator_cases(
+    old: Experiment | None, new: Experiment, expected: list[tuple[str, str]]
+) -> None:
+    decision = validate(new, old, catalog=FakeCatalog())
+    assert kinds(decision) == expected
+    assert decision.allowed == (not expected)
+
+
+NAME_TEXT = (
+    'metadata.name: Invalid value: "{}": name must consist of lower case alphanumeric '
+    "characters or '-', start with an alphabetic character, and end with an alphanumeric "
+    "character (e.g. 'my-name', or 'abc-123', regex used for validation is "
+    "'^[a-z]([-a-z0-9]*[a-z0-9])?)') and may not be longer than 40 characters. "
+)
+RESTART_TEXT = (
+    'spec.resumePolicy: Invalid value: "{}": Experiment can be restarted if it is in succeeded '
+    "state by reaching max trials and spec.resumePolicy = LongRunning or spec.resumePolicy = "
+    "FromVolume, when experiment is completed"
+)
+EDITABLE_TEXT = (
+    "spec: Forbidden: only spec.parallelTrialCount, spec.maxTrialCount and "
+    "spec.maxFailedTrialCount are editable"
+)
+
+
+@pytest.mark.parametrize(
+    ("new", "text"),
+    [
+        pytest.param(fake_instance(name="9lives"), NAME_TEXT.format("9lives"), id="name-start"),
+        pytest.param(fake_instance(name="a" * 41), NAME_TEXT.format("a" * 41), id="name-41"),
+        pytest.param(
+            fake_instance(maxFailedTrialCount=-2),
+            "spec.maxFailedTrialCount: Invalid value: -2: should not be less than 0",
+            id="max-failed-negative",
+        ),
+        pytest.param(
+            fake_instance(maxTrialCount=0),
+            "spec.maxTrialCount: Invalid value: 0: must be greater than 0",
+            id="max-zero",
+        ),
+        pytest.param(
+            fake_instance(parallelTrialCount=0),
+            "spec.parallelTrialCount: Invalid value: 0: must be greater than 0",
+            id="parallel-zero",
+        ),
+        pytest.param(
+            fake_instance(maxFailedTrialCount=7),
+            "spec.maxFailedTrialCount: Invalid value: 7: "
+            "should be less than or equal to spec.maxTrialCount",
+            id="max-failed-above-max",
+        ),
+        pytest.param(
+            fake_instance(parallelTrialCount=8),
+            "spec.parallelTrialCount: Invalid value: 8: "
+            "should be less than or equal to spec.maxTrialCount",
+            id="parallel-above-max",
+        ),
+        pytest.param(
+            fake_instance(resumePolicy="Sometimes"),
+            'spec.resumePolicy: Invalid value: "Sometimes": invalid ResumePolicyType',
+            id="policy",
+        ),
+        pytest.param(
+            fake_instance(algorithm={"algorithmName": "gone"}),
+            'spec.algorithm.algorithmName: Invalid value: "gone": failed to find suggestion '
+            "config for algorithm: gone in ConfigMap: katib-config",
+            id="algorithm-unknown",
+        ),
+        pytest.param(
+            fake_instance(earlyStopping={"algorithmName": "gone"}),
+            'spec.earlyStopping.algorithmName: Invalid value: "gone": failed to find early '
+            "stopping config for algorithm: gone in ConfigMap: katib-config",
+            id="early-stopping-unknown",
+        ),
+    ],
+)
+def test_create_message_is_katibs_text(new: Experiment, text: str) -> None:
+    decision = validate(new, catalog=FakeCatalog())
+    assert not decision.allowed
+    assert decision.errors[0].text == text  # "9lives" also breaks the derived Service name
+
+
+def test_restart_messages_are_katibs_text() -> None:
+    old = fake_instance(resumePolicy="LongRunning", conditions=(SUCCEEDED_GOAL,), trials=6)
+    new = fake_instance(
+        resumePolicy="LongRunning", maxTrialCount=5, algorithm={"algorithmName": "x"}
+    )
+    decision = validate(new, old)
+    assert decision.message == (
+        f"[{RESTART_TEXT.format('LongRunning')}, "
+        "spec.maxTrialCount: Invalid value: 5: must be greater than status.trials count, "
+        f"{EDITABLE_TEXT}]"
+    )
+
+
+def test_restart_of_never_experiment_is_denied() -> None:
+    old = fake_instance(resumePolicy="Never", conditions=(SUCCEEDED_MAX_TRIALS,), trials=6)
+    decision = validate(fake_instance(maxTrialCount=10), old)
+    assert decision.errors == (FieldError("Invalid", "spec.resumePolicy", RESTART_TEXT.format("")),)
+    changed = validate(fake_instance(maxTrialCount=10, resumePolicy="LongRunning"), old)
+    assert kinds(changed) == [("Invalid", "spec.resumePolicy"), ("Forbidden", "spec")]
+
+
+def test_field_errors_are_ordered_and_aggregated_like_katib() -> None:
+    new = fake_instance(
+        name="fake", maxTrialCount=-1, resumePolicy="bad", algorithm={"algorithmName": "gone"}
+    )
+    decision = validate(new, catalog=FakeCatalog())
+    assert [e.field for e in decision.errors] == [
+        "spec.maxTrialCount",
+        "spec.algorithm.algorithmName",
+        "spec.resumePolicy",
+    ]
+    assert decision.message == "[" + ", ".join(e.text for e in decision.errors) + "]"
+
+
+def test_aggregate_collapses_duplicates() -> None:
+    assert aggregate(["a", "a"]) == "a"
+    assert aggregate(["a", "b", "a"]) == "[a, b]"
+
+
+def test_go_quote_escapes_like_go() -> None:
+    assert go_quote('a"b\\c\n\x01é') == '"a\\"b\\\\c\\n\\x01é"'
+
+
+# --- namespace label (BEHAVIOR.md §6 step 2) -------------------------------------------------
+
+
+def test_namespace_without_injection_label_is_denied_first() -> None:
+    decision = validate(fake_instance(maxTrialCount=-1), namespace_labels={"other": "x"})
+    assert decision.message == (
+        'Cannot create the Experiment "fake" in namespace "fakens": the namespace lacks label '
+        '"katib.kubeflow.org/metrics-collector-injection: enabled"'
+    )
+    assert kinds(decision) == [("Forbidden", "metadata.namespace")]
+
+
+def test_namespace_label_enabled_or_not_given_is_allowed() -> None:
+    assert validate(fake_instance(), namespace_labels=ENABLED).allowed
+    assert validate(fake_instance()).allowed
+
+
+# --- PV check (BEHAVIOR.md §6.4) -------------------------------------------------------------
+
+PV = "fake-test-fakens"
+
+
+def test_from_volume_create_with_existing_pv_is_denied() -> None:
+    decision = validate(fake_instance(resumePolicy="FromVolume"), existing_pvs={PV})
+    assert decision.message == (
+        "Cannot create the Experiment: fake in namespace: fakens, "
+        "PV: fake-test-fakens is not deleted"
+    )
+    assert not decision.allowed
+
+
+@pytest.mark.parametrize(
+    ("new", "pvs"),
+    [
+        pytest.param(fake_instance(resumePolicy="FromVolume"), {"other"}, id="pv-not-found"),
+        pytest.param(fake_instance(resumePolicy="LongRunning"), {PV}, id="not-from-volume"),
+    ],
+)
+def test_create_without_conflicting_pv_is_allowed(new: Experiment, pvs: set[str]) -> None:
+    assert validate(new, existing_pvs=pvs) == Decision(allowed=True)
+
+
+def test_pv_is_not_checked_on_update() -> None:
+    old = fake_instance(resumePolicy="FromVolume", conditions=(SUCCEEDED_MAX_TRIALS,), trials=6)
+    new = fake_instance(resumePolicy="FromVolume", maxTrialCount=9)
+    assert validate(new, old, existing_pvs={PV}).allowed
+
+
+def test_pv_is_not_checked_when_fields_are_invalid() -> None:
+    decision = validate(
+        fake_instance(resumePolicy="FromVolume", maxTrialCount=0), existing_pvs={PV}
+    )
+    assert kinds(decision) == [("Invalid", "spec.maxTrialCount")]
+
+
+# --- better than Katib -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "algorithm", "namespace"),
+    [
+        pytest.param("a.b", "test", "fakens", id="dot-in-name-bug-25"),
+        pytest.param("a" * 40, "a" * 23, "fakens", id="service-name-64-chars-bug-20"),
+        pytest.param("fake", "Random", "fakens", id="upper-case-algorithm"),
+        pytest.param("fake", "tpe_v2", "fakens", id="underscore-in-algorithm"),
+        pytest.param("fake-", "test", "fakens", id="label-value-ends-with-dash"),
+    ],
+)
+def test_names_katib_admits_but_kubernetes_refuses_are_denied(
+    name: str, algorithm: str, namespace: str
+) -> None:
+    new = fake_instance(name=name, namespace=namespace, algorithm={"algorithmName": algorithm})
+    decision = validate(new)
+    assert not decision.allowed  # Katib admits it, then fails to create the Service forever
+    assert NAME_TEXT.format(name) not in decision.message  # Katib's own rule is satisfied
+    assert kinds(decision)[0] == ("Invalid", "metadata.name")
+    assert decision.errors[0].text.startswith(f'metadata.name: Invalid value: "{name}": the ')
+
+
+def test_long_valid_derived_names_are_allowed() -> None:
+    new = fake_instance(name="a" * 40, algorithm={"algorithmName": "b" * 10})
+    assert validate(new).allowed
+
+
+def test_longest_valid_derived_names_are_allowed() -> None:
+    new = fake_instance(name="a" * 40, algorithm={"algorithmName": "b" * 22})  # Service: 63
+    assert validate(new).allowed
+
+
+def legacy_completed(**spec: Any) -> Experiment:
+    """A restartable Experiment stored by an older Katib: none of today's extra defaults."""
+    return fake_instance(
+        resumePolicy="LongRunning",
+        parallelTrialCount=3,
+        conditions=(SUCCEEDED_MAX_TRIALS,),
+        trials=6,
+        parameters=[
+            {"name": "lr", "parameterType": "int", "feasibleSpace": {"min": "1", "max": "5"}}
+        ],
+        **spec,
+    )
+
+
+def test_redefaulted_restart_of_legacy_experiment_is_allowed_bug_14() -> None:
+    old = legacy_completed()
+    new = default_experiment(legacy_completed(maxTrialCount=12))
+    assert new.spec.model_extra and old.spec.model_extra
+    assert new.spec.model_extra["parameters"] != old.spec.model_extra["parameters"]
+    assert validate(new, old, catalog=FakeCatalog()) == Decision(allowed=True)
+
+
+def test_unchanged_spec_update_skips_every_check_bug_14() -> None:
+    old = legacy_completed(finalizers=("update-prometheus-metrics",))
+    new = default_experiment(legacy_completed())  # finalizer removed, defaults re-applied
+    unknown = FakeCatalog(suggestions=(), early=())
+    decision = validate(new, old, catalog=unknown, namespace_labels={})
+    assert decision == Decision(allowed=True)
+    assert not validate(new, catalog=unknown, namespace_labels={}).allowed  # a CREATE is checked
+
+
+def test_restart_with_max_trial_count_unset_needs_a_restartable_experiment() -> None:
+    unset = fake_instance(resumePolicy="LongRunning", maxTrialCount=None)
+    restartable = fake_instance(resumePolicy="LongRunning", conditions=(SUCCEEDED_MAX_TRIALS,))
+    assert validate(unset, restartable).allowed
+    by_goal = fake_instance(resumePolicy="LongRunning", conditions=(SUCCEEDED_GOAL,))
+    assert kinds(validate(unset, by_goal)) == [("Invalid", "spec.resumePolicy")]
+    running = fake_instance(resumePolicy="LongRunning", trials=2)
+    assert validate(unset, running).allowed
+
+
+@pytest.mark.parametrize(
+    ("policy", "conditions", "expected"),
+    [
+        ("LongRunning", (SUCCEEDED_MAX_TRIALS,), True),
+        ("FromVolume", (SUCCEEDED_MAX_TRIALS,), True),
+        ("Never", (SUCCEEDED_MAX_TRIALS,), False),
+        (None, (SUCCEEDED_MAX_TRIALS,), False),
+        ("invalid-policy", (SUCCEEDED_MAX_TRIALS,), False),
+        ("LongRunning", (SUCCEEDED_GOAL,), False),
+        ("LongRunning", (FAILED,), False),
+        ("FromVolume", (), False),
+        ("FromVolume", ({**SUCCEEDED_MAX_TRIALS, "status": "False"},), False),
+    ],
+)
+def test_is_restartable(
+    policy: str | None, conditions: tuple[dict[str, str], ...], expected: bool
+) -> None:
+    assert is_restartable(fake_instance(resumePolicy=policy, conditions=conditions)) is expected
