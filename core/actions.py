@@ -3,6 +3,9 @@
 The planner only *describes* writes; the shell (the reconcile loop in ``app``) performs them
 against the cluster port. Every write names the object it touches by ``ObjectRef`` and carries
 the preconditions that make it safe to retry (the ``resourceVersion`` seen, the UID to delete).
+When a plan writes one object twice (a finalizer, then its status), the shell gives the second
+write the ``resourceVersion`` that its own first write returned: anyone else's write in between
+would already have failed the first one.
 """
 
 from __future__ import annotations
@@ -53,16 +56,28 @@ class Delete:
 
 @dataclass(frozen=True, slots=True)
 class AddFinalizer:
+    """Add ``finalizer`` to the ``present`` ones (a full-list write guarded by the version)."""
+
     ref: ObjectRef
     finalizer: str
+    present: tuple[str, ...]
     resource_version: str | None
+
+    @property
+    def finalizers(self) -> tuple[str, ...]:
+        return (*self.present, self.finalizer)
 
 
 @dataclass(frozen=True, slots=True)
 class RemoveFinalizer:
     ref: ObjectRef
     finalizer: str
+    present: tuple[str, ...]
     resource_version: str | None
+
+    @property
+    def finalizers(self) -> tuple[str, ...]:
+        return tuple(f for f in self.present if f != self.finalizer)
 
 
 @dataclass(frozen=True, slots=True)

@@ -84,9 +84,9 @@ class Cluster(Protocol):
         """Delete if the UID still matches (``Conflict`` otherwise, ``NotFound`` if gone)."""
         ...
 
-    def update_status(self, ref: ObjectRef, status: Manifest, resource_version: str | None) -> (
-        Manifest
-    ):
+    def update_status(
+        self, ref: ObjectRef, status: Manifest, resource_version: str | None
+    ) -> Manifest:
         """Replace the status subresource; ``Conflict`` on a stale ``resourceVersion``."""
         ...
 

@@ -95,15 +95,8 @@ class TrialCounts:
     pending_trials: tuple[str, ...] = ()
 
     def names(self, phase: TrialPhase) -> tuple[str, ...]:
-        return {
-            TrialPhase.KILLED: self.killed_trials,
-            TrialPhase.FAILED: self.failed_trials,
-            TrialPhase.SUCCEEDED: self.succeeded_trials,
-            TrialPhase.EARLY_STOPPED: self.early_stopped_trials,
-            TrialPhase.RUNNING: self.running_trials,
-            TrialPhase.METRICS_UNAVAILABLE: self.metrics_unavailable_trials,
-            TrialPhase.PENDING: self.pending_trials,
-        }[phase]
+        names: tuple[str, ...] = getattr(self, _FIELD_OF[phase])
+        return names
 
     def count(self, phase: TrialPhase) -> int:
         return len(self.names(phase))
@@ -111,22 +104,37 @@ class TrialCounts:
     @property
     def completed(self) -> int:
         """Trials that will not run again, whatever their outcome (the one definition, bug 12)."""
-        done = (TrialPhase.SUCCEEDED, TrialPhase.FAILED, TrialPhase.KILLED)
-        rest = (TrialPhase.EARLY_STOPPED, TrialPhase.METRICS_UNAVAILABLE)
-        return sum(self.count(phase) for phase in done + rest)
+        return (
+            len(self.succeeded_trials)
+            + len(self.failed_trials)
+            + len(self.killed_trials)
+            + len(self.early_stopped_trials)
+            + len(self.metrics_unavailable_trials)
+        )
 
     @property
     def failed_total(self) -> int:
         """Failures for ``maxFailedTrialCount``: a Trial without metrics counts as failed."""
-        return self.count(TrialPhase.FAILED) + self.count(TrialPhase.METRICS_UNAVAILABLE)
+        return len(self.failed_trials) + len(self.metrics_unavailable_trials)
 
     @property
     def active(self) -> int:
-        return self.count(TrialPhase.PENDING) + self.count(TrialPhase.RUNNING)
+        return len(self.pending_trials) + len(self.running_trials)
 
     @property
     def total(self) -> int:
         return self.completed + self.active
+
+
+_FIELD_OF = {
+    TrialPhase.KILLED: "killed_trials",
+    TrialPhase.FAILED: "failed_trials",
+    TrialPhase.SUCCEEDED: "succeeded_trials",
+    TrialPhase.EARLY_STOPPED: "early_stopped_trials",
+    TrialPhase.RUNNING: "running_trials",
+    TrialPhase.METRICS_UNAVAILABLE: "metrics_unavailable_trials",
+    TrialPhase.PENDING: "pending_trials",
+}
 
 
 def count_trials(trials: Iterable[Trial]) -> TrialCounts:

@@ -21,8 +21,8 @@ from datetime import datetime
 from enum import Enum
 
 from core.conditions import (
-    ConditionSpec,
     Conditions,
+    ConditionSpec,
     Status,
     find,
     is_true,

@@ -23,6 +23,7 @@ from types import SimpleNamespace
 from typing import Generic, TypeVar
 
 from transitions import Machine
+from transitions.core import Condition
 
 StateT = TypeVar("StateT", bound=Enum)
 
@@ -131,11 +132,10 @@ def _compile(
     for trigger, event in machine.events.items():
         for source, rows in event.transitions.items():
             table[(states[source], trigger)] = tuple(
-                Branch(machine.get_state(row.dest).value, _guards(row.conditions))
-                for row in rows
+                Branch(states[str(row.dest)], _guards(row.conditions)) for row in rows
             )
     return table
 
 
-def _guards(conditions: Iterable[object]) -> tuple[tuple[str, bool], ...]:
-    return tuple((str(getattr(c, "func")), bool(getattr(c, "target"))) for c in conditions)
+def _guards(conditions: Iterable[Condition]) -> tuple[tuple[str, bool], ...]:
+    return tuple((str(c.func), bool(c.target)) for c in conditions)

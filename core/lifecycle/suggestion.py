@@ -23,8 +23,8 @@ from enum import Enum
 
 from core.conditions import (
     Condition,
-    ConditionSpec,
     Conditions,
+    ConditionSpec,
     Status,
     find,
     remove_condition,
@@ -94,12 +94,13 @@ class SuggestionFacts:
 
 @dataclass(frozen=True, slots=True)
 class Marks:
-    """The variable parts of the conditions a state is written as."""
+    """The variable parts of the conditions a state is written as (the planner fills them in:
+    why the Deployment is not ready yet, what blocks it, how the service ended)."""
 
-    waiting: ConditionSpec = ConditionSpec(S.DEPLOYMENT_READY, Status.FALSE, "", "")
-    blocked: ConditionSpec = ConditionSpec(S.DEPLOYMENT_READY, Status.FALSE, "", "")
-    succeeded: ConditionSpec = ConditionSpec(S.SUCCEEDED, Status.TRUE, "", "")
-    failed: ConditionSpec = ConditionSpec(S.FAILED, Status.TRUE, "", "")
+    waiting: ConditionSpec
+    blocked: ConditionSpec
+    succeeded: ConditionSpec
+    failed: ConditionSpec
 
 
 def derive(suggestion: Suggestion) -> SuggestionState:
@@ -148,10 +149,10 @@ def _wants(state: SuggestionState, conditions: Conditions, marks: Marks) -> list
         stopped = [_stopped(running)] if running is not None else []
         return [SUG_DEPLOYMENT_READY, *stopped, marks.failed]
     if state is St.Succeeded:
-        ready = find(conditions, S.DEPLOYMENT_READY)
+        readiness = find(conditions, S.DEPLOYMENT_READY)
         return [
             *([SUG_RUNNING_STOPPED] if running is not None else []),
-            *([SUG_DEPLOYMENT_STOPPED] if ready is not None else []),
+            *([SUG_DEPLOYMENT_STOPPED] if readiness is not None else []),
             marks.succeeded,
         ]
     return []

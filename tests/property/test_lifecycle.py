@@ -32,7 +32,9 @@ from core.lifecycle import experiment as exp_lc
 from core.lifecycle import suggestion as sug_lc
 from core.model import Suggestion
 
-St, X = SuggestionState, ExperimentState
+St = SuggestionState
+X = ExperimentState
+AnyLifecycle = Lifecycle[SuggestionState] | Lifecycle[ExperimentState]
 LIVE = (St.Pending, St.Created, St.Deploying, St.Blocked, St.Running, St.Restarting)
 SugRule = Callable[[SuggestionFacts], SuggestionState | None]
 
@@ -52,8 +54,8 @@ def _sug_oracle() -> dict[tuple[SuggestionState, str], SugRule]:
     for state in (St.Created, St.Deploying, St.Running):
         oracle[(state, "ownership_conflict_found")] = lambda f: St.Blocked
     for state in LIVE:
-        oracle[(state, "experiment_completed")] = (
-            lambda f: St.Succeeded if f.is_service_released else None
+        oracle[(state, "experiment_completed")] = lambda f: (
+            St.Succeeded if f.is_service_released else None
         )
     for state in (*LIVE, St.Succeeded, St.Failed):
         oracle[(state, "deletion_requested")] = lambda f: St.Deleting
@@ -117,7 +119,7 @@ def test_oracles_cover_every_compiled_transition() -> None:
     assert set(EXPERIMENT.compiled) == set(EXP_ORACLE)
 
 
-def _edges(lifecycle: Lifecycle[St] | Lifecycle[X]) -> dict[Enum, set[Enum]]:
+def _edges(lifecycle: AnyLifecycle) -> dict[Enum, set[Enum]]:
     edges: dict[Enum, set[Enum]] = {state: set() for state in lifecycle.states}
     for (source, _), branches in lifecycle.compiled.items():
         edges[source] |= {branch.dest for branch in branches}
@@ -134,17 +136,20 @@ def _reachable(edges: dict[Enum, set[Enum]], start: Enum) -> set[Enum]:
 
 
 @pytest.mark.parametrize("lifecycle", [SUGGESTION, EXPERIMENT], ids=lambda lc: lc.name)
-def test_every_state_is_reachable(lifecycle: Lifecycle[St] | Lifecycle[X]) -> None:
+def test_every_state_is_reachable(lifecycle: AnyLifecycle) -> None:
     assert _reachable(_edges(lifecycle), lifecycle.initial) == set(lifecycle.states)
 
 
-TERMINAL = {"Suggestion": {St.Failed, St.Deleting}, "Experiment": {X.Failed}}
-RESTARTABLE = {"Suggestion": {St.Succeeded: St.Restarting}, "Experiment": {X.Succeeded: X.Running}}
+TERMINAL: dict[str, set[Enum]] = {"Suggestion": {St.Failed, St.Deleting}, "Experiment": {X.Failed}}
+RESTARTABLE: dict[str, dict[Enum, Enum]] = {
+    "Suggestion": {St.Succeeded: St.Restarting},
+    "Experiment": {X.Succeeded: X.Running},
+}
 
 
 @pytest.mark.parametrize("lifecycle", [SUGGESTION, EXPERIMENT], ids=lambda lc: lc.name)
 def test_no_trap_states_and_completion_leaves_only_by_restart(
-    lifecycle: Lifecycle[St] | Lifecycle[X],
+    lifecycle: AnyLifecycle,
 ) -> None:
     edges = _edges(lifecycle)
     terminal = TERMINAL[lifecycle.name]
@@ -183,7 +188,8 @@ def _suggestion(conditions: Conditions) -> Suggestion:
 def test_suggestion_state_round_trips_through_conditions(
     triggers: list[str], data: st.DataObject
 ) -> None:
-    state, conditions, now = St.Pending, (), NOW
+    state, now = St.Pending, NOW
+    conditions: Conditions = ()
     for trigger in triggers:
         if trigger == "deletion_requested" or not SUGGESTION.allows(state, trigger):
             continue
@@ -203,7 +209,8 @@ def test_suggestion_state_round_trips_through_conditions(
 def test_experiment_state_round_trips_through_conditions(
     triggers: list[str], data: st.DataObject
 ) -> None:
-    state, conditions, now = X.Pending, (), NOW
+    state, now = X.Pending, NOW
+    conditions: Conditions = ()
     for trigger in triggers:
         if not EXPERIMENT.allows(state, trigger):
             continue

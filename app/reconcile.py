@@ -1,0 +1,139 @@
+"""One reconcile, the shell around the core: gather, decide, act.
+
+``gather`` reads everything the planner may look at for one Experiment (by name: the Suggestion
+shares the Experiment's name and its children are ``<name>-<algorithm>``); ``core.plan.plan``
+decides; ``apply`` performs the actions in order through the cluster port. Nothing here decides:
+the only question ``gather`` asks the core is whether the suggestion service must be asked to
+validate first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import TypeVar
+
+from pydantic import BaseModel
+
+from core.actions import (
+    AddFinalizer,
+    Create,
+    Delete,
+    ObjectRef,
+    RecordEvent,
+    RemoveFinalizer,
+    Requeue,
+    UpdateStatus,
+)
+from core.config import KatibConfig
+from core.katib import API_VERSION, LABEL_EXPERIMENT
+from core.model import (
+    Deployment,
+    Experiment,
+    OwnedObject,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    Suggestion,
+    Trial,
+)
+from core.names import pv_name, service_name
+from core.observed import Observed
+from core.plan import Plan, plan, wants_validation
+from core.ports import Cluster, NotFound, SuggestionService
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+RBAC = "rbac.authorization.k8s.io/v1"
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """A reconcile is keyed by the Experiment: everything else hangs off its name."""
+
+    namespace: str
+    name: str
+
+
+def _read(cluster: Cluster, model: type[ModelT], ref: ObjectRef) -> ModelT | None:
+    try:
+        return model.model_validate(cluster.get(ref))
+    except NotFound:
+        return None
+
+
+def gather(cluster: Cluster, key: Key) -> Observed:
+    """The snapshot of everything one reconcile of ``key`` may decide from."""
+    ns, name = key.namespace, key.name
+    experiment = _read(cluster, Experiment, ObjectRef(API_VERSION, "Experiment", ns, name))
+    suggestion = _read(cluster, Suggestion, ObjectRef(API_VERSION, "Suggestion", ns, name))
+    trials = tuple(
+        Trial.model_validate(obj)
+        for obj in cluster.list(API_VERSION, "Trial", ns, {LABEL_EXPERIMENT: name})
+    )
+    observed = Observed(ns, name, experiment, suggestion, trials)
+    if suggestion is None:
+        return observed
+    child = service_name(name, suggestion.algorithm)
+
+    def owned(api_version: str, kind: str) -> OwnedObject | None:
+        return _read(cluster, OwnedObject, ObjectRef(api_version, kind, ns, child))
+
+    return replace(
+        observed,
+        deployment=_read(cluster, Deployment, ObjectRef("apps/v1", "Deployment", ns, child)),
+        service=owned("v1", "Service"),
+        pvc=_read(
+            cluster, PersistentVolumeClaim, ObjectRef("v1", "PersistentVolumeClaim", ns, child)
+        ),
+        pv=_read(
+            cluster,
+            PersistentVolume,
+            ObjectRef("v1", "PersistentVolume", None, pv_name(name, suggestion.algorithm, ns)),
+        ),
+        service_account=owned("v1", "ServiceAccount"),
+        role=owned(RBAC, "Role"),
+        role_binding=owned(RBAC, "RoleBinding"),
+    )
+
+
+def apply(cluster: Cluster, decided: Plan) -> float | None:
+    """Perform ``decided`` in order; the shortest requested requeue delay, if any."""
+    versions: dict[ObjectRef, str | None] = {}
+    requeue: float | None = None
+    for action in decided.actions:
+        if isinstance(action, Create):
+            cluster.create(action.manifest)
+        elif isinstance(action, Delete):
+            with contextlib.suppress(NotFound):  # already gone: the goal of a delete
+                cluster.delete(action.ref, action.uid)
+        elif isinstance(action, AddFinalizer | RemoveFinalizer):
+            rv = versions.get(action.ref, action.resource_version)
+            written = cluster.set_finalizers(action.ref, action.finalizers, rv)
+            versions[action.ref] = written["metadata"].get("resourceVersion")
+        elif isinstance(action, UpdateStatus):
+            rv = versions.get(action.ref, action.resource_version)
+            written = cluster.update_status(action.ref, action.status, rv)
+            versions[action.ref] = written["metadata"].get("resourceVersion")
+        elif isinstance(action, RecordEvent):
+            cluster.record_event(action.ref, action.type, action.reason, action.message)
+        elif isinstance(action, Requeue):
+            requeue = (
+                action.after_seconds if requeue is None else min(requeue, action.after_seconds)
+            )
+    return requeue
+
+
+def reconcile(
+    cluster: Cluster,
+    key: Key,
+    config: KatibConfig,
+    now: datetime,
+    service: SuggestionService | None = None,
+) -> Plan:
+    """Gather, decide, act: one level-based reconcile of the Experiment ``key``."""
+    observed = gather(cluster, key)
+    if service is not None and observed.suggestion is not None and wants_validation(observed):
+        observed = replace(observed, validation=service.validate(observed.suggestion))
+    decided = plan(observed, config, now)
+    apply(cluster, decided)
+    return decided

@@ -1,0 +1,52 @@
+"""The Suggestion an Experiment owns, as the Experiment's planner creates it (BEHAVIOR.md §1.4).
+
+Same name and namespace as the Experiment, its labels and annotations, a controller owner
+reference to it, and a snapshot of algorithm, early stopping and resume policy. A FromVolume
+Suggestion is born with our finalizer, so that the cluster-scoped PV (which no owner reference
+can collect) is cleaned up even if the controller is down when the Experiment is deleted.
+"""
+
+from __future__ import annotations
+
+from core.katib import API_VERSION, FINALIZER_PV_CLEANUP
+from core.kube import Manifest
+from core.model import Experiment
+from core.policy import traits
+
+
+def experiment_owner(experiment: Experiment) -> Manifest:
+    """The controller owner reference to ``experiment`` (no ``uid`` in a preview)."""
+    ref: Manifest = {
+        "apiVersion": API_VERSION,
+        "kind": "Experiment",
+        "name": experiment.metadata.name,
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
+    if experiment.metadata.uid:
+        ref["uid"] = experiment.metadata.uid
+    return ref
+
+
+def desired_suggestion(experiment: Experiment, requests: int) -> Manifest:
+    """The Suggestion manifest for ``experiment`` asking for ``requests`` assignments in all."""
+    spec = experiment.spec
+    metadata: Manifest = {
+        "name": experiment.metadata.name,
+        "namespace": experiment.namespace,
+        "ownerReferences": [experiment_owner(experiment)],
+    }
+    if experiment.metadata.labels:
+        metadata["labels"] = dict(experiment.metadata.labels)
+    if experiment.metadata.annotations:
+        metadata["annotations"] = dict(experiment.metadata.annotations)
+    if traits(spec.policy).has_volume:
+        metadata["finalizers"] = [FINALIZER_PV_CLEANUP]
+    body: Manifest = {
+        "algorithm": spec.algorithm.to_dict(),
+        "requests": requests,
+        "resumePolicy": spec.policy.value,
+    }
+    if spec.early_stopping is not None:
+        body["earlyStopping"] = spec.early_stopping.to_dict()
+    return {"apiVersion": API_VERSION, "kind": "Suggestion", "metadata": metadata, "spec": body}

@@ -1,0 +1,130 @@
+"""The objects a Suggestion owns: which are ours, which are missing, and what to create or delete.
+
+Katib's "ensure" is get-then-create and accepts whatever it finds (BEHAVIOR.md §2.2): another
+Experiment's PV, a Deployment that is being deleted. Here an object counts only if it is *ours*
+(controller owner reference, or for the ownerless PV our ownership annotation) and *live* (no
+``deletionTimestamp``, fixing bug 21). A foreign object is never adopted: it is reported as a
+conflict; a terminating one of ours makes us wait for its name to become free.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+
+from core.actions import Action, Create, Delete, ObjectRef
+from core.config import KatibConfig
+from core.kube import Manifest
+from core.model import (
+    Deployment,
+    OwnedObject,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    Suggestion,
+)
+from core.observed import Observed
+from core.resources import (
+    desired_deployment,
+    desired_rbac,
+    desired_service,
+    early_stopping_algorithm,
+    rbac_wanted,
+)
+from core.volumes import VolumePlan, claim_conflict, volume_conflict
+
+Child = Deployment | OwnedObject
+Present = Child | PersistentVolume | PersistentVolumeClaim | None
+
+
+def _ref(kind: str, api_version: str, child: Child | Manifest) -> ObjectRef:
+    if isinstance(child, dict):
+        return ObjectRef.of(child)
+    meta = child.metadata
+    return ObjectRef(api_version, kind, meta.namespace, meta.name)
+
+
+def conflicts(observed: Observed, suggestion: Suggestion, volume: VolumePlan | None) -> list[str]:
+    """Why some object under our names belongs to someone else (empty: none does)."""
+    uid = suggestion.metadata.uid
+    named: list[tuple[str, Child | None]] = [
+        ("Deployment", observed.deployment),
+        ("Service", observed.service),
+        *observed.rbac().items(),
+    ]
+    found = [
+        f"{kind} {obj.metadata.namespace}/{obj.metadata.name} is not owned by this Suggestion"
+        for kind, obj in named
+        if obj is not None and obj.metadata.controller_uid() != uid
+    ]
+    if volume is not None:
+        for message in (
+            volume_conflict(volume, observed.pv, uid),
+            claim_conflict(volume, observed.pvc, uid),
+        ):
+            if message is not None:
+                found.append(message)
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class Ensured:
+    """The creates that bring the children into being, and what we must wait for first."""
+
+    creates: tuple[Create, ...]
+    waiting_for: tuple[str, ...]
+
+
+def ensure(
+    observed: Observed, suggestion: Suggestion, config: KatibConfig, volume: VolumePlan | None
+) -> Ensured:
+    """Create what is missing, in Katib's order: PV, PVC, Service, RBAC, Deployment.
+
+    Manifests are built only for missing objects, so a steady reconcile builds none. Raises
+    ``core.config.ConfigError`` when katib-config cannot describe the service.
+    """
+    creates: list[Create] = []
+    waiting: list[str] = []
+
+    def want(kind: str, present: Present, build: Callable[[], Manifest]) -> None:
+        if present is None:
+            creates.append(Create(build()))
+        elif present.metadata.is_deleting:
+            waiting.append(f"{kind} {present.metadata.name} to finish terminating")
+
+    service_config = config.suggestion(suggestion.algorithm)
+    if volume is not None:
+        if volume.volume is not None:
+            want("PersistentVolume", observed.pv, volume.volume.manifest)
+        want("PersistentVolumeClaim", observed.pvc, volume.claim.manifest)
+    want("Service", observed.service, partial(desired_service, suggestion))
+    if rbac_wanted(suggestion, service_config):
+        present = observed.rbac()
+        if any(present[kind] is None for kind in present):
+            for manifest in desired_rbac(suggestion):
+                want(manifest["kind"], present[manifest["kind"]], partial(dict, manifest))
+
+    def deployment() -> Manifest:
+        early = early_stopping_algorithm(suggestion)
+        early_config = config.early_stopping(early) if early else None
+        return desired_deployment(
+            suggestion, service_config, early_config, grpc_probes=config.grpc_probes
+        )
+
+    want("Deployment", observed.deployment, deployment)
+    return Ensured(tuple(creates), tuple(waiting))
+
+
+def teardown(observed: Observed, suggestion: Suggestion) -> tuple[Action, ...]:
+    """Delete our live Deployment and Service: names and UIDs come from what is observed, so
+    teardown needs no katib-config (Katib bug 8)."""
+    uid = suggestion.metadata.uid
+    deletes: list[Action] = []
+    for kind, api_version, child in (
+        ("Deployment", "apps/v1", observed.deployment),
+        ("Service", "v1", observed.service),
+    ):
+        if child is None or child.metadata.is_deleting or child.metadata.controller_uid() != uid:
+            continue
+        deletes.append(Delete(_ref(kind, api_version, child), child.metadata.uid or ""))
+    return tuple(deletes)

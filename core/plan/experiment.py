@@ -1,0 +1,157 @@
+"""The Experiment's half of a reconcile: its conditions, counters and its Suggestion's creation.
+
+Katib's Experiment controller recomputes the status from the trials on every pass (§3.2) and
+detects a restart when a completed Experiment's budget was raised (§3.1). Here that is one pass
+through the Experiment lifecycle: derive the state, pick the one trigger the trials and the
+Suggestion justify, fire it, and write the status only if something actually changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from core.actions import Action, Create, EventType, ObjectRef, RecordEvent, UpdateStatus
+from core.conditions import Conditions, ConditionSpec
+from core.desired import desired_suggestion
+from core.katib import (
+    EXP_GOAL_REACHED,
+    EXP_MAX_FAILED,
+    EXP_MAX_TRIALS,
+    EXP_SUGGESTION_FAILED,
+    SuggestionCondition,
+)
+from core.kube import Manifest, format_time
+from core.lifecycle.experiment import EXPERIMENT, ExperimentFacts, ExperimentState, derive, mark
+from core.model import Experiment, Suggestion, Trial
+from core.plan.result import Step, event_reason
+from core.trials import (
+    TrialCounts,
+    completion,
+    count_trials,
+    goal_reached,
+    own_trials,
+    replace_status_counts,
+    trials_to_create,
+)
+from core.validation import is_restartable
+
+X = ExperimentState
+_TRIGGER_OF = {
+    EXP_GOAL_REACHED: "goal_reached",
+    EXP_MAX_FAILED: "max_failed_trials_reached",
+    EXP_MAX_TRIALS: "max_trials_reached",
+    EXP_SUGGESTION_FAILED: "suggestion_failed",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ExperimentDecision:
+    step: Step
+    actions: tuple[Action, ...]
+    completed: bool
+    restartable: bool
+
+
+def decide_experiment(
+    experiment: Experiment, suggestion: Suggestion | None, trials: tuple[Trial, ...], now: datetime
+) -> ExperimentDecision:
+    """One reconcile of ``experiment`` (which is not being deleted)."""
+    mine = own_trials(experiment, trials)
+    counts = count_trials(mine)
+    before = derive(experiment.status.conditions)
+    trigger, outcome = _trigger(experiment, before, counts, mine, suggestion)
+    after = EXPERIMENT.fire(before, trigger, _facts(experiment, counts)) if trigger else before
+    conditions = experiment.status.conditions
+    if after is not before:
+        conditions = mark(after, conditions, now, outcome)
+    actions: list[Action] = []
+    status = _status(
+        experiment, conditions=conditions, counts=counts, before=before, after=after, now=now
+    )
+    if status is not None:
+        actions.append(UpdateStatus(_ref(experiment), status, experiment.metadata.resource_version))
+    if after is not before and trigger is not None:
+        actions.append(_event(experiment, trigger, before, after))
+    if suggestion is None and after in (X.Created, X.Running):
+        requests = counts.total + trials_to_create(experiment.spec, counts)
+        actions.append(Create(desired_suggestion(experiment, requests)))
+    completed = after in (X.Succeeded, X.Failed)
+    restartable = completed and is_restartable(_with_conditions(experiment, conditions))
+    return ExperimentDecision(Step(before, after, trigger), tuple(actions), completed, restartable)
+
+
+def _with_conditions(experiment: Experiment, conditions: Conditions) -> Experiment:
+    status = experiment.status.model_copy(update={"conditions": conditions})
+    return experiment.model_copy(update={"status": status})
+
+
+def _trigger(
+    experiment: Experiment,
+    state: ExperimentState,
+    counts: TrialCounts,
+    trials: tuple[Trial, ...],
+    suggestion: Suggestion | None,
+) -> tuple[str | None, ConditionSpec | None]:
+    if state is X.Pending:
+        return "created", None
+    if state is X.Succeeded:
+        return "restart_requested", None
+    if state is X.Failed:
+        return None, None
+    if suggestion is not None and suggestion.has(SuggestionCondition.FAILED):
+        return "suggestion_failed", EXP_SUGGESTION_FAILED
+    if counts.total == 0:
+        return None, None  # Katib recomputes nothing before the first trial exists
+    outcome = completion(experiment.spec, counts, goal_reached(experiment.spec.objective, trials))
+    if outcome is not None:
+        return _TRIGGER_OF[outcome], outcome
+    return ("trials_started" if state is X.Created else None), None
+
+
+def _facts(experiment: Experiment, counts: TrialCounts) -> ExperimentFacts:
+    budget = experiment.spec.max_trial_count
+    return ExperimentFacts(
+        is_restartable=is_restartable(experiment),
+        has_budget=budget is None or budget > counts.total,
+    )
+
+
+def _status(
+    experiment: Experiment,
+    *,
+    conditions: Conditions,
+    counts: TrialCounts,
+    before: ExperimentState,
+    after: ExperimentState,
+    now: datetime,
+) -> Manifest | None:
+    """The new status, or ``None`` when it would equal the observed one (no no-op writes)."""
+    old = experiment.status.to_dict()
+    status = replace_status_counts(old, counts) if counts.total else dict(old)
+    status["conditions"] = [c.to_dict() for c in conditions]
+    generation = experiment.metadata.generation
+    if generation is not None:
+        status["observedGeneration"] = generation
+    if experiment.status.start_time is None and after is not X.Pending:
+        status["startTime"] = format_time(now)
+    if after is not before and after in (X.Succeeded, X.Failed):
+        status["completionTime"] = format_time(now)
+    if after is X.Running and before in (X.Succeeded, X.Failed):
+        status.pop("completionTime", None)  # a restarted run has not completed (Katib bug 24)
+    if not status["conditions"]:
+        del status["conditions"]
+    return None if status == old else status
+
+
+def _ref(experiment: Experiment) -> ObjectRef:
+    meta = experiment.metadata
+    return ObjectRef(experiment.api_version, "Experiment", experiment.namespace, meta.name)
+
+
+def _event(
+    experiment: Experiment, trigger: str, before: ExperimentState, after: ExperimentState
+) -> RecordEvent:
+    kind: EventType = "Warning" if after is X.Failed else "Normal"
+    message = f"Experiment {before.value} -> {after.value}"
+    return RecordEvent(_ref(experiment), kind, event_reason(trigger), message)

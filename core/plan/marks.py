@@ -1,0 +1,76 @@
+"""The variable texts of the Suggestion's conditions, chosen so that they never lie.
+
+Katib writes "Experiment is succeeded ... can be restarted" even when the Experiment failed or
+cannot be restarted (bug 10), and says nothing while a PVC stays unbound (bug 16). The exact Katib
+texts are kept wherever they are true.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from core.conditions import ConditionSpec, Status
+from core.katib import (
+    MSG_CAN_RESTART_FROM_VOLUME,
+    MSG_CANNOT_RESTART,
+    MSG_VOLUME_KEPT_CANNOT_RESTART,
+    SUG_DEPLOYMENT_NOT_READY,
+    SuggestionCondition,
+    SuggestionReason,
+    suggestion_failed,
+)
+from core.observed import Observed, Outcome
+from core.volumes import VolumePlan
+
+if TYPE_CHECKING:
+    from core.plan.suggestion import Context
+
+BIND_GRACE = timedelta(seconds=30)
+"""How long a new PVC may stay unbound before we say so (WaitForFirstConsumer binds late)."""
+
+
+def waiting_mark(observed: Observed, volume: VolumePlan | None, now: datetime) -> ConditionSpec:
+    """DeploymentReady=False: Katib's "Deployment is not ready", or why the volume holds it up."""
+    pvc = observed.pvc
+    if volume is None or pvc is None or pvc.is_bound() or pvc.metadata.is_deleting:
+        return SUG_DEPLOYMENT_NOT_READY
+    if unbound_for(observed, now) < BIND_GRACE:
+        return SUG_DEPLOYMENT_NOT_READY
+    phase = pvc.status.phase or "Pending"
+    return ConditionSpec(
+        SuggestionCondition.DEPLOYMENT_READY,
+        Status.FALSE,
+        SuggestionReason.VOLUME_NOT_BOUND,
+        f"Deployment is not ready: PersistentVolumeClaim {pvc.metadata.namespace}/"
+        f"{pvc.metadata.name} is not bound (phase {phase})",
+    )
+
+
+def unbound_for(observed: Observed, now: datetime) -> timedelta:
+    """How long the observed PVC has existed (unknown creation time: long enough)."""
+    created = observed.pvc.metadata.creation_timestamp if observed.pvc else None
+    return BIND_GRACE if created is None else now - created
+
+
+def succeeded_mark(context: Context, has_volume: bool) -> ConditionSpec:
+    """The Succeeded condition written when the service is released."""
+    if context.restartable and has_volume:
+        message = MSG_CAN_RESTART_FROM_VOLUME
+    elif has_volume:
+        message = MSG_VOLUME_KEPT_CANNOT_RESTART
+    else:
+        message = MSG_CANNOT_RESTART
+    reason = (
+        SuggestionReason.FAILED_BY_EXPERIMENT
+        if context.failed
+        else SuggestionReason.SUCCEEDED_BY_EXPERIMENT
+    )
+    return ConditionSpec(SuggestionCondition.SUCCEEDED, Status.TRUE, reason, message)
+
+
+def failed_mark(observed: Observed) -> ConditionSpec:
+    """Failed with the suggestion service's own explanation (Katib's "Validation failed: ...")."""
+    validation = observed.validation
+    detail = validation.message if validation and validation.outcome is Outcome.INVALID else ""
+    return suggestion_failed(detail)

@@ -1,0 +1,287 @@
+"""The Suggestion's half of a reconcile: its conditions and the suggestion service's objects.
+
+One pass through the Suggestion lifecycle: derive the state from the conditions, try the triggers
+the world justifies in priority order (the Experiment's completion or restart first, then what
+the state is waiting for), fire the first one that moves, then emit the level actions of the
+resulting state: ensure the children while the service should exist, tear the Deployment and
+Service down once it should not, and clean the PV up while our finalizer holds the Suggestion.
+katib-config is read only while the service must exist: teardown and cleanup never need it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from core.actions import (
+    Action,
+    AddFinalizer,
+    Delete,
+    EventType,
+    ObjectRef,
+    RecordEvent,
+    RemoveFinalizer,
+    Requeue,
+    UpdateStatus,
+)
+from core.conditions import ConditionSpec, Status
+from core.config import ConfigError, KatibConfig
+from core.katib import FINALIZER_PV_CLEANUP, SuggestionReason
+from core.katib import SuggestionCondition as S
+from core.kube import format_time
+from core.lifecycle.suggestion import (
+    SUGGESTION,
+    Marks,
+    SuggestionFacts,
+    SuggestionState,
+    derive,
+    mark,
+)
+from core.model import Deployment, Suggestion
+from core.observed import Observed, Outcome
+from core.plan import marks
+from core.plan.children import conflicts, ensure, teardown
+from core.plan.result import Step, event_reason
+from core.policy import PolicyTraits, traits
+from core.volumes import VolumePlan, volume_plan
+
+St = SuggestionState
+RETRY_SECONDS = 5.0
+_NEEDS_SERVICE = (St.Created, St.Restarting, St.Deploying, St.Running, St.Blocked)
+_WARNING_STATES = (St.Failed, St.Blocked)
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What the Experiment's half of the reconcile decided, as the Suggestion needs it."""
+
+    experiment_exists: bool = True
+    completed: bool = False
+    failed: bool = False
+    restartable: bool = False
+
+
+def decide_suggestion(
+    observed: Observed,
+    suggestion: Suggestion,
+    context: Context,
+    config: KatibConfig,
+    now: datetime,
+) -> tuple[Step, tuple[Action, ...]]:
+    """One reconcile of ``suggestion``."""
+    before = derive(suggestion)
+    if before is St.Deleting:
+        return Step(before, before), cleanup(observed, suggestion)
+    if not context.experiment_exists:
+        return Step(before, before), ()  # orphaned: garbage collection is removing it
+    policy = traits(suggestion.spec.policy)
+    volume, config_error = _volume(suggestion, config, policy, before)
+    found = conflicts(observed, suggestion, volume)
+    candidates = _candidates(before, observed, context, found)
+    trigger, after = _fire(before, candidates, _facts(observed, context, policy))
+    if config_error is not None and after in (St.Deploying, St.Running):
+        return Step(before, before), _config_error(suggestion, config_error)
+    try:
+        level = _level(observed, suggestion, state=after, config=config, volume=volume, now=now)
+    except ConfigError as error:
+        return Step(before, before), _config_error(suggestion, error)
+    wanted = Marks(
+        waiting=marks.waiting_mark(observed, volume, now),
+        blocked=_blocked(found),
+        succeeded=marks.succeeded_mark(context, policy.has_volume),
+        failed=marks.failed_mark(observed),
+    )
+    head = _finalizer(suggestion, policy)
+    status = _status(suggestion, before, after, wanted, now)
+    events = _events(suggestion, before, after, trigger, observed)
+    return Step(before, after, trigger), (*head, *level[0], *status, *level[1], *events)
+
+
+def wants_validation(observed: Observed, suggestion: Suggestion) -> bool:
+    """Whether the shell should ask the service to validate before planning this reconcile."""
+    return derive(suggestion) is St.Deploying and _available(observed.deployment)
+
+
+def cleanup(observed: Observed, suggestion: Suggestion) -> tuple[Action, ...]:
+    """While our finalizer holds a deleted Suggestion: delete our PV, then let go."""
+    meta = suggestion.metadata
+    if FINALIZER_PV_CLEANUP not in meta.finalizers:
+        return ()
+    actions: list[Action] = []
+    pv = observed.pv
+    if pv is not None and pv.owner_uid() == meta.uid and not pv.metadata.is_deleting:
+        ref = ObjectRef("v1", "PersistentVolume", None, pv.metadata.name)
+        actions.append(Delete(ref, pv.metadata.uid or ""))
+    actions.append(
+        RemoveFinalizer(
+            _ref(suggestion), FINALIZER_PV_CLEANUP, meta.finalizers, meta.resource_version
+        )
+    )
+    return tuple(actions)
+
+
+def _volume(
+    suggestion: Suggestion, config: KatibConfig, policy: PolicyTraits, state: SuggestionState
+) -> tuple[VolumePlan | None, ConfigError | None]:
+    if not policy.has_volume or state not in _NEEDS_SERVICE:
+        return None, None
+    try:
+        return volume_plan(suggestion, config.suggestion(suggestion.algorithm)), None
+    except ConfigError as error:
+        return None, error
+
+
+def _candidates(
+    state: SuggestionState, observed: Observed, context: Context, found: list[str]
+) -> list[str]:
+    if state is St.Succeeded:
+        return [] if context.completed else ["restart_requested"]
+    if state is St.Failed:
+        return []
+    first = ["experiment_completed"] if context.completed else []
+    if state is St.Pending:
+        return [*first, "created"]
+    if found:
+        blockable = state in (St.Created, St.Deploying, St.Running)
+        return [*first, "ownership_conflict_found"] if blockable else first
+    available = _available(observed.deployment)
+    follow = {
+        St.Blocked: "ownership_conflict_resolved",
+        St.Created: "deployment_requested",
+        St.Restarting: "deployment_requested",
+        St.Deploying: "deployment_became_available" if available else None,
+        St.Running: None if available else "deployment_became_unavailable",
+    }.get(state)
+    return [*first, follow] if follow else first
+
+
+def _fire(
+    state: SuggestionState, candidates: list[str], facts: SuggestionFacts
+) -> tuple[str | None, SuggestionState]:
+    for trigger in candidates:
+        after = SUGGESTION.fire(state, trigger, facts)
+        if after is not state:
+            return trigger, after
+    return None, state
+
+
+def _facts(observed: Observed, context: Context, policy: PolicyTraits) -> SuggestionFacts:
+    outcome = observed.validation.outcome if observed.validation else Outcome.VALID
+    kept = policy.keeps_service and context.restartable
+    return SuggestionFacts(
+        is_settings_valid=outcome is Outcome.VALID,
+        is_settings_invalid=outcome is Outcome.INVALID,
+        is_service_released=context.completed and not kept,
+        is_volume_kept=policy.has_volume,
+    )
+
+
+def _available(deployment: Deployment | None) -> bool:
+    """Live and Available: a terminating Deployment is never the live one (Katib bug 21)."""
+    return (
+        deployment is not None and not deployment.metadata.is_deleting and deployment.is_available()
+    )
+
+
+def _level(
+    observed: Observed,
+    suggestion: Suggestion,
+    *,
+    state: SuggestionState,
+    config: KatibConfig,
+    volume: VolumePlan | None,
+    now: datetime,
+) -> tuple[tuple[Action, ...], tuple[Action, ...]]:
+    """(actions before the status write, actions after it) that the state holds the world to."""
+    if state in (St.Succeeded, St.Failed):
+        return (), teardown(observed, suggestion)
+    if state not in (St.Deploying, St.Running):
+        return (), ()
+    ensured = ensure(observed, suggestion, config, volume)
+    waits: list[Action] = []
+    if ensured.waiting_for:
+        waits.append(Requeue(RETRY_SECONDS, "waiting for " + ", ".join(ensured.waiting_for)))
+    if volume is not None and observed.pvc is not None and not observed.pvc.is_bound():
+        left = (marks.BIND_GRACE - marks.unbound_for(observed, now)).total_seconds()
+        if left > 0:
+            waits.append(Requeue(left, "waiting for the PersistentVolumeClaim to bind"))
+    if state is St.Deploying and _validation_unavailable(observed):
+        waits.append(Requeue(RETRY_SECONDS, "suggestion service did not answer validation"))
+    return ensured.creates, tuple(waits)
+
+
+def _validation_unavailable(observed: Observed) -> bool:
+    validation = observed.validation
+    return (
+        _available(observed.deployment)
+        and validation is not None
+        and validation.outcome is Outcome.UNAVAILABLE
+    )
+
+
+def _blocked(found: list[str]) -> ConditionSpec:
+    return ConditionSpec(
+        S.DEPLOYMENT_READY, Status.FALSE, SuggestionReason.OWNERSHIP_CONFLICT, "; ".join(found)
+    )
+
+
+def _finalizer(suggestion: Suggestion, policy: PolicyTraits) -> tuple[Action, ...]:
+    meta = suggestion.metadata
+    if not policy.has_volume or FINALIZER_PV_CLEANUP in meta.finalizers:
+        return ()
+    add = AddFinalizer(
+        _ref(suggestion), FINALIZER_PV_CLEANUP, meta.finalizers, meta.resource_version
+    )
+    return (add,)
+
+
+def _status(
+    suggestion: Suggestion,
+    before: SuggestionState,
+    after: SuggestionState,
+    wanted: Marks,
+    now: datetime,
+) -> tuple[Action, ...]:
+    """The status write, only when the conditions (or startTime) really change."""
+    old = suggestion.status.conditions
+    relabel = after is not before or after in (St.Deploying, St.Blocked)
+    conditions = mark(after, old, wanted, now) if relabel else old
+    start = suggestion.status.start_time is None and after is St.Created
+    if conditions is old and not start:
+        return ()
+    status = suggestion.status.to_dict()
+    status["conditions"] = [c.to_dict() for c in conditions]
+    if start:
+        status["startTime"] = format_time(now)
+    meta = suggestion.metadata
+    return (UpdateStatus(_ref(suggestion), status, meta.resource_version),)
+
+
+def _events(
+    suggestion: Suggestion,
+    before: SuggestionState,
+    after: SuggestionState,
+    trigger: str | None,
+    observed: Observed,
+) -> tuple[Action, ...]:
+    events: list[Action] = []
+    if trigger is not None and after is not before:
+        kind: EventType = "Warning" if after in _WARNING_STATES else "Normal"
+        message = f"Suggestion {before.value} -> {after.value}"
+        events.append(RecordEvent(_ref(suggestion), kind, event_reason(trigger), message))
+    if after is St.Deploying and _validation_unavailable(observed):
+        detail = observed.validation.message if observed.validation else ""
+        events.append(RecordEvent(_ref(suggestion), "Warning", "ValidationUnavailable", detail))
+    return tuple(events)
+
+
+def _config_error(suggestion: Suggestion, error: ConfigError) -> tuple[Action, ...]:
+    """Katib's Warning event ``ReconcileError`` and a retry; the status is left as it is."""
+    return (
+        RecordEvent(_ref(suggestion), "Warning", "ReconcileError", str(error)),
+        Requeue(RETRY_SECONDS, str(error)),
+    )
+
+
+def _ref(suggestion: Suggestion) -> ObjectRef:
+    return ObjectRef(suggestion.api_version, "Suggestion", suggestion.namespace, suggestion.name)

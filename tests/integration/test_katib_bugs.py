@@ -1,0 +1,216 @@
+"""Katib's bugs (BEHAVIOR.md §12) that katib-resume fixes, each shown on a whole lifecycle.
+
+Every test states the bug number it guards and fails on Katib's behaviour.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.katib import ANNOTATION_OWNER_UID, FINALIZER_PV_CLEANUP
+from core.observed import Outcome, Validation
+from tests.integration.test_resume_sequences import experiment, first_run
+from tests.support.harness import Bench, notation, shipped_config
+
+HOST_PV = {
+    "storageClassName": "manual",
+    "accessModes": ["ReadWriteOnce"],
+    "capacity": {"storage": "1Gi"},
+    "hostPath": {"path": "/var/katib/suggestions/"},
+}
+
+
+def running_bench(policy: str, config: Any = None, **spec: Any) -> Bench:
+    bench = Bench(experiment(policy, **spec), config)
+    bench.settle()
+    bench.set_available()
+    bench.settle()
+    return bench
+
+
+def condition(bench: Bench, kind: str, type_: str) -> dict[str, Any]:
+    obj = bench.get(kind)
+    assert obj is not None
+    return next(c for c in obj["status"]["conditions"] if c["type"] == type_)
+
+
+def test_bug_1_no_restart_loop_without_max_trial_count() -> None:
+    for policy in ("Never", "LongRunning", "FromVolume"):
+        bench = running_bench(policy, maxTrialCount=None)
+        bench.add_trials(3, "Failed")
+        bench.settle()
+        assert bench.conditions("Experiment")[-1] == "F"
+        for _ in range(5):
+            assert bench.reconcile().writes == (), policy
+        assert "Rs" not in bench.conditions("Experiment")
+
+
+def test_bug_1_goal_reached_without_max_is_final() -> None:
+    bench = running_bench("FromVolume", maxTrialCount=None)
+    bench.add_trials(1, loss=0.0001)
+    bench.settle()
+    assert bench.conditions("Experiment") == ["Cr", "SG"]  # the first trial reached the goal
+    assert bench.settle() and bench.reconcile().writes == ()
+
+
+def test_bug_2_restarting_is_cleared_and_set_afresh_on_the_next_restart() -> None:
+    bench = Bench(experiment("FromVolume"))
+    first_run(bench)
+    bench.edit(maxTrialCount=15)
+    bench.settle()
+    first = condition(bench, "Experiment", "Restarting")
+    bench.set_available()
+    bench.settle()
+    bench.add_trials(3)
+    bench.settle()
+    assert condition(bench, "Experiment", "Restarting")["status"] == "False"
+    bench.edit(maxTrialCount=18)
+    bench.settle()
+    second = condition(bench, "Experiment", "Restarting")
+    assert second["status"] == "True"
+    assert second["lastTransitionTime"] > first["lastTransitionTime"]
+
+
+def test_bugs_4_and_6_pv_is_prebound_private_owned_and_cleaned_up() -> None:
+    bench = running_bench("FromVolume", shipped_config(persistentVolumeSpec=HOST_PV))
+    pv, pvc, suggestion = bench.pv(), bench.pvc(), bench.suggestion()
+    assert pv is not None and pvc is not None and suggestion is not None
+    pv_name = "from-volume-resume-random-kubeflow"
+    assert pv["spec"]["claimRef"]["name"] == "from-volume-resume-random"
+    assert pv["spec"]["claimRef"]["namespace"] == "kubeflow"
+    assert pvc["spec"]["volumeName"] == pv_name
+    assert pv["spec"]["hostPath"]["path"] == f"/var/katib/suggestions/{pv_name}"
+    assert "ownerReferences" not in pv["metadata"]
+    assert pv["metadata"]["annotations"][ANNOTATION_OWNER_UID] == suggestion["metadata"]["uid"]
+    assert FINALIZER_PV_CLEANUP in suggestion["metadata"]["finalizers"]
+    bench.delete_experiment()
+    bench.settle()
+    assert bench.pv() is None and bench.suggestion() is None and bench.pvc() is None
+
+
+def test_bug_6_a_foreign_pv_is_never_adopted() -> None:
+    bench = Bench(experiment("FromVolume"), shipped_config(persistentVolumeSpec=HOST_PV))
+    foreign = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolume",
+        "metadata": {
+            "name": "from-volume-resume-random-kubeflow",
+            "annotations": {ANNOTATION_OWNER_UID: "someone-else"},
+        },
+        "spec": dict(HOST_PV),
+    }
+    stranger = bench.cluster.create(foreign)
+    bench.settle()
+    ready = condition(bench, "Suggestion", "DeploymentReady")
+    assert (ready["status"], ready["reason"]) == ("False", "OwnershipConflict")
+    assert "from-volume-resume-random-kubeflow" in ready["message"]
+    assert bench.deployment() is None and bench.pvc() is None
+    bench.cluster.delete(
+        bench.ref("PersistentVolume", "-random-kubeflow", "v1"), stranger["metadata"]["uid"]
+    )
+    bench.settle()
+    assert bench.conditions("Suggestion") == ["C", "DR-"]
+    pv = bench.pv()
+    assert pv is not None and pv["metadata"]["uid"] != stranger["metadata"]["uid"]
+
+
+def test_bug_7_trials_of_another_namespace_never_count() -> None:
+    bench = running_bench("FromVolume")
+    bench.add_trials(12, namespace="elsewhere")
+    bench.settle()
+    assert bench.conditions("Experiment") == ["Cr"]
+
+
+def test_bug_8_teardown_needs_no_katib_config() -> None:
+    bench = running_bench("FromVolume")
+    data_without_random = shipped_config()
+    bench.config = data_without_random.model_copy(
+        update={"runtime": data_without_random.runtime.model_copy(update={"suggestions": ()})}
+    )
+    bench.add_trials(12)
+    bench.settle()
+    assert bench.deployment() is None and bench.service() is None
+    assert bench.conditions("Suggestion")[-1] == "S_V"
+
+
+def test_bug_9_a_failed_suggestion_releases_its_service_and_fails_the_experiment() -> None:
+    bench = Bench(experiment("FromVolume"))
+    bench.validation = Validation(Outcome.INVALID, "ValidateAlgorithmSettings Error: bad")
+    bench.settle()
+    bench.set_available()
+    bench.settle()
+    assert bench.conditions("Suggestion") == ["C", "DR+", "SF"]
+    failed = condition(bench, "Suggestion", "Failed")
+    assert failed["message"] == "Validation failed: ValidateAlgorithmSettings Error: bad"
+    assert bench.deployment() is None and bench.service() is None
+    exp = bench.experiment()
+    assert notation(exp["status"]["conditions"])[-1] == "F"
+    assert condition(bench, "Experiment", "Failed")["message"] == "Suggestion has failed"
+    assert exp["status"]["completionTime"]
+
+
+def test_bug_10_a_failed_experiment_is_not_called_succeeded_or_restartable() -> None:
+    bench = running_bench("FromVolume")
+    bench.add_trials(3, "Failed")
+    bench.settle()
+    succeeded = condition(bench, "Suggestion", "Succeeded")
+    assert succeeded["reason"] == "Experiment is failed"
+    assert "can't be restarted" in succeeded["message"]
+
+
+def test_bug_11_long_running_releases_a_service_nobody_can_restart() -> None:
+    bench = running_bench("LongRunning")
+    bench.add_trials(1, loss=0.0001)
+    bench.settle()
+    assert bench.conditions("Experiment")[-1] == "SG"
+    assert bench.deployment() is None and bench.service() is None
+    assert bench.conditions("Suggestion")[-1] == "S_N"
+
+
+def test_bug_16_an_unbound_pvc_is_reported() -> None:
+    bench = Bench(experiment("FromVolume"))
+    bench.settle()
+    bench.clock.advance(60)
+    bench.settle()
+    ready = condition(bench, "Suggestion", "DeploymentReady")
+    assert (ready["status"], ready["reason"]) == ("False", "VolumeNotBound")
+    assert (
+        "PersistentVolumeClaim kubeflow/from-volume-resume-random is not bound" in ready["message"]
+    )
+    bench.bind_pvc()
+    bench.settle()
+    assert condition(bench, "Suggestion", "DeploymentReady")["reason"] == "DeploymentNotReady"
+
+
+def test_bug_21_a_terminating_deployment_is_not_the_live_one() -> None:
+    bench = Bench(experiment("FromVolume"))
+    first_run(bench)
+    bench.edit(maxTrialCount=20)
+    bench.settle()
+    deployment = bench.deployment()
+    assert deployment is not None
+    ref = bench.ref("Deployment", "-random", "apps/v1")
+    bench.set_available()
+    bench.cluster.set_finalizers(ref, ["test/hold"], None)
+    bench.cluster.delete(ref, deployment["metadata"]["uid"])  # terminating, still Available
+    bench.settle()
+    assert "DR+" not in bench.conditions("Suggestion")
+    assert any("terminating" in getattr(a, "reason", "") for a in bench.plans[-1].actions)
+    bench.cluster.set_finalizers(ref, [], None)
+    bench.settle()
+    replacement = bench.deployment()
+    assert replacement is not None
+    assert replacement["metadata"]["uid"] != deployment["metadata"]["uid"]
+
+
+def test_validation_unavailable_is_retried_not_fatal() -> None:
+    bench = Bench(experiment("FromVolume"))
+    bench.validation = Validation(Outcome.UNAVAILABLE, "connection refused")
+    bench.settle()
+    bench.set_available()
+    bench.settle()
+    assert bench.conditions("Suggestion") == ["C", "DR-"]
+    assert any(e.reason == "ValidationUnavailable" for e in bench.cluster.events)
+    bench.validation = None
+    bench.settle()
+    assert bench.conditions("Suggestion") == ["C", "DR+", "R+"]

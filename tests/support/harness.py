@@ -1,0 +1,204 @@
+"""A test bench: the fake cluster, the reconcile shell and a scripted world around them.
+
+The bench plays the parts Katib's other controllers and the kubelet play (creating and finishing
+Trials, making a Deployment available, editing and deleting the Experiment) and records every
+status the controller writes, so tests can compare condition sequences with BEHAVIOR.md.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from adapters.fake import FakeClock, FakeCluster
+from app.reconcile import Key, reconcile
+from core.actions import ObjectRef, UpdateStatus
+from core.config import KatibConfig, parse_katib_config
+from core.katib import API_VERSION, LABEL_EXPERIMENT
+from core.kube import Manifest
+from core.observed import VALID, Validation
+from core.plan import Plan
+from core.ports import NotFound
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+NOTATION = {
+    ("Created", "True", "SuggestionCreated"): "C",
+    ("DeploymentReady", "False", "DeploymentNotReady"): "DR-",
+    ("DeploymentReady", "True", "DeploymentReady"): "DR+",
+    ("Running", "True", "SuggestionRunning"): "R+",
+    ("Running", "False", "Suggestion is succeeded"): "R-s",
+    ("DeploymentReady", "False", "Suggestion is succeeded"): "DR-s",
+    ("Running", "False", "Experiment is restarting"): "R-r",
+    ("Created", "True", "ExperimentCreated"): "Cr",
+    ("Running", "True", "ExperimentRunning"): "Ru+",
+    ("Running", "False", "ExperimentRunning"): "Ru-",
+    ("Restarting", "True", "ExperimentRestarting"): "Rs",
+    ("Restarting", "False", "ExperimentRestartCompleted"): "Rs-",
+    ("Succeeded", "True", "ExperimentMaxTrialsReached"): "SM",
+    ("Succeeded", "True", "ExperimentGoalReached"): "SG",
+    ("Failed", "True", "ExperimentFailed"): "F",
+}
+
+
+def load(name: str) -> Any:
+    return yaml.safe_load((DATA / name).read_text())
+
+
+def shipped_config(**entry_overrides: Any) -> KatibConfig:
+    data = load("katib-config.yaml")
+    for entry in data["runtime"]["suggestions"]:
+        if entry["algorithmName"] == "random":
+            entry.update(entry_overrides)
+    return parse_katib_config(data)
+
+
+def notation(conditions: list[Manifest]) -> list[str]:
+    out = []
+    for c in conditions:
+        key = (c["type"], c["status"], c.get("reason", ""))
+        short = NOTATION.get(key, f"{c['type']}={c['status']}({c.get('reason', '')})")
+        if short == "Failed=True(SuggestionFailed)":
+            short = "SF"
+        if c["type"] == "Succeeded" and c.get("reason") == "Experiment is succeeded":
+            short = "S_V" if "can be restarted" in c["message"] else "S_N"
+        out.append(short)
+    return out
+
+
+class Bench:
+    def __init__(self, experiment: Manifest, config: KatibConfig | None = None) -> None:
+        self.clock = FakeClock()
+        self.cluster = FakeCluster(self.clock)
+        self.config = config or shipped_config()
+        self.validation: Validation | None = None
+        meta = experiment["metadata"]
+        self.key = Key(meta.get("namespace", "default"), meta["name"])
+        self.history: dict[str, list[list[str]]] = {"Experiment": [], "Suggestion": []}
+        self.plans: list[Plan] = []
+        self.cluster.create(copy.deepcopy(experiment))
+
+    # -- the controller ---------------------------------------------------------------------
+    def reconcile(self) -> Plan:
+        self.clock.advance(1)
+        decided = reconcile(self.cluster, self.key, self.config, self.clock.now(), self)
+        for action in decided.actions:
+            if isinstance(action, UpdateStatus):
+                self.history[action.ref.kind].append(notation(action.status.get("conditions", [])))
+        self.plans.append(decided)
+        return decided
+
+    def settle(self, limit: int = 20) -> list[Plan]:
+        """Reconcile until a reconcile plans no write (the fixed point); return the plans."""
+        plans = []
+        for _ in range(limit):
+            plans.append(self.reconcile())
+            if not plans[-1].writes:
+                return plans
+        raise AssertionError(f"no fixed point after {limit} reconciles: {plans[-1].writes}")
+
+    def validate(self, suggestion: object) -> Validation:  # the SuggestionService port
+        return self.validation or VALID
+
+    # -- the world ---------------------------------------------------------------------------
+    def ref(self, kind: str, suffix: str = "", api: str = API_VERSION) -> ObjectRef:
+        namespace = None if kind == "PersistentVolume" else self.key.namespace
+        return ObjectRef(api, kind, namespace, self.key.name + suffix)
+
+    def get(self, kind: str, suffix: str = "", api: str = API_VERSION) -> Manifest | None:
+        try:
+            return self.cluster.get(self.ref(kind, suffix, api))
+        except NotFound:
+            return None
+
+    def experiment(self) -> Manifest:
+        found = self.get("Experiment")
+        assert found is not None
+        return found
+
+    def suggestion(self) -> Manifest | None:
+        return self.get("Suggestion")
+
+    def deployment(self) -> Manifest | None:
+        return self.get("Deployment", "-random", "apps/v1")
+
+    def service(self) -> Manifest | None:
+        return self.get("Service", "-random", "v1")
+
+    def pvc(self) -> Manifest | None:
+        return self.get("PersistentVolumeClaim", "-random", "v1")
+
+    def pv(self) -> Manifest | None:
+        return self.get("PersistentVolume", f"-random-{self.key.namespace}", "v1")
+
+    def conditions(self, kind: str) -> list[str]:
+        obj = self.get(kind)
+        return notation(obj.get("status", {}).get("conditions", [])) if obj else []
+
+    def set_available(self, available: bool = True) -> None:
+        ref = self.ref("Deployment", "-random", "apps/v1")
+        status = {"conditions": [{"type": "Available", "status": str(available)}]}
+        self.cluster.update_status(ref, status, None)
+
+    def add_trials(
+        self,
+        count: int,
+        phase: str = "Succeeded",
+        namespace: str | None = None,
+        loss: float | None = None,
+    ) -> None:
+        existing = self.cluster.list(API_VERSION, "Trial", None, {})
+        exp = self.experiment()
+        for index in range(len(existing), len(existing) + count):
+            trial = {
+                "apiVersion": API_VERSION,
+                "kind": "Trial",
+                "metadata": {
+                    "name": f"{self.key.name}-{index:04d}",
+                    "namespace": namespace or self.key.namespace,
+                    "labels": {LABEL_EXPERIMENT: self.key.name},
+                    "ownerReferences": [
+                        {
+                            "apiVersion": API_VERSION,
+                            "kind": "Experiment",
+                            "name": self.key.name,
+                            "uid": exp["metadata"]["uid"],
+                            "controller": True,
+                        }
+                    ]
+                    if namespace is None
+                    else [],
+                },
+            }
+            created = self.cluster.create(trial)
+            status: Manifest = {"conditions": [{"type": phase, "status": "True"}]}
+            if loss is not None:
+                metric = {"name": "loss", "min": str(loss), "max": str(loss), "latest": str(loss)}
+                status["observation"] = {"metrics": [metric]}
+            self.cluster.update_status(ObjectRef.of(created), status, None)
+
+    def finish_trials(self, phase: str = "Succeeded") -> None:
+        """Every running Trial finishes in ``phase``."""
+        for trial in self.cluster.list(API_VERSION, "Trial", None, {}):
+            if trial.get("status", {}).get("conditions", [{}])[0].get("type") == "Running":
+                status = {"conditions": [{"type": phase, "status": "True"}]}
+                self.cluster.update_status(ObjectRef.of(trial), status, None)
+
+    def bind_pvc(self) -> None:
+        ref = self.ref("PersistentVolumeClaim", "-random", "v1")
+        self.cluster.update_status(ref, {"phase": "Bound"}, None)
+
+    def edit(self, **spec: Any) -> None:
+        exp = self.experiment()
+        for field, value in spec.items():
+            if value is None:
+                exp["spec"].pop(field, None)
+            else:
+                exp["spec"][field] = value
+        self.cluster.update(exp)
+
+    def delete_experiment(self) -> None:
+        exp = self.experiment()
+        self.cluster.delete(self.ref("Experiment"), exp["metadata"]["uid"])
