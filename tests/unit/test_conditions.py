@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from core.conditions import ConditionSpec, Conditions, Status, set_all, set_condition
+from core.conditions import Conditions, ConditionSpec, Status, set_all, set_condition
 from core.katib import (
     MSG_CAN_RESTART_FROM_VOLUME,
     SUG_CREATED,

@@ -1,0 +1,93 @@
+"""Reading the user's files: every problem becomes one line that names the file, never a traceback.
+
+YAML is parsed here (the core never sees text or files); the core's pydantic models then check
+the shape. A ``pydantic.ValidationError`` is reduced to its first error as ``field.path: problem``.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from core.config import ConfigError, KatibConfig, parse_katib_config
+from core.katib import API_VERSION
+from core.model import Experiment
+
+SHIPPED_CONFIG = "katib-config.yaml"
+
+
+class InputError(Exception):
+    """Bad input from the user: the message is the whole story (exit status 2)."""
+
+
+def read_yaml(path: str) -> Any:
+    """The single YAML document in ``path`` (a leading ``---`` is fine)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"{path}: cannot read: {_os_reason(error)}") from None
+    return parse_yaml(text, path)
+
+
+def parse_yaml(text: str, origin: str) -> Any:
+    try:
+        documents = [doc for doc in yaml.safe_load_all(text) if doc is not None]
+    except yaml.YAMLError as error:
+        raise InputError(f"{origin}: invalid YAML: {_yaml_reason(error)}") from None
+    if len(documents) != 1:
+        raise InputError(f"{origin}: expected one YAML document, found {len(documents)}")
+    return documents[0]
+
+
+def load_experiment(path: str) -> Experiment:
+    data = read_yaml(path)
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: expected a mapping (an Experiment), found {_kind_of(data)}")
+    kind, version = data.get("kind"), data.get("apiVersion")
+    if (kind, version) != ("Experiment", API_VERSION):
+        raise InputError(
+            f"{path}: expected kind Experiment (apiVersion {API_VERSION}), "
+            f"found kind {kind!r} (apiVersion {version!r})"
+        )
+    try:
+        return Experiment.model_validate(data)
+    except ValidationError as error:
+        raise InputError(f"{path}: {describe(error)}") from None
+
+
+def load_config(path: str | None) -> KatibConfig:
+    """The katib-config at ``path``, or Katib's shipped one when ``path`` is ``None``."""
+    if path is None:
+        text = resources.files("app").joinpath("data", SHIPPED_CONFIG).read_text("utf-8")
+        data, origin = parse_yaml(text, "shipped katib-config"), "shipped katib-config"
+    else:
+        data, origin = read_yaml(path), path
+    try:
+        return parse_katib_config(data)
+    except ConfigError as error:
+        raise InputError(f"{origin}: {error}") from None
+
+
+def describe(error: ValidationError) -> str:
+    """The first problem of a pydantic error as ``field.path: message``."""
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "document"
+    return f"{where}: {first['msg']}"
+
+
+def _kind_of(data: object) -> str:
+    return "nothing" if data is None else type(data).__name__
+
+
+def _os_reason(error: Exception) -> str:
+    return error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+
+
+def _yaml_reason(error: yaml.YAMLError) -> str:
+    mark = getattr(error, "problem_mark", None)
+    problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+    return f"{problem} (line {mark.line + 1}, column {mark.column + 1})" if mark else problem

@@ -1,0 +1,46 @@
+"""``katib-resume plan``: the objects the controller would create for an Experiment.
+
+Runs the controller's own code on a snapshot where nothing exists yet: admission (with
+defaulting), the Suggestion the Experiment's planner creates, and the children the Suggestion's
+planner ensures, in the order it creates them. Nothing is invented for the preview except that
+no UID exists yet, so owner references carry none.
+"""
+
+from __future__ import annotations
+
+from core.config import ConfigError, KatibConfig
+from core.defaults import default_experiment
+from core.desired import desired_suggestion
+from core.kube import Manifest
+from core.model import Experiment, Suggestion
+from core.observed import Observed
+from core.plan.children import ensure
+from core.policy import traits
+from core.trials import count_trials, trials_to_create
+from core.validation import validate
+from core.volumes import volume_plan
+
+
+class Denied(Exception):
+    """Admission denied the Experiment: the message is Katib's."""
+
+
+def created_objects(experiment: Experiment, config: KatibConfig) -> list[Manifest]:
+    """The Suggestion and its children, as the controller creates them on the first run."""
+    decision = validate(experiment, catalog=config)
+    if not decision.allowed:
+        raise Denied(decision.message)
+    experiment = default_experiment(experiment)
+    requests = trials_to_create(experiment.spec, count_trials(()))
+    suggestion_manifest = desired_suggestion(experiment, requests)
+    suggestion = Suggestion.model_validate(suggestion_manifest)
+    service_config = config.suggestion(suggestion.algorithm)
+    has_volume = traits(suggestion.spec.policy).has_volume
+    volume = volume_plan(suggestion, service_config) if has_volume else None
+    observed = Observed(experiment.namespace, experiment.metadata.name, experiment, suggestion)
+    ensured = ensure(observed, suggestion, config, volume)
+    children = [action.manifest for action in ensured.creates]
+    return [suggestion_manifest, *children]
+
+
+__all__ = ["ConfigError", "Denied", "created_objects"]
