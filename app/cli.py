@@ -49,11 +49,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from app.commands import run  # after parsing: --help never pays for the core's imports
     from app.inputs import InputError
+    from app.output import one_line
 
     try:
         return run(args)
     except InputError as error:
-        print(f"katib-resume: error: {error}", file=sys.stderr)
+        print(f"katib-resume: error: {one_line(str(error))}", file=sys.stderr)
         return EXIT_BAD_INPUT
 
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from app.inputs import InputError, load_config, load_experiment
-from app.output import as_list, render
+from app.output import as_list, one_line, render
 from app.preview import Denied, created_objects
 from core.config import ConfigError
 from core.lifecycle import LIFECYCLES
@@ -39,7 +39,7 @@ def _validate(args: argparse.Namespace) -> int:
     if decision.allowed:
         print(f"allowed: Experiment {new.namespace}/{new.metadata.name}")
         return EXIT_OK
-    print(decision.message, file=sys.stderr)
+    print(one_line(decision.message), file=sys.stderr)
     return EXIT_DENIED
 
 

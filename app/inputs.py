@@ -72,11 +72,14 @@ def load_config(path: str | None) -> KatibConfig:
         raise InputError(f"{origin}: {error}") from None
 
 
-def describe(error: ValidationError) -> str:
-    """The first problem of a pydantic error as ``field.path: message``."""
-    first = error.errors()[0]
-    where = ".".join(str(part) for part in first["loc"]) or "document"
-    return f"{where}: {first['msg']}"
+def describe(error: ValidationError, limit: int = 3) -> str:
+    """The problems of a pydantic error as ``field.path: message``, joined on one line."""
+    problems = [
+        f"{'.'.join(str(part) for part in found['loc']) or 'document'}: {found['msg']}"
+        for found in error.errors()[:limit]
+    ]
+    more = error.error_count() - limit
+    return "; ".join(problems) + (f" (and {more} more)" if more > 0 else "")
 
 
 def _kind_of(data: object) -> str:

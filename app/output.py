@@ -18,3 +18,8 @@ def render(document: Manifest, output: str) -> str:
     if output == "json":
         return json.dumps(document, indent=2) + "\n"
     return yaml.safe_dump(document, sort_keys=False, default_flow_style=False)
+
+
+def one_line(message: str) -> str:
+    """Control characters (a newline in a key of the user's YAML) escaped: one line stays one."""
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in message)
