@@ -145,7 +145,7 @@ def test_bad_input_is_one_line_and_exit_2(
     experiment = tmp_path / ("e.yaml" if "e.yaml" in files else "missing.yaml")
     if "c.yaml" in files:
         experiment = EXAMPLE
-    args = ["plan", "-f", experiment]
+    args: list[str | Path] = ["plan", "-f", experiment]
     if "c.yaml" in files:
         args += ["--config", tmp_path / "c.yaml"]
     done = run(*args)
