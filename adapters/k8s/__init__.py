@@ -1,0 +1,1 @@
+"""The Kubernetes adapter: the only package that will import ``kubernetes`` (issue 4)."""
