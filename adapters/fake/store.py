@@ -1,50 +1,150 @@
 """Object storage of the fake cluster: keys, copies and Kubernetes' bookkeeping fields.
 
-Objects are stored as JSON-like dicts, copied on the way in and out (a caller can never mutate
-the cluster behind its back). Every write bumps a cluster-wide ``resourceVersion``; ``generation``
-moves only when ``spec`` changes; UIDs are deterministic (a counter) so that runs repeat exactly.
+Objects are stored as the JSON the API server would keep, copied on the way in and out (a caller
+can never mutate the cluster behind its back): a tuple comes back a list, and a value JSON cannot
+carry (a ``datetime``, a NaN) is a ``TypeError``/``ValueError`` at the write, as it would be in
+the real client's serializer. Every change bumps a cluster-wide ``resourceVersion`` and appends
+one event to the watch log, whoever made it; a write that changes nothing is a no-op, as in the
+API server (which compares the encoded object before writing to etcd): no new version, no event.
+UIDs are deterministic (a counter) so that runs repeat exactly.
+
+The store also remembers the state of the one object the last change touched (``undo``): that
+is the whole difference between the cluster now and the cluster one change ago, which is what an
+informer cache lagging one event behind shows (``lagging`` and ``lagging_all``).
 """
 
 from __future__ import annotations
 
 import copy
-import itertools
-from collections.abc import Iterator
+import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
+from adapters.fake.watch import EventKind, WatchEvent, WatchLog
 from core.actions import ObjectRef
 from core.kube import Manifest
 
 CLUSTER_SCOPED = frozenset({"PersistentVolume", "Namespace", "StorageClass"})
+Key = tuple[str, str, str, str]
 
 
-def key_of(ref: ObjectRef) -> tuple[str, str, str, str]:
+def key_of(ref: ObjectRef) -> Key:
     namespace = "" if ref.kind in CLUSTER_SCOPED else (ref.namespace or "default")
     return (ref.api_version, ref.kind, namespace, ref.name)
 
 
+def select(
+    objects: Iterable[Manifest],
+    api_version: str,
+    kind: str,
+    namespace: str | None,
+    labels: Mapping[str, str],
+) -> list[Manifest]:
+    """Copies of the objects of a kind in ``namespace`` (``None``: all) matching ``labels``."""
+    found = []
+    for obj in objects:
+        meta = obj["metadata"]
+        if (obj["apiVersion"], obj["kind"]) != (api_version, kind):
+            continue
+        if namespace is not None and meta.get("namespace") != namespace:
+            continue
+        if all(meta.get("labels", {}).get(k) == v for k, v in labels.items()):
+            found.append(copy.deepcopy(obj))
+    return sorted(found, key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
+
+
 @dataclass
 class Store:
-    objects: dict[tuple[str, str, str, str], Manifest] = field(default_factory=dict)
-    _versions: Iterator[int] = field(default_factory=lambda: itertools.count(1))
-    _uids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    objects: dict[Key, Manifest] = field(default_factory=dict)
+    version: int = 0
+    uids: int = 0
+    log: WatchLog = field(default_factory=WatchLog)
+    undo: tuple[Key, Manifest | None] | None = None
 
     def next_version(self) -> str:
-        return str(next(self._versions))
+        self.version += 1
+        return str(self.version)
 
     def next_uid(self) -> str:
-        return f"00000000-0000-4000-8000-{next(self._uids):012d}"
+        self.uids += 1
+        return f"00000000-0000-4000-8000-{self.uids:012d}"
 
     def find(self, ref: ObjectRef) -> Manifest | None:
         return self.objects.get(key_of(ref))
 
     def put(self, ref: ObjectRef, obj: Manifest) -> Manifest:
-        obj["metadata"]["resourceVersion"] = self.next_version()
-        self.objects[key_of(ref)] = obj
+        """Store ``obj`` as the JSON the API server would keep and return a copy of it."""
+        obj = json.loads(json.dumps(obj, allow_nan=False))
+        key = key_of(ref)
+        before = self.objects.get(key)
+        if before is not None and _same(before, obj):
+            return copy.deepcopy(before)
+        version = obj["metadata"]["resourceVersion"] = self.next_version()
+        self.objects[key] = obj
+        self.undo = (key, before)
+        kind: EventKind = "ADDED" if before is None else "MODIFIED"
+        self.log.append(WatchEvent(kind, ObjectRef.of(obj), copy.deepcopy(obj), version))
         return copy.deepcopy(obj)
 
     def drop(self, ref: ObjectRef) -> Manifest | None:
-        return self.objects.pop(key_of(ref), None)
+        key = key_of(ref)
+        obj = self.objects.pop(key, None)
+        if obj is not None:
+            self.undo = (key, obj)
+            last = copy.deepcopy(obj)
+            version = last["metadata"]["resourceVersion"] = self.next_version()
+            self.log.append(WatchEvent("DELETED", ObjectRef.of(last), last, version))
+        return obj
 
     def all(self) -> list[Manifest]:
         return list(self.objects.values())
+
+    def lagging(self, ref: ObjectRef) -> Manifest | None:
+        """The object as it was before the last change."""
+        key = key_of(ref)
+        if self.undo is not None and self.undo[0] == key:
+            return self.undo[1]
+        return self.objects.get(key)
+
+    def lagging_all(self) -> list[Manifest]:
+        """Every object as it was before the last change."""
+        if self.undo is None:
+            return self.all()
+        key, before = self.undo
+        objects = {k: v for k, v in self.objects.items() if k != key}
+        if before is not None:
+            objects[key] = before
+        return list(objects.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        undo = None if self.undo is None else {"key": list(self.undo[0]), "object": self.undo[1]}
+        return {
+            "objects": list(self.objects.values()),
+            "version": self.version,
+            "uids": self.uids,
+            "undo": undo,
+            "watch": {"base": self.log.base, "events": [e.to_dict() for e in self.log.events()]},
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Store:
+        objects = {key_of(ObjectRef.of(obj)): obj for obj in data["objects"]}
+        events = [WatchEvent.from_dict(e) for e in data["watch"]["events"]]
+        raw = data["undo"]
+        undo = None if raw is None else (_key(raw["key"]), raw["object"])
+        log = WatchLog(events, int(data["watch"]["base"]))
+        return cls(objects, int(data["version"]), int(data["uids"]), log, undo)
+
+
+def _same(before: Manifest, after: Manifest) -> bool:
+    """Equal but for ``resourceVersion`` (the writer may have sent another)."""
+    return {**before, "metadata": {**before["metadata"], "resourceVersion": None}} == {
+        **after,
+        "metadata": {**after["metadata"], "resourceVersion": None},
+    }
+
+
+def _key(raw: list[str]) -> Key:
+    api_version, kind, namespace, name = (str(part) for part in raw)
+    return (api_version, kind, namespace, name)

@@ -1,0 +1,217 @@
+"""The fake API server: Kubernetes' rules for reads and writes, with no fault injected.
+
+This is where the fake is honest, so that a bug the real API server would expose is exposed here
+too: a write with a stale ``resourceVersion`` is a ``Conflict``; a delete carries a UID
+precondition; an object with finalizers only gets a ``deletionTimestamp`` and disappears when the
+last finalizer goes, and no finalizer may be added once it is deleting (422, ``Invalid``); the
+status subresource is written separately from spec and ``generation`` moves on spec changes only;
+creation ignores a status and defaults the phase of PVCs and PVs (``Pending``) and a PV's reclaim
+policy (``Retain``), as the API server's defaulting does.
+
+Garbage collection follows owner references for namespaced dependents only: a cluster-scoped
+PV is never collected through an owner reference (since Kubernetes 1.20 a namespaced owner of a
+cluster-scoped object is unresolvable). By default an owner's deletion collects its dependents
+at once; a ``FakeWorld`` makes it background work done by its ticks (``synchronous_gc``), as the
+real garbage collector runs behind the API server.
+
+Admission plugins (``admission``) mutate every object at creation; ``FakeWorld`` installs the
+storage-protection one. ``FakeCluster`` wraps this class with fault injection: Kubernetes' own
+controllers (``FakeWorld``) write here directly, so faults never hit them.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping, Sequence
+
+from adapters.fake.clock import FakeClock
+from adapters.fake.store import CLUSTER_SCOPED, Store, select
+from core.actions import ObjectRef
+from core.kube import Manifest, format_time
+from core.ports import AlreadyExists, Conflict, Invalid, NotFound
+
+Admission = Callable[[Manifest], None]
+_CLAIM_KINDS = ("PersistentVolumeClaim", "PersistentVolume")
+
+
+class ApiServer:
+    def __init__(self, clock: FakeClock, store: Store | None = None) -> None:
+        self.clock = clock
+        self.store = store or Store()
+        self.admission: list[Admission] = []
+        self.synchronous_gc = True
+
+    def get(self, ref: ObjectRef) -> Manifest:
+        return copy.deepcopy(self.existing(ref))
+
+    def list(
+        self, api_version: str, kind: str, namespace: str | None, labels: Mapping[str, str]
+    ) -> Sequence[Manifest]:
+        return select(self.store.all(), api_version, kind, namespace, labels)
+
+    def create(self, manifest: Manifest) -> Manifest:
+        ref = ObjectRef.of(manifest)
+        if self.store.find(ref) is not None:
+            raise AlreadyExists(f"{ref} already exists")
+        obj = copy.deepcopy(manifest)
+        obj.pop("status", None)
+        _default(obj)
+        for plugin in self.admission:
+            plugin(obj)
+        meta = obj["metadata"]
+        if ref.kind in CLUSTER_SCOPED:
+            meta.pop("namespace", None)
+        else:
+            meta.setdefault("namespace", "default")
+        meta.update(
+            uid=self.store.next_uid(),
+            creationTimestamp=format_time(self.clock.now()),
+            generation=1,
+        )
+        for transient in ("deletionTimestamp", "resourceVersion"):
+            meta.pop(transient, None)
+        return self.store.put(ref, obj)
+
+    def update(self, manifest: Manifest) -> Manifest:
+        """Replace metadata (labels, annotations, finalizers, owners) and spec; not status."""
+        ref = ObjectRef.of(manifest)
+        current = self.checked(ref, manifest["metadata"].get("resourceVersion"))
+        obj = copy.deepcopy(current)
+        meta = obj["metadata"]
+        for field in ("labels", "annotations", "finalizers", "ownerReferences"):
+            if field in manifest["metadata"]:
+                meta[field] = copy.deepcopy(manifest["metadata"][field])
+            else:
+                meta.pop(field, None)
+        _no_new_finalizers(ref, current, meta.get("finalizers", []))
+        _replace_spec(obj, manifest.get("spec"))
+        return self._store_or_finish(ref, obj)
+
+    def update_spec(self, ref: ObjectRef, spec: Manifest, resource_version: str | None) -> Manifest:
+        obj = copy.deepcopy(self.checked(ref, resource_version))
+        _replace_spec(obj, spec)
+        return self.store.put(ref, obj)
+
+    def update_status(
+        self, ref: ObjectRef, status: Manifest, resource_version: str | None
+    ) -> Manifest:
+        obj = copy.deepcopy(self.checked(ref, resource_version))
+        obj["status"] = copy.deepcopy(status)
+        return self.store.put(ref, obj)
+
+    def set_finalizers(
+        self, ref: ObjectRef, finalizers: Sequence[str], resource_version: str | None
+    ) -> Manifest:
+        current = self.checked(ref, resource_version)
+        _no_new_finalizers(ref, current, finalizers)
+        obj = copy.deepcopy(current)
+        obj["metadata"]["finalizers"] = list(finalizers)
+        if not finalizers:
+            del obj["metadata"]["finalizers"]
+        return self._store_or_finish(ref, obj)
+
+    def delete(self, ref: ObjectRef, uid: str) -> None:
+        current = self.existing(ref)
+        if uid and current["metadata"]["uid"] != uid:
+            raise Conflict(f"{ref}: UID precondition failed")
+        self._delete(ref, current)
+
+    def existing(self, ref: ObjectRef) -> Manifest:
+        obj = self.store.find(ref)
+        if obj is None:
+            raise NotFound(f"{ref} not found")
+        return obj
+
+    def checked(self, ref: ObjectRef, resource_version: str | None) -> Manifest:
+        current = self.existing(ref)
+        if resource_version is not None and current["metadata"]["resourceVersion"] != str(
+            resource_version
+        ):
+            raise Conflict(
+                f"{ref}: the object has been modified; please apply your changes "
+                "to the latest version and try again"
+            )
+        return current
+
+    def collect_orphans(self) -> int:
+        """One pass of the garbage collector: delete namespaced objects whose owners are gone."""
+        live = {o["metadata"]["uid"] for o in self.store.all()}
+        orphans = [o for o in self.store.all() if _orphaned(o, live)]
+        for obj in orphans:
+            self._delete_if_same(obj)
+        return len(orphans)
+
+    def _delete(self, ref: ObjectRef, current: Manifest) -> None:
+        if current["metadata"].get("finalizers"):
+            if "deletionTimestamp" not in current["metadata"]:
+                obj = copy.deepcopy(current)
+                obj["metadata"]["deletionTimestamp"] = format_time(self.clock.now())
+                self.store.put(ref, obj)
+            return
+        self._finish(ref, current["metadata"]["uid"])
+
+    def _store_or_finish(self, ref: ObjectRef, obj: Manifest) -> Manifest:
+        meta = obj["metadata"]
+        if "deletionTimestamp" in meta and not meta.get("finalizers"):
+            self._finish(ref, meta["uid"])
+            return copy.deepcopy(obj)
+        return self.store.put(ref, obj)
+
+    def _finish(self, ref: ObjectRef, uid: str) -> None:
+        self.store.drop(ref)
+        if self.synchronous_gc:
+            self._collect(uid)
+
+    def _collect(self, owner_uid: str) -> None:
+        """Collect, at once, the namespaced dependents of ``owner_uid`` whose owners are gone."""
+        live = {o["metadata"]["uid"] for o in self.store.all()}
+        for obj in self.store.all():
+            refs = obj["metadata"].get("ownerReferences", [])
+            if any(r.get("uid") == owner_uid for r in refs) and _orphaned(obj, live):
+                self._delete_if_same(obj)
+
+    def _delete_if_same(self, obj: Manifest) -> None:
+        """Delete ``obj`` unless an earlier deletion of this pass already removed it."""
+        ref = ObjectRef.of(obj)
+        current = self.store.find(ref)
+        if current is not None and current["metadata"]["uid"] == obj["metadata"]["uid"]:
+            self._delete(ref, current)
+
+
+def _orphaned(obj: Manifest, live: set[str]) -> bool:
+    refs = obj["metadata"].get("ownerReferences", [])
+    if obj["kind"] in CLUSTER_SCOPED or not refs:
+        return False
+    return all(r.get("uid") not in live for r in refs)
+
+
+def _replace_spec(obj: Manifest, spec: Manifest | None) -> None:
+    if spec == obj.get("spec"):
+        return
+    if spec is None:
+        del obj["spec"]
+    else:
+        obj["spec"] = copy.deepcopy(spec)
+    obj["metadata"]["generation"] = obj["metadata"].get("generation", 1) + 1
+
+
+def _no_new_finalizers(ref: ObjectRef, current: Manifest, finalizers: Sequence[str]) -> None:
+    meta = current["metadata"]
+    added = set(finalizers) - set(meta.get("finalizers", []))
+    if "deletionTimestamp" in meta and added:
+        raise Invalid(
+            f"{ref}: metadata.finalizers: Forbidden: no new finalizers can be added "
+            f"if the object is being deleted, found new finalizers {sorted(added)}"
+        )
+
+
+def _default(obj: Manifest) -> None:
+    """The API server's defaulting (phase, reclaim policy) and one validation of volume kinds."""
+    if obj["kind"] not in _CLAIM_KINDS or obj["apiVersion"] != "v1":
+        return
+    spec = obj.setdefault("spec", {})
+    obj["status"] = {"phase": "Pending"}
+    if obj["kind"] == "PersistentVolume":
+        spec.setdefault("persistentVolumeReclaimPolicy", "Retain")
+    elif not ((spec.get("resources") or {}).get("requests") or {}).get("storage"):
+        raise Invalid(f"{ObjectRef.of(obj)}: spec.resources[storage]: Required value")

@@ -1,0 +1,81 @@
+"""The fake cluster's watch: one ordered log of every change, bounded like etcd's history.
+
+A Kubernetes watch delivers ``ADDED``, ``MODIFIED`` and ``DELETED`` events in ``resourceVersion``
+order, for every change whoever made it: a client, the garbage collector, a finalizer that
+completes a deletion, a controller. The store appends one event per change here, so a test can
+assert the order of what happened and an informer-like consumer can follow the cluster.
+
+The log keeps only the last ``capacity`` events, as etcd compacts its history: a consumer whose
+cursor points before the oldest kept event has missed changes it can never replay and gets
+``Gone``, the cue to list again. A cursor is the number of events seen so far (0 at the start),
+so ``changes_since(cursor)`` returns the events after it and the cursor to pass next time.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from core.actions import ObjectRef
+from core.kube import Manifest
+from core.ports import Gone
+
+EventKind = Literal["ADDED", "MODIFIED", "DELETED"]
+CAPACITY = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class WatchEvent:
+    """One change: ``object`` is the object after it (for ``DELETED``, its last state)."""
+
+    type: EventKind
+    ref: ObjectRef
+    object: Manifest
+    resource_version: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "object": self.object, "resourceVersion": self.resource_version}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> WatchEvent:
+        kind: EventKind = data["type"]
+        if kind not in ("ADDED", "MODIFIED", "DELETED"):
+            raise ValueError(f"unknown watch event type {kind!r}")
+        obj = data["object"]
+        return cls(kind, ObjectRef.of(obj), obj, str(data["resourceVersion"]))
+
+
+class WatchLog:
+    """The last ``capacity`` events; ``base`` counts the events compacted away before them."""
+
+    def __init__(
+        self, events: Iterable[WatchEvent] = (), base: int = 0, capacity: int = CAPACITY
+    ) -> None:
+        self._events: deque[WatchEvent] = deque(events, maxlen=capacity)
+        self.base = base
+
+    @property
+    def cursor(self) -> int:
+        """The cursor after the newest event."""
+        return self.base + len(self._events)
+
+    def append(self, event: WatchEvent) -> None:
+        if len(self._events) == self._events.maxlen:
+            self.base += 1
+        self._events.append(event)
+
+    def since(self, cursor: int) -> tuple[int, list[WatchEvent]]:
+        """The events after ``cursor`` (copies) and the new cursor; ``Gone`` if compacted."""
+        if cursor < self.base:
+            raise Gone(f"watch cursor {cursor} is too old: the oldest kept is {self.base}")
+        if cursor > self.cursor:
+            raise ValueError(f"watch cursor {cursor} is ahead of the log ({self.cursor})")
+        events = itertools.islice(self._events, cursor - self.base, None)
+        return self.cursor, [copy.deepcopy(event) for event in events]
+
+    def events(self) -> list[WatchEvent]:
+        return list(self._events)

@@ -1,0 +1,91 @@
+"""Saving and loading the fake cluster: a full round trip, and a writer killed mid-way."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from adapters.fake import FakeCluster, FakeWorld, StateFileError, load, save
+from adapters.fake.persistence import STATE_FILE
+from core.actions import ObjectRef
+from tests.integration.test_fake_world import DEPLOYMENT, NS, available, deployment, pvc
+
+
+def busy_world(state_dir: Path) -> FakeWorld:
+    """A world mid-way: a bound claim, a Deployment one tick from ready, events, time moved."""
+    cluster, world = load(state_dir, ready_after_ticks=2)
+    cluster.create(pvc())
+    cluster.create(deployment())
+    cluster.record_event(ObjectRef.of(deployment()), "Normal", "Created", "created it")
+    cluster.clock.advance(42)
+    world.tick()
+    return world
+
+
+def test_a_missing_state_file_is_an_empty_cluster(tmp_path: Path) -> None:
+    cluster, world = load(tmp_path)
+    assert cluster.store.all() == [] and cluster.cursor == 0
+    assert world.volume_root == tmp_path / "volumes" and world.volume_root.is_dir()
+
+
+def test_save_and_load_round_trip_everything(tmp_path: Path) -> None:
+    world = busy_world(tmp_path)
+    cluster = world.cluster
+    assert not available(cluster)
+    save(world, tmp_path)
+    again, restored = load(tmp_path)
+    assert again.store.to_dict() == cluster.store.to_dict()
+    assert again.events == cluster.events and again.clock.now() == cluster.clock.now()
+    assert again.cursor == cluster.cursor
+    assert restored.ticks == 1 and restored.ready_after_ticks == 2
+    assert restored.kubelet.pods == world.kubelet.pods
+    restored.tick()  # the kubelet's timer carried over: ready on the second tick
+    assert available(again)
+    later = again.create(deployment(None) | {"metadata": {"name": "x", "namespace": NS}})
+    assert int(later["metadata"]["resourceVersion"]) > cluster.store.version  # counters carried
+    assert later["metadata"]["uid"] not in {o["metadata"]["uid"] for o in cluster.store.all()}
+    directory = restored.volume_dir(NS, DEPLOYMENT.name)
+    assert directory is not None and directory.is_relative_to(tmp_path / "volumes")
+
+
+def test_the_watch_survives_a_restart(tmp_path: Path) -> None:
+    world = busy_world(tmp_path)
+    cursor = world.cluster.cursor - 2
+    expected = world.cluster.changes_since(cursor)
+    world.save(tmp_path)
+    assert load(tmp_path)[0].changes_since(cursor) == expected
+
+
+def test_a_writer_killed_before_the_rename_leaves_the_previous_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world = busy_world(tmp_path)
+    path = save(world, tmp_path)
+    before = path.read_bytes()
+    world.cluster.create(deployment(None) | {"metadata": {"name": "later", "namespace": NS}})
+
+    def killed(src: object, dst: object) -> None:
+        raise OSError("killed before the rename")
+
+    monkeypatch.setattr(os, "replace", killed)
+    with pytest.raises(OSError, match="killed"):
+        save(world, tmp_path)
+    monkeypatch.undo()
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == [STATE_FILE, "volumes"]
+    assert len(load(tmp_path)[0].list("apps/v1", "Deployment", NS, {})) == 1
+
+
+@pytest.mark.parametrize("content", [b"{not json", b"\xff\xfe", b'{"format": 99}', b"[]"])
+def test_an_unreadable_state_file_is_an_error_naming_it(tmp_path: Path, content: bytes) -> None:
+    (tmp_path / STATE_FILE).write_bytes(content)
+    with pytest.raises(StateFileError, match=str(tmp_path / STATE_FILE)):
+        load(tmp_path)
+
+
+def test_a_world_is_saved_beside_its_volumes_only(tmp_path: Path) -> None:
+    world = FakeWorld(FakeCluster(), tmp_path / "elsewhere")
+    with pytest.raises(ValueError, match="beside"):
+        save(world, tmp_path)
