@@ -1,0 +1,22 @@
+"""The suggestion service (random and grid search) that resumes from its volume.
+
+``SuggestionServer`` is what an embedding runtime deploys in place of Katib's suggestion
+Deployment: ``validate`` answers ``ValidateAlgorithmSettings``, ``get_suggestions`` answers
+``GetSuggestions``, and with a ``data_dir`` (the ``FromVolume`` PVC) its state survives a restart.
+"""
+
+from adapters.local.suggestion.algorithms import SettingsError, validate
+from adapters.local.suggestion.server import StartReport, SuggestionServer
+from adapters.local.suggestion.space import SearchSpace, SpaceError, parse_space
+from adapters.local.suggestion.state import FILE_NAME
+
+__all__ = [
+    "FILE_NAME",
+    "SearchSpace",
+    "SettingsError",
+    "SpaceError",
+    "StartReport",
+    "SuggestionServer",
+    "parse_space",
+    "validate",
+]

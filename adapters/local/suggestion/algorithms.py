@@ -1,0 +1,188 @@
+"""The search algorithms, ``random`` and ``grid``, and Katib's ``ValidateAlgorithmSettings``.
+
+An algorithm is written so that its whole progress is one JSON value, the *cursor*: the state of
+the ``random.Random`` for random search, the index of the next grid point for grid search. That
+is what makes resuming exact. ``draw(cursor, n, seen)`` returns ``n`` points and the next cursor
+and never mutates anything, so the server can save the new state *before* it adopts it (a failed
+save leaves the old state in place), and ``replay(history)`` turns a trial history back into a
+cursor when the saved state is lost.
+
+Random search makes exactly one draw per parameter per point, so the ``k``-th point of a seed is
+always the same; the ``random_state`` setting, like in Katib's services, overrides the seed the
+server was given. Grid search enumerates the Cartesian product in parameter order and skips a
+point already in ``seen`` (the points issued so far), so that even a history it did not produce
+itself is never issued twice; when the grid is exhausted it returns fewer points.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence, Set
+from typing import Any, Protocol
+
+from adapters.local.suggestion.space import Point, SearchSpace, SpaceError, parse_space
+from core.model import Experiment
+from core.observed import VALID, Outcome, Validation
+
+SETTINGS: dict[str, tuple[str, ...]] = {"random": ("random_state",), "grid": ()}
+"""The algorithms this service implements, with the algorithm settings each accepts."""
+
+
+class SettingsError(ValueError):
+    """The Experiment's algorithm or its settings cannot be run; the message says why."""
+
+
+class Search(Protocol):
+    name: str
+    space: SearchSpace
+
+    def start(self) -> Any:
+        """The cursor of a search that has issued nothing."""
+        ...
+
+    def draw(self, cursor: Any, count: int, seen: Set[Point]) -> tuple[list[Point], Any]:
+        """Up to ``count`` new points after ``cursor``, and the cursor after them."""
+        ...
+
+    def replay(self, history: Sequence[Point]) -> tuple[Any, int | None]:
+        """The cursor after ``history``, and the index where it differs from our own sequence."""
+        ...
+
+    def check(self, cursor: Any) -> None:
+        """Raise ``ValueError`` unless ``cursor`` is a cursor of this algorithm."""
+        ...
+
+
+class RandomSearch:
+    name = "random"
+
+    def __init__(self, space: SearchSpace, seed: int) -> None:
+        self.space, self.seed = space, seed
+
+    def start(self) -> Any:
+        return _encode(random.Random(self.seed).getstate())
+
+    def draw(self, cursor: Any, count: int, seen: Set[Point]) -> tuple[list[Point], Any]:
+        rng = random.Random()
+        rng.setstate(_decode(cursor))
+        points = [self.space.sample(rng) for _ in range(count)]
+        return points, _encode(rng.getstate())
+
+    def replay(self, history: Sequence[Point]) -> tuple[Any, int | None]:
+        """Re-seed and draw as many points as the history holds, noting the first difference."""
+        drawn, cursor = self.draw(self.start(), len(history), frozenset())
+        pairs = enumerate(zip(drawn, history, strict=True))
+        differ = (i for i, (ours, theirs) in pairs if ours != theirs)
+        return cursor, next(differ, None)
+
+    def check(self, cursor: Any) -> None:
+        try:
+            random.Random().setstate(_decode(cursor))
+        except (TypeError, OverflowError, IndexError) as error:
+            raise ValueError(f"not a random-search cursor: {error}") from None
+
+
+class GridSearch:
+    name = "grid"
+
+    def __init__(self, space: SearchSpace) -> None:
+        self.space, self.size = space, space.grid_size or 0
+
+    def start(self) -> Any:
+        return 0
+
+    def draw(self, cursor: Any, count: int, seen: Set[Point]) -> tuple[list[Point], Any]:
+        points: list[Point] = []
+        position = int(cursor)
+        while len(points) < count and position < self.size:
+            point = self.space.grid_point(position)
+            position += 1
+            if point not in seen:
+                points.append(point)
+        return points, position
+
+    def replay(self, history: Sequence[Point]) -> tuple[Any, int | None]:
+        """Past the history if it is our own prefix; else from the start, skipping its points."""
+        ours = self.space.grid_point
+        differ = (i for i, point in enumerate(history) if i >= self.size or point != ours(i))
+        first = next(differ, None)
+        return (len(history) if first is None else 0), first
+
+    def check(self, cursor: Any) -> None:
+        if type(cursor) is not int or not 0 <= cursor <= self.size:
+            raise ValueError(f"not a grid position: {cursor!r}")
+
+
+def build(experiment: Experiment, seed: int) -> Search:
+    """The Experiment's search, seeded; raises ``SettingsError`` or ``SpaceError``."""
+    algorithm = experiment.spec.algorithm.algorithm_name
+    if algorithm not in SETTINGS:
+        known = ", ".join(sorted(SETTINGS))
+        raise SettingsError(f"unknown algorithm {algorithm!r}: this service implements {known}")
+    settings = _settings(experiment)
+    space = parse_space((experiment.spec.model_extra or {}).get("parameters"))
+    if algorithm == "grid":
+        _check_steps(space)
+        return GridSearch(space)
+    return RandomSearch(space, _random_state(settings, seed))
+
+
+def validate(experiment: Experiment) -> Validation:
+    """Katib's ``ValidateAlgorithmSettings``: INVALID with the reason, or VALID."""
+    try:
+        build(experiment, seed=0)
+    except (SettingsError, SpaceError) as error:
+        return Validation(Outcome.INVALID, str(error))
+    return VALID
+
+
+def seed_of(experiment: Experiment, seed: int) -> int:
+    """The seed the search really uses: ``random_state`` when given, else ``seed``."""
+    return _random_state(_settings(experiment), seed)
+
+
+def _settings(experiment: Experiment) -> dict[str, str]:
+    algorithm = experiment.spec.algorithm
+    allowed = SETTINGS.get(algorithm.algorithm_name, ())
+    settings: dict[str, str] = {}
+    for setting in algorithm.algorithm_settings:
+        if setting.name not in allowed:
+            known = ", ".join(allowed) or "none"
+            raise SettingsError(
+                f"unknown algorithm setting {setting.name!r} for algorithm"
+                f" {algorithm.algorithm_name!r} (it accepts: {known})"
+            )
+        if setting.name in settings:
+            raise SettingsError(f"algorithm setting {setting.name!r} is given twice")
+        settings[setting.name] = setting.value
+    return settings
+
+
+def _random_state(settings: dict[str, str], seed: int) -> int:
+    if "random_state" not in settings:
+        return seed
+    try:
+        return int(settings["random_state"])
+    except ValueError:
+        value = settings["random_state"]
+        message = f"algorithm setting random_state must be an integer, got {value!r}"
+        raise SettingsError(message) from None
+
+
+def _check_steps(space: SearchSpace) -> None:
+    for parameter in space.parameters:
+        if parameter.count is None:
+            raise SettingsError(
+                f"grid search needs a step for every double parameter: parameter"
+                f" {parameter.name!r} has no feasibleSpace.step"
+            )
+
+
+def _encode(state: tuple[Any, ...]) -> Any:
+    version, internal, gauss = state
+    return [version, list(internal), gauss]
+
+
+def _decode(cursor: Any) -> tuple[Any, ...]:
+    version, internal, gauss = cursor
+    return (version, tuple(internal), gauss)

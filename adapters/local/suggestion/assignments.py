@@ -1,0 +1,79 @@
+"""Trial assignments as Katib's controller stores them, and their names.
+
+An assignment is ``{name, parameterAssignments: [{name, value}]}`` (the controller may add
+``labels`` or ``earlyStoppingRules``; we ignore them when comparing). Two assignments are the same
+when their ``key`` is: the name and the values in order.
+
+Names are ``<experiment>-<8 lowercase alphanumerics>`` like Katib's, but derived from a SHA-256
+of ``(seed, index)`` rather than drawn at random, so a rebuilt server gives the ``k``-th
+assignment the same name as the server it replaces. Eight base-36 characters can still collide,
+so a name already taken is re-derived with an attempt counter; because ``taken`` is the set of
+names issued before, the choice is itself deterministic.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Set
+from typing import Any
+
+from adapters.local.suggestion.space import Point
+from core.model.base import Manifest
+
+ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
+SUFFIX_LENGTH = 8
+
+Key = tuple[str, Point]
+
+
+def name_for(experiment: str, seed: int, index: int, taken: Set[str]) -> str:
+    """The ``index``-th assignment's name: deterministic, and not one of ``taken``."""
+    attempt = 0
+    while True:
+        digest = hashlib.sha256(f"{seed}:{index}:{attempt}".encode()).digest()
+        number = int.from_bytes(digest[:8], "big")
+        suffix = "".join(ALPHABET[(number // 36**i) % 36] for i in range(SUFFIX_LENGTH))
+        name = f"{experiment}-{suffix}"
+        if name not in taken:
+            return name
+        attempt += 1
+
+
+def assignment(name: str, point: Point) -> Manifest:
+    """The assignment as the service returns it (and as ``status.suggestions`` stores it)."""
+    values = [{"name": parameter, "value": value} for parameter, value in point]
+    return {"name": name, "parameterAssignments": values}
+
+
+def point_of(manifest: Manifest) -> Point:
+    """The values of an assignment, read leniently: a history is data we did not write."""
+    values = manifest.get("parameterAssignments") or []
+    return tuple(
+        (str(v.get("name", "")), str(v.get("value", ""))) for v in values if isinstance(v, dict)
+    )
+
+
+def key_of(manifest: Manifest) -> Key:
+    return str(manifest.get("name", "")), point_of(manifest)
+
+
+def normalized(manifests: Iterable[Manifest]) -> tuple[Manifest, ...]:
+    """The assignments reduced to what the service itself returns (a copy we may keep)."""
+    return tuple(assignment(*key_of(m)) for m in manifests)
+
+
+def well_formed(item: Any) -> bool:
+    """Whether ``item`` has exactly the shape ``assignment`` produces (for loading state)."""
+    if not isinstance(item, dict) or set(item) != {"name", "parameterAssignments"}:
+        return False
+    values = item["parameterAssignments"]
+    return (
+        isinstance(item["name"], str)
+        and isinstance(values, list)
+        and all(
+            isinstance(v, dict)
+            and set(v) == {"name", "value"}
+            and all(isinstance(x, str) for x in v.values())
+            for v in values
+        )
+    )

@@ -1,0 +1,228 @@
+"""The suggestion service, in process: Katib's ``GetSuggestions`` with resumable state.
+
+Theory of operation. The server's answer is a pure function of the Experiment, the seed and the
+assignments issued so far, and the state it keeps (``SearchState``) is exactly what it needs to
+continue that function. So there are three ways to stand at assignment ``n``, which must agree:
+
+- **restored**: the state file on the volume is read back (``state.py``);
+- **rebuilt**: the file is missing or cannot be trusted, so the trial history the controller
+  holds (the Suggestion's ``status.suggestions``) is replayed through the algorithm;
+- **uninterrupted**: the server never stopped.
+
+A restored state is used only if the history is a prefix of it: it may be *ahead* of the history
+(a response was lost, or the controller crashed before recording it) but never behind or
+different, since the controller's list is what Trials were made from.
+
+``get_suggestions(have, total)`` returns the assignments ``len(have) .. total - 1``. Those the
+server already issued are served again, unchanged, before any new one is generated: a lost
+response is re-delivered, never skipped nor repeated. If ``have`` is not a prefix of what the
+server issued, the server re-synchronises on ``have`` as it would on start (level-based: the
+controller's list wins). A batch that changes the state is saved before it is returned, so
+nothing is handed out that the volume does not remember; if the save fails, the server keeps its
+previous state and the next call produces the same batch again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Literal
+
+from adapters.local.suggestion import state as store
+from adapters.local.suggestion.algorithms import Search, SettingsError, build, seed_of, validate
+from adapters.local.suggestion.assignments import (
+    assignment,
+    key_of,
+    name_for,
+    normalized,
+    point_of,
+)
+from adapters.local.suggestion.space import SpaceError
+from adapters.local.suggestion.state import SearchState, StateProblem
+from core.model import Experiment, Manifest
+from core.observed import Validation
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    """What start found on the volume: a resumable state, or why not (``trouble`` if wrong)."""
+
+    state: SearchState | None
+    why: str
+    trouble: bool = False
+    kept: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class StartReport:
+    """Where the server's state came from, and why, in words for the user."""
+
+    source: Literal["new", "restored", "rebuilt"]
+    reason: str
+
+
+class SuggestionServer:
+    """One Experiment's suggestion service; ``data_dir`` is its volume (``None``: no volume).
+
+    ``seed`` must be stable across restarts (e.g. derived from the Experiment's UID): it is part
+    of the saved state's identity, and a different seed means a different sequence.
+    """
+
+    def __init__(self, experiment: Experiment, seed: int, data_dir: Path | None) -> None:
+        self.experiment, self.seed, self.data_dir = experiment, seed, data_dir
+        self._search: Search | None = None
+        self._state: SearchState | None = None
+        self._invalid: ValueError | None = None
+
+    @property
+    def path(self) -> Path | None:
+        """The state file, or ``None`` without a volume (``LongRunning``, ``Never``)."""
+        return None if self.data_dir is None else self.data_dir / store.FILE_NAME
+
+    @property
+    def issued(self) -> tuple[Manifest, ...]:
+        """Every assignment issued so far, in order (copies)."""
+        return normalized(self._state.issued) if self._state else ()
+
+    def validate(self) -> Validation:
+        """Katib's ``ValidateAlgorithmSettings``; needs no ``start`` (Katib asks a fresh pod)."""
+        return validate(self.experiment)
+
+    def start(self, history: Sequence[Manifest]) -> StartReport:
+        """Restore the saved state, or rebuild it from ``history``; see the module docstring."""
+        self._search, self._state, self._invalid = None, None, None
+        try:
+            search = build(self.experiment, self.seed)
+        except (SettingsError, SpaceError) as error:
+            self._invalid = error
+            return StartReport("new", f"suggestion state not loaded: {error}")
+        found = self._saved(search, history)
+        if found.state is not None:
+            self._search, self._state = search, found.state
+            return StartReport("restored", f"{found.why} ({_count(len(found.state.issued))})")
+        rebuilt, differ = self._rebuild(search, history)
+        self._save(rebuilt)
+        self._search, self._state = search, rebuilt
+        if not found.trouble and not history:
+            return StartReport("new", f"{found.why}: a new search")
+        reason = _rebuilt(found.why, len(history), differ)
+        return StartReport("rebuilt", reason + (f"; {found.kept}" if found.kept else ""))
+
+    def get_suggestions(self, have: Sequence[Manifest], total: int) -> list[Manifest]:
+        """The assignments ``len(have) .. total - 1``: re-served if issued, else new."""
+        search, state = self._running()
+        if not _is_prefix(have, state.issued):
+            state = self._rebuild(search, have)[0]
+        if total > len(state.issued):
+            state = self._extend(search, state, total - len(state.issued))
+        if state is not self._state:
+            self._save(state)
+            self._state = state
+        return list(normalized(state.issued[len(have) : total]))
+
+    def stop(self) -> None:
+        """Forget the in-memory state; everything worth keeping is already on the volume."""
+        self._search, self._state, self._invalid = None, None, None
+
+    def _running(self) -> tuple[Search, SearchState]:
+        if self._invalid is not None:
+            raise self._invalid
+        if self._search is None or self._state is None:
+            raise RuntimeError("the suggestion server is not started")
+        return self._search, self._state
+
+    def _new_state(self, search: Search) -> SearchState:
+        meta = self.experiment.metadata
+        return SearchState(
+            experiment=f"{meta.namespace or 'default'}/{meta.name}",
+            algorithm=search.name,
+            seed=seed_of(self.experiment, self.seed),
+            space=search.space.fingerprint(),
+            cursor=search.start(),
+        )
+
+    def _saved(self, search: Search, history: Sequence[Manifest]) -> _Found:
+        """The saved state if it can be resumed; else why not, and whether that is trouble."""
+        if self.path is None:
+            return _Found(None, "no suggestion volume (state kept in memory only)")
+        try:
+            saved = store.load(self.path)
+            search.check(saved.cursor)
+        except StateProblem as problem:
+            if problem.kind == "missing":
+                return _Found(None, f"suggestion state missing from {self.data_dir}")
+            return self._discard(f"suggestion state corrupt ({problem.detail})")
+        except ValueError as error:
+            return self._discard(f"suggestion state corrupt ({error})")
+        why = self._unusable(saved, search, history)
+        if why:
+            return self._discard(why)
+        return _Found(saved, f"suggestion state restored from {self.path}")
+
+    def _unusable(self, saved: SearchState, search: Search, history: Sequence[Manifest]) -> str:
+        """Why a sound state file still cannot be resumed here ("" if it can)."""
+        expected = self._new_state(search).identity()
+        if saved.identity() != expected:
+            fields = ("experiment", "algorithm", "seed", "search space")
+            pairs = zip(fields, saved.identity(), expected, strict=True)
+            differ = ", ".join(name for name, old, new in pairs if old != new)
+            return f"suggestion state in {self.path} is for another search ({differ} changed)"
+        if not _is_prefix(history, saved.issued):
+            held, known = _count(len(saved.issued)), _count(len(history))
+            return f"suggestion state in {self.path} ({held}) disagrees with the history ({known})"
+        return ""
+
+    def _discard(self, why: str) -> _Found:
+        """Move an unusable state file aside (for a post-mortem) rather than overwrite it."""
+        assert self.path is not None
+        kept = self.path.with_name(self.path.name + ".discarded")
+        with contextlib.suppress(OSError):
+            os.replace(self.path, kept)
+            return _Found(None, why, trouble=True, kept=f"the old file is kept as {kept.name}")
+        return _Found(None, why, trouble=True)
+
+    def _rebuild(
+        self, search: Search, history: Sequence[Manifest]
+    ) -> tuple[SearchState, int | None]:
+        issued = normalized(history)
+        cursor, differ = search.replay([point_of(m) for m in issued])
+        return replace(self._new_state(search), cursor=cursor, issued=issued), differ
+
+    def _extend(self, search: Search, state: SearchState, count: int) -> SearchState:
+        names = {key_of(m)[0] for m in state.issued}
+        points, cursor = search.draw(state.cursor, count, {point_of(m) for m in state.issued})
+        issued = list(state.issued)
+        for point in points:
+            name = name_for(self.experiment.metadata.name, state.seed, len(issued), names)
+            names.add(name)
+            issued.append(assignment(name, point))
+        return replace(state, cursor=cursor, issued=tuple(issued))
+
+    def _save(self, state: SearchState) -> None:
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            store.save(self.path, state)
+
+
+def _is_prefix(have: Sequence[Manifest], issued: Sequence[Manifest]) -> bool:
+    return len(have) <= len(issued) and all(
+        key_of(ours) == key_of(theirs) for ours, theirs in zip(have, issued, strict=False)
+    )
+
+
+def _count(n: int) -> str:
+    return f"{n} assignment" if n == 1 else f"{n} assignments"
+
+
+def _rebuilt(why: str, replayed: int, differ: int | None) -> str:
+    reason = f"{why}: rebuilt by replaying {_count(replayed)}"
+    if differ is None:
+        return reason
+    return (
+        f"{reason}; the replay differs from the history from assignment {differ + 1} on"
+        " (another seed or version?), so the search continues after the history's last"
+        " assignment and never issues one of its assignments again"
+    )

@@ -1,0 +1,201 @@
+"""The search space: an Experiment's ``spec.parameters``, parsed once and checked.
+
+Katib writes every bound as a string (``min: "0.01"``), so parsing is where a bad space is
+caught, and a bad space must be a clear ``SpaceError`` (it becomes the ``Validation failed: ...``
+message a user reads), never a ``ValueError`` from deep inside a draw.
+
+Bounds are parsed as ``Decimal`` so that a grid over ``min + i * step`` lands on the values a
+user expects (``0.03``, not ``0.030000000000000002``); ``int`` bounds become exact Python ints.
+Values are rendered as Katib renders them, as strings: integers as integers, doubles as
+``repr(float)`` (the shortest text that reads back as the same float), and ``discrete`` /
+``categorical`` entries exactly as the user wrote them, so that a value is always literally one
+of the list's entries.
+
+Every parameter but a ``double`` without ``step`` is a finite *axis* (``count`` values, the
+``i``-th given by ``value(i)``); grid search enumerates the Cartesian product of the axes by
+index, without materialising it, and random search draws an index uniformly. A ``double`` without
+``step`` is continuous and only random search can sample it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+from dataclasses import asdict, dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+TYPES = ("double", "int", "discrete", "categorical")
+DISTRIBUTIONS = ("", "uniform")
+
+Point = tuple[tuple[str, str], ...]
+"""One assignment's values: ``(parameter name, rendered value)`` pairs in parameter order."""
+
+
+class SpaceError(ValueError):
+    """The Experiment's ``spec.parameters`` cannot be searched; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Parameter:
+    """One parameter; ``low``/``high``/``step`` are set for numbers, ``choices`` for lists."""
+
+    name: str
+    type: str
+    low: Decimal = Decimal(0)
+    high: Decimal = Decimal(0)
+    step: Decimal | None = None
+    choices: tuple[str, ...] = ()
+
+    @property
+    def count(self) -> int | None:
+        """How many values the parameter takes; ``None`` for a continuous double."""
+        if self.choices:
+            return len(self.choices)
+        if self.step is None:
+            return None
+        if self.type == "int":
+            return (int(self.high) - int(self.low)) // int(self.step) + 1
+        return int((self.high - self.low) // self.step) + 1
+
+    def value(self, index: int) -> str:
+        """The ``index``-th value of a finite parameter, rendered."""
+        if self.choices:
+            return self.choices[index]
+        assert self.step is not None, "value() of a continuous double"
+        if self.type == "int":
+            return str(int(self.low) + index * int(self.step))
+        return repr(float(min(self.low + index * self.step, self.high)))
+
+    def sample(self, rng: random.Random) -> str:
+        """One uniform draw: an index of a finite axis, or a float between the bounds."""
+        count = self.count
+        if count is not None:
+            return self.value(rng.randrange(count))
+        return repr(rng.uniform(float(self.low), float(self.high)))
+
+
+@dataclass(frozen=True, slots=True)
+class SearchSpace:
+    parameters: tuple[Parameter, ...]
+
+    @property
+    def grid_size(self) -> int | None:
+        """Points in the Cartesian product; ``None`` if a parameter is continuous."""
+        size = 1
+        for parameter in self.parameters:
+            count = parameter.count
+            if count is None:
+                return None
+            size *= count
+        return size
+
+    def grid_point(self, index: int) -> Point:
+        """The ``index``-th point of the product, the last parameter varying fastest."""
+        values: list[tuple[str, str]] = []
+        for parameter in reversed(self.parameters):
+            index, digit = divmod(index, parameter.count or 1)
+            values.append((parameter.name, parameter.value(digit)))
+        return tuple(reversed(values))
+
+    def sample(self, rng: random.Random) -> Point:
+        """One random point: exactly one draw per parameter, in parameter order."""
+        return tuple((p.name, p.sample(rng)) for p in self.parameters)
+
+    def fingerprint(self) -> str:
+        """A digest of the parsed space, so saved state is never resumed on another space."""
+        data = [{k: str(v) for k, v in asdict(p).items()} for p in self.parameters]
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+
+def parse_space(raw: Any) -> SearchSpace:
+    """``spec.parameters`` as Katib's JSON, checked; raises ``SpaceError``."""
+    if not isinstance(raw, list) or not raw:
+        raise SpaceError("spec.parameters must be a non-empty list of parameters")
+    parameters = tuple(_parameter(i, item) for i, item in enumerate(raw))
+    names = [p.name for p in parameters]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise SpaceError(f"parameter names must be unique, repeated: {', '.join(duplicates)}")
+    return SearchSpace(parameters)
+
+
+def _parameter(position: int, item: Any) -> Parameter:
+    if not isinstance(item, dict) or not isinstance(item.get("name"), str) or not item["name"]:
+        raise SpaceError(f"spec.parameters[{position}] must be a mapping with a non-empty name")
+    name, type_ = item["name"], item.get("parameterType")
+    space = item.get("feasibleSpace") or {}
+    if type_ not in TYPES:
+        raise SpaceError(f"parameter {name!r}: parameterType must be one of {', '.join(TYPES)}")
+    if not isinstance(space, dict):
+        raise SpaceError(f"parameter {name!r}: feasibleSpace must be a mapping")
+    if space.get("distribution", "") not in DISTRIBUTIONS:
+        raise SpaceError(
+            f"parameter {name!r}: distribution {space['distribution']!r} is not supported"
+            " (this suggestion service samples uniformly)"
+        )
+    if type_ in ("discrete", "categorical"):
+        return Parameter(name, type_, choices=_choices(name, type_, space.get("list")))
+    return _numeric(name, type_, space)
+
+
+def _choices(name: str, type_: str, raw: Any) -> tuple[str, ...]:
+    if not isinstance(raw, list) or not raw:
+        raise SpaceError(f"parameter {name!r}: a {type_} parameter needs a non-empty list")
+    choices = tuple(_text(name, "list entry", entry) for entry in raw)
+    if type_ == "discrete":
+        for choice in choices:
+            _number(name, "list entry", choice)
+    if len(set(choices)) < len(choices):
+        raise SpaceError(f"parameter {name!r}: the list has a repeated value")
+    return choices
+
+
+def _numeric(name: str, type_: str, space: dict[str, Any]) -> Parameter:
+    integer = type_ == "int"
+    low = _number(name, "min", _text(name, "min", space.get("min")), integer=integer)
+    high = _number(name, "max", _text(name, "max", space.get("max")), integer=integer)
+    if high < low:
+        raise SpaceError(f"parameter {name!r}: max ({high}) is less than min ({low})")
+    if not math.isfinite(float(high) - float(low)):
+        raise SpaceError(f"parameter {name!r}: the range from min to max is too wide")
+    step: Decimal | None = Decimal(1) if integer else None
+    if space.get("step") not in (None, ""):
+        step = _number(name, "step", _text(name, "step", space["step"]), integer=integer)
+        if step <= 0:
+            raise SpaceError(f"parameter {name!r}: step must be positive, got {step}")
+    if step is not None and not integer and not _distinct(low, high, step):
+        raise SpaceError(f"parameter {name!r}: step {step} is too small to tell values apart")
+    return Parameter(name, type_, low=low, high=high, step=step)
+
+
+def _distinct(low: Decimal, high: Decimal, step: Decimal) -> bool:
+    """Whether neighbouring grid values stay different floats (two ulps apart at the widest).
+
+    Without this, ``min + i * step`` and ``min + (i + 1) * step`` could render as the same text
+    and a grid would issue one point twice.
+    """
+    return float(step) >= 2 * math.ulp(max(abs(float(low)), abs(float(high))))
+
+
+def _text(name: str, field: str, raw: Any) -> str:
+    """Katib stores strings; a plain YAML number is accepted and read as its text."""
+    if isinstance(raw, str) and raw.strip():
+        return raw
+    if isinstance(raw, int | float) and not isinstance(raw, bool):
+        return str(raw)
+    raise SpaceError(f"parameter {name!r}: {field} is missing or not a number, got {raw!r}")
+
+
+def _number(name: str, field: str, text: str, *, integer: bool = False) -> Decimal:
+    try:
+        number = Decimal(text.strip())
+    except InvalidOperation:
+        raise SpaceError(f"parameter {name!r}: {field} {text!r} is not a number") from None
+    if not number.is_finite() or not math.isfinite(float(number)):
+        raise SpaceError(f"parameter {name!r}: {field} {text!r} is not a finite number")
+    if integer and number != number.to_integral_value():
+        raise SpaceError(f"parameter {name!r}: {field} {text!r} is not an integer")
+    return number

@@ -1,0 +1,148 @@
+"""The server's whole state, and its file on the suggestion volume.
+
+``<data_dir>/suggestion-state.json`` holds ``{format, version, sha256, payload}``: the payload is
+the state (whose search it is, the cursor, every assignment issued so far in order) and
+``sha256`` is the digest of the payload's canonical JSON (sorted keys, no spaces). The checksum
+catches what JSON parsing cannot: a file truncated at a valid boundary, a flipped digit in an RNG
+word, an edit by hand. Any doubt about the file is reported as a ``StateProblem`` and the server
+rebuilds from the trial history instead; it never resumes from state it cannot trust.
+
+Saving is atomic so that a crash at any instant leaves either the old file or the new one, never
+a mixture: write a temporary file in the same directory (``os.replace`` is only atomic within a
+file system), flush and ``fsync`` it so its bytes are on disk before the rename makes them
+visible, ``os.replace`` it over the old file, then ``fsync`` the directory so the rename itself
+survives a power cut. If any step fails the temporary file is removed and the old file stays.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from adapters.local.suggestion.assignments import well_formed
+from core.model.base import Manifest
+
+FILE_NAME = "suggestion-state.json"
+FORMAT = "katib-resume/suggestion-state"
+VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class SearchState:
+    """Where one search stands. ``issued`` is never mutated; a new batch makes a new state."""
+
+    experiment: str
+    algorithm: str
+    seed: int
+    space: str
+    cursor: Any
+    issued: tuple[Manifest, ...] = ()
+
+    def identity(self) -> tuple[str, str, int, str]:
+        """Which search this is: a saved state is resumed only by the same search."""
+        return self.experiment, self.algorithm, self.seed, self.space
+
+
+class StateProblem(Exception):
+    """Why the saved state cannot be used: ``missing`` or ``corrupt``, with the detail."""
+
+    def __init__(self, kind: Literal["missing", "corrupt"], detail: str) -> None:
+        super().__init__(f"{kind} ({detail})")
+        self.kind, self.detail = kind, detail
+
+
+def canonical(payload: Any) -> bytes:
+    return json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False).encode()
+
+
+def encode(state: SearchState) -> bytes:
+    payload = {
+        "experiment": state.experiment,
+        "algorithm": state.algorithm,
+        "seed": state.seed,
+        "space": state.space,
+        "cursor": state.cursor,
+        "issued": list(state.issued),
+    }
+    digest = hashlib.sha256(canonical(payload)).hexdigest()
+    document = {"format": FORMAT, "version": VERSION, "sha256": digest, "payload": payload}
+    return json.dumps(document, indent=1, sort_keys=True).encode() + b"\n"
+
+
+def decode(data: bytes) -> SearchState:
+    """The state in ``data``; raises ``StateProblem("corrupt", ...)`` on any doubt."""
+    try:
+        document = json.loads(data)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise StateProblem("corrupt", "not valid JSON") from None
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise StateProblem("corrupt", "not a suggestion state file")
+    if document.get("version") != VERSION:
+        raise StateProblem("corrupt", f"unsupported format version {document.get('version')!r}")
+    payload = document.get("payload")
+    digest = _digest(payload)
+    if digest is None or digest != document.get("sha256"):
+        raise StateProblem("corrupt", "checksum mismatch")
+    return _state(payload)
+
+
+def _digest(payload: Any) -> str | None:
+    """The payload's checksum; ``None`` when it has no canonical form (a ``NaN`` was read)."""
+    try:
+        return hashlib.sha256(canonical(payload)).hexdigest()
+    except ValueError:
+        return None
+
+
+def _state(payload: Any) -> SearchState:
+    try:
+        fields = {k: payload[k] for k in ("experiment", "algorithm", "seed", "space", "cursor")}
+        issued = payload["issued"]
+    except (TypeError, KeyError):
+        raise StateProblem("corrupt", "fields are missing") from None
+    texts = (fields["experiment"], fields["algorithm"], fields["space"])
+    if not all(isinstance(t, str) for t in texts) or type(fields["seed"]) is not int:
+        raise StateProblem("corrupt", "fields have the wrong types")
+    if not isinstance(issued, list) or not all(well_formed(item) for item in issued):
+        raise StateProblem("corrupt", "the issued assignments are malformed")
+    return SearchState(**fields, issued=tuple(issued))
+
+
+def load(path: Path) -> SearchState:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise StateProblem("missing", f"no {path.name} in {path.parent}") from None
+    except OSError as error:
+        raise StateProblem("corrupt", f"unreadable: {error.strerror or error}") from None
+    return decode(data)
+
+
+def save(path: Path, state: SearchState) -> None:
+    """Replace ``path`` with ``state`` atomically (see the module docstring)."""
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(encode(state))
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    _fsync_directory(path.parent)
+
+
+def _fsync_directory(directory: Path) -> None:
+    descriptor = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)

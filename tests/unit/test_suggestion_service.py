@@ -1,0 +1,420 @@
+"""The in-process suggestion service: spaces, rendering, validation, start reports, state file."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from adapters.local.suggestion import (
+    FILE_NAME,
+    SettingsError,
+    SpaceError,
+    SuggestionServer,
+    parse_space,
+    validate,
+)
+from adapters.local.suggestion import state as store
+from adapters.local.suggestion.assignments import name_for
+from core.model import Experiment
+from core.observed import Outcome
+
+ROOT = Path(__file__).resolve().parents[2]
+LR = {"name": "lr", "parameterType": "double", "feasibleSpace": {"min": "0.01", "max": "0.05"}}
+
+
+def experiment(
+    parameters: Any = (LR,), algorithm: str = "random", settings: dict[str, str] | None = None
+) -> Experiment:
+    pairs = [{"name": k, "value": v} for k, v in (settings or {}).items()]
+    spec = {
+        "algorithm": {"algorithmName": algorithm, "algorithmSettings": pairs},
+        "parameters": list(parameters) if isinstance(parameters, tuple) else parameters,
+    }
+    return Experiment.model_validate({"metadata": {"name": "exp", "namespace": "ns"}, "spec": spec})
+
+
+def param(name: str, type_: str, **space: Any) -> dict[str, Any]:
+    return {"name": name, "parameterType": type_, "feasibleSpace": space}
+
+
+def grid(*parameters: dict[str, Any]) -> Experiment:
+    return experiment(list(parameters), "grid")
+
+
+# Spaces and rendering
+
+
+def test_the_katib_example_is_two_continuous_doubles() -> None:
+    raw = yaml.safe_load((ROOT / "examples" / "from-volume-resume.yaml").read_text())
+    space = parse_space(raw["spec"]["parameters"])
+    assert [p.name for p in space.parameters] == ["lr", "momentum"]
+    assert space.grid_size is None
+    for name, value in space.sample(random.Random(1)):
+        low, high = (0.01, 0.05) if name == "lr" else (0.5, 0.9)
+        assert low <= float(value) <= high
+        assert repr(float(value)) == value
+
+
+def test_a_double_grid_lands_on_the_decimal_values() -> None:
+    space = parse_space([param("lr", "double", min="0.01", max="0.05", step="0.01")])
+    values = [space.grid_point(i)[0][1] for i in range(space.grid_size or 0)]
+    assert values == ["0.01", "0.02", "0.03", "0.04", "0.05"]
+
+
+def test_ints_render_as_integers_and_lists_verbatim() -> None:
+    space = parse_space(
+        [
+            param("n", "int", min="1.0", max="7", step="3"),
+            param("d", "discrete", list=["0.10", "1e2"]),
+            param("c", "categorical", list=["sgd", "adam"]),
+        ]
+    )
+    points = [space.grid_point(i) for i in range(space.grid_size or 0)]
+    assert len(points) == 3 * 2 * 2
+    assert {dict(p)["n"] for p in points} == {"1", "4", "7"}
+    assert {dict(p)["d"] for p in points} == {"0.10", "1e2"}
+    assert points[:3] == [
+        (("n", "1"), ("d", "0.10"), ("c", "sgd")),
+        (("n", "1"), ("d", "0.10"), ("c", "adam")),
+        (("n", "1"), ("d", "1e2"), ("c", "sgd")),
+    ]
+
+
+def test_plain_yaml_numbers_are_accepted() -> None:
+    space = parse_space([param("n", "int", min=0, max=2), param("x", "double", min=0.5, max=1)])
+    assert space.parameters[0].count == 3
+    assert space.parameters[1].count is None
+
+
+@pytest.mark.parametrize(
+    ("parameters", "message"),
+    [
+        (None, "spec.parameters must be a non-empty list"),
+        ([], "spec.parameters must be a non-empty list"),
+        (["lr"], "spec.parameters[0] must be a mapping with a non-empty name"),
+        ([param("x", "float", min="0", max="1")], "'x': parameterType must be one of"),
+        ([param("x", "double", min="a", max="1")], "'x': min 'a' is not a number"),
+        ([param("x", "double", max="1")], "'x': min is missing or not a number"),
+        ([param("x", "double", min="0", max="inf")], "'x': max 'inf' is not a finite number"),
+        ([param("x", "double", min="NaN", max="1")], "'x': min 'NaN' is not a finite number"),
+        ([param("x", "double", min="2", max="1")], "'x': max (1) is less than min (2)"),
+        ([param("x", "int", min="0.5", max="1")], "'x': min '0.5' is not an integer"),
+        ([param("x", "int", min="0", max="9", step="0")], "'x': step must be positive"),
+        ([param("x", "double", min="0", max="1", step="-1")], "'x': step must be positive"),
+        ([param("x", "double", min="1", max="2", step="1e-20")], "too small to tell values"),
+        ([param("x", "discrete", list=[])], "'x': a discrete parameter needs a non-empty list"),
+        ([param("x", "discrete", list=["1", "b"])], "'x': list entry 'b' is not a number"),
+        ([param("x", "categorical", list=["a", "a"])], "'x': the list has a repeated value"),
+        ([param("x", "categorical")], "'x': a categorical parameter needs a non-empty list"),
+        ([LR, LR], "parameter names must be unique, repeated: lr"),
+        (
+            [param("x", "double", min="1", max="2", distribution="normal")],
+            "'x': distribution 'normal' is not supported",
+        ),
+    ],
+)
+def test_bad_spaces_say_what_is_wrong(parameters: Any, message: str) -> None:
+    with pytest.raises(SpaceError, match=re.escape(message)):
+        parse_space(parameters)
+
+
+def test_the_defaulted_uniform_distribution_is_accepted() -> None:
+    parse_space([param("x", "double", min="1", max="2", distribution="uniform")])
+
+
+# Validation (Katib's ValidateAlgorithmSettings)
+
+
+@pytest.mark.parametrize(
+    ("subject", "message"),
+    [
+        (
+            experiment(algorithm="tpe"),
+            "unknown algorithm 'tpe': this service implements grid, random",
+        ),
+        (
+            experiment(settings={"n_startup": "3"}),
+            "unknown algorithm setting 'n_startup' for algorithm 'random'"
+            " (it accepts: random_state)",
+        ),
+        (
+            experiment([LR], "grid", {"random_state": "1"}),
+            "unknown algorithm setting 'random_state' for algorithm 'grid' (it accepts: none)",
+        ),
+        (
+            experiment(settings={"random_state": "x"}),
+            "algorithm setting random_state must be an integer, got 'x'",
+        ),
+        (
+            grid(LR),
+            "grid search needs a step for every double parameter: parameter 'lr' has no"
+            " feasibleSpace.step",
+        ),
+        (experiment([]), "spec.parameters must be a non-empty list of parameters"),
+    ],
+)
+def test_invalid_experiments_are_invalid_with_a_clear_message(
+    subject: Experiment, message: str
+) -> None:
+    verdict = validate(subject)
+    assert verdict.outcome is Outcome.INVALID
+    assert verdict.message == message
+    assert SuggestionServer(subject, 0, None).validate() == verdict
+
+
+def test_valid_experiments_are_valid() -> None:
+    stepped = param("lr", "double", min="0.01", max="0.05", step="0.01")
+    for subject in (experiment(), experiment(settings={"random_state": "7"}), grid(stepped)):
+        assert validate(subject).outcome is Outcome.VALID
+
+
+def test_random_state_overrides_the_seed() -> None:
+    subject = experiment(settings={"random_state": "42"})
+    runs = []
+    for seed in (1, 2):
+        server = SuggestionServer(subject, seed, None)
+        server.start([])
+        runs.append(server.get_suggestions([], 4))
+    assert runs[0] == runs[1]
+
+
+def test_an_invalid_experiment_starts_but_serves_nothing(tmp_path: Path) -> None:
+    server = SuggestionServer(grid(LR), 0, tmp_path)
+    report = server.start([])
+    assert report.source == "new"
+    assert report.reason.startswith("suggestion state not loaded: grid search needs a step")
+    with pytest.raises(SettingsError):
+        server.get_suggestions([], 1)
+    assert list(tmp_path.iterdir()) == []
+
+
+# Serving
+
+
+def started(data_dir: Path | None, subject: Experiment | None = None) -> SuggestionServer:
+    server = SuggestionServer(subject or experiment(), 5, data_dir)
+    server.start([])
+    return server
+
+
+def test_a_server_must_be_started() -> None:
+    server = SuggestionServer(experiment(), 5, None)
+    with pytest.raises(RuntimeError, match="not started"):
+        server.get_suggestions([], 1)
+    server.start([])
+    server.stop()
+    with pytest.raises(RuntimeError, match="not started"):
+        server.get_suggestions([], 1)
+
+
+def test_assignments_have_katib_names_and_values() -> None:
+    batch = started(None).get_suggestions([], 3)
+    assert len(batch) == 3
+    for item in batch:
+        assert re.fullmatch(r"exp-[a-z0-9]{8}", item["name"])
+        assert [v["name"] for v in item["parameterAssignments"]] == ["lr"]
+    assert len({item["name"] for item in batch}) == 3
+
+
+def test_a_lost_response_is_served_again() -> None:
+    server = started(None)
+    first = server.get_suggestions([], 2)
+    assert server.get_suggestions([], 3)[:2] == first
+    assert server.get_suggestions(first, 3) == list(server.issued[2:3])
+    assert server.get_suggestions(first, 1) == []
+
+
+def test_fields_the_controller_adds_do_not_matter() -> None:
+    server = started(None)
+    have = [{**item, "labels": {"a": "b"}} for item in server.get_suggestions([], 2)]
+    third = server.get_suggestions(have, 3)
+    assert third == list(server.issued[2:])
+
+
+def test_a_different_history_is_adopted_not_repeated() -> None:
+    server = started(None)
+    server.get_suggestions([], 2)
+    foreign = [{"name": "exp-zzzzzzzz", "parameterAssignments": [{"name": "lr", "value": "0.02"}]}]
+    batch = server.get_suggestions(foreign, 3)
+    assert len(batch) == 2
+    assert server.issued[0] == foreign[0]
+    assert len({item["name"] for item in server.issued}) == 3
+
+
+def test_grid_stops_when_exhausted(tmp_path: Path) -> None:
+    server = started(tmp_path, grid(param("n", "int", min="1", max="3")))
+    values = [item["parameterAssignments"][0]["value"] for item in server.get_suggestions([], 5)]
+    assert values == ["1", "2", "3"]
+    assert server.get_suggestions(list(server.issued), 6) == []
+
+
+def test_grid_skips_points_a_foreign_history_holds() -> None:
+    subject = grid(param("n", "int", min="1", max="4"))
+    server = SuggestionServer(subject, 0, None)
+    history = [{"name": "exp-a", "parameterAssignments": [{"name": "n", "value": "2"}]}]
+    assert server.start(history).source == "rebuilt"
+    values = [
+        item["parameterAssignments"][0]["value"] for item in server.get_suggestions(history, 9)
+    ]
+    assert values == ["1", "3", "4"]
+
+
+def test_a_name_already_taken_is_derived_again() -> None:
+    natural = name_for("exp", 1, 0, set())
+    other = name_for("exp", 1, 0, {natural})
+    assert other != natural
+    assert other == name_for("exp", 1, 0, {natural})
+    assert re.fullmatch(r"exp-[a-z0-9]{8}", other)
+
+
+# Start reports and the state file
+
+
+def test_start_reports_say_where_the_state_came_from(tmp_path: Path) -> None:
+    server = SuggestionServer(experiment(), 5, tmp_path)
+    assert server.start([]).reason == f"suggestion state missing from {tmp_path}: a new search"
+    history = server.get_suggestions([], 3)
+    again = SuggestionServer(experiment(), 5, tmp_path).start(history)
+    assert again.source == "restored"
+    assert again.reason == f"suggestion state restored from {tmp_path / FILE_NAME} (3 assignments)"
+    (tmp_path / FILE_NAME).unlink()
+    lost = SuggestionServer(experiment(), 5, tmp_path).start(history)
+    assert lost.source == "rebuilt"
+    assert (
+        lost.reason
+        == f"suggestion state missing from {tmp_path}: rebuilt by replaying 3 assignments"
+    )
+
+
+def corrupt_checksum(path: Path) -> None:
+    document = json.loads(path.read_text())
+    document["sha256"] = "0" * 64
+    path.write_text(json.dumps(document))
+
+
+def edit_version(path: Path) -> None:
+    document = json.loads(path.read_text())
+    document["version"] = 99
+    path.write_text(json.dumps(document))
+
+
+@pytest.mark.parametrize(
+    ("damage", "reason"),
+    [
+        (lambda p: p.write_bytes(b"\x00\xff{"), "suggestion state corrupt (not valid JSON)"),
+        (
+            lambda p: p.write_bytes(p.read_bytes()[:100]),
+            "suggestion state corrupt (not valid JSON)",
+        ),
+        (corrupt_checksum, "suggestion state corrupt (checksum mismatch)"),
+        (edit_version, "suggestion state corrupt (unsupported format version 99)"),
+        (lambda p: p.write_text("[]"), "suggestion state corrupt (not a suggestion state file)"),
+    ],
+)
+def test_a_corrupt_state_is_rebuilt_and_kept_aside(
+    tmp_path: Path, damage: Any, reason: str
+) -> None:
+    history = started(tmp_path).get_suggestions([], 3)
+    damage(tmp_path / FILE_NAME)
+    server = SuggestionServer(experiment(), 5, tmp_path)
+    report = server.start(history)
+    assert report.source == "rebuilt"
+    assert report.reason == (
+        f"{reason}: rebuilt by replaying 3 assignments;"
+        f" the old file is kept as {FILE_NAME}.discarded"
+    )
+    assert server.issued == tuple(history)
+    assert store.load(tmp_path / FILE_NAME).issued == tuple(history)
+
+
+def test_a_state_for_another_search_is_not_resumed(tmp_path: Path) -> None:
+    history = started(tmp_path).get_suggestions([], 2)
+    other = experiment([param("lr", "double", min="0.01", max="0.06")])
+    report = SuggestionServer(other, 5, tmp_path).start(history)
+    assert report.source == "rebuilt"
+    assert "is for another search (search space changed)" in report.reason
+    assert "the replay differs from the history from assignment 1 on" in report.reason
+
+
+def test_a_state_behind_the_history_is_not_resumed(tmp_path: Path) -> None:
+    server = started(tmp_path)
+    history = server.get_suggestions([], 2)
+    saved = (tmp_path / FILE_NAME).read_bytes()
+    history += server.get_suggestions(history, 4)
+    (tmp_path / FILE_NAME).write_bytes(saved)
+    report = SuggestionServer(experiment(), 5, tmp_path).start(history)
+    assert report.source == "rebuilt"
+    assert "(2 assignments) disagrees with the history (4 assignments)" in report.reason
+
+
+def test_the_file_carries_a_version_and_a_checksum_of_its_payload(tmp_path: Path) -> None:
+    started(tmp_path).get_suggestions([], 2)
+    document = json.loads((tmp_path / FILE_NAME).read_text())
+    assert document["version"] == 1
+    assert document["sha256"] == hashlib.sha256(store.canonical(document["payload"])).hexdigest()
+    assert len(document["payload"]["issued"]) == 2
+
+
+def test_without_a_volume_nothing_is_written(tmp_path: Path) -> None:
+    server = started(None)
+    server.get_suggestions([], 3)
+    assert server.path is None
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failed_save_leaves_the_previous_file_and_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = started(tmp_path)
+    first = server.get_suggestions([], 2)
+    before = (tmp_path / FILE_NAME).read_bytes()
+
+    def fail(*_: Any) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", fail)
+    with pytest.raises(OSError, match="disk full"):
+        server.get_suggestions(first, 4)
+    monkeypatch.undo()
+    assert (tmp_path / FILE_NAME).read_bytes() == before
+    assert store.load(tmp_path / FILE_NAME).issued == tuple(first)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [FILE_NAME]
+    assert server.issued == tuple(first)
+    assert server.get_suggestions(first, 4) == started(None).get_suggestions([], 4)[2:]
+
+
+def test_a_save_syncs_the_file_and_its_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced: list[int] = []
+    real = os.fsync
+
+    def fsync(descriptor: int) -> None:
+        synced.append(descriptor)
+        real(descriptor)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    started(tmp_path).get_suggestions([], 1)
+    assert len(synced) >= 2
+
+
+def test_the_package_builds_on_core_only() -> None:
+    forbidden = ("adapters.fake", "adapters.k8s", "app")
+    for path in (ROOT / "adapters" / "local" / "suggestion").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            assert not any(n == f or n.startswith(f + ".") for n in names for f in forbidden)
