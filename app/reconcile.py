@@ -10,12 +10,13 @@ validate first.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import TypeVar
 
 from pydantic import BaseModel
 
+from app.keys import Key
 from core.actions import (
     AddFinalizer,
     Create,
@@ -24,6 +25,7 @@ from core.actions import (
     RecordEvent,
     RemoveFinalizer,
     Requeue,
+    UpdateSpec,
     UpdateStatus,
 )
 from core.config import KatibConfig
@@ -39,19 +41,11 @@ from core.model import (
 )
 from core.names import pv_name, service_name
 from core.observed import Observed
-from core.plan import Plan, plan, wants_validation
-from core.ports import Cluster, NotFound, SuggestionService
+from core.plan import Plan, plan, wants_assignments, wants_validation
+from core.ports import Cluster, NotFound, SuggestionService, Unavailable
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 RBAC = "rbac.authorization.k8s.io/v1"
-
-
-@dataclass(frozen=True, slots=True)
-class Key:
-    """A reconcile is keyed by the Experiment: everything else hangs off its name."""
-
-    namespace: str
-    name: str
 
 
 def _read(cluster: Cluster, model: type[ModelT], ref: ObjectRef) -> ModelT | None:
@@ -114,6 +108,10 @@ def apply(cluster: Cluster, decided: Plan) -> float | None:
             rv = versions.get(action.ref, action.resource_version)
             written = cluster.update_status(action.ref, action.status, rv)
             versions[action.ref] = written["metadata"].get("resourceVersion")
+        elif isinstance(action, UpdateSpec):
+            rv = versions.get(action.ref, action.resource_version)
+            written = cluster.update_spec(action.ref, action.spec, rv)
+            versions[action.ref] = written["metadata"].get("resourceVersion")
         elif isinstance(action, RecordEvent):
             cluster.record_event(action.ref, action.type, action.reason, action.message)
         elif isinstance(action, Requeue):
@@ -121,6 +119,25 @@ def apply(cluster: Cluster, decided: Plan) -> float | None:
                 action.after_seconds if requeue is None else min(requeue, action.after_seconds)
             )
     return requeue
+
+
+def consult(service: SuggestionService, observed: Observed) -> Observed:
+    """Ask the suggestion service what the core wants to know before it plans.
+
+    An unreachable service is not an error of the reconcile: validation reports it as
+    ``Unavailable`` (the planner retries), and assignments simply wait for the next reconcile.
+    """
+    suggestion = observed.suggestion
+    if suggestion is None:
+        return observed
+    if wants_validation(observed):
+        observed = replace(observed, validation=service.validate(suggestion))
+    count = wants_assignments(observed)
+    if count:
+        with contextlib.suppress(Unavailable):
+            fresh = tuple(service.get_suggestions(suggestion, count))
+            observed = replace(observed, assignments=fresh)
+    return observed
 
 
 def reconcile(
@@ -132,8 +149,8 @@ def reconcile(
 ) -> Plan:
     """Gather, decide, act: one level-based reconcile of the Experiment ``key``."""
     observed = gather(cluster, key)
-    if service is not None and observed.suggestion is not None and wants_validation(observed):
-        observed = replace(observed, validation=service.validate(observed.suggestion))
+    if service is not None:
+        observed = consult(service, observed)
     decided = plan(observed, config, now)
     apply(cluster, decided)
     return decided

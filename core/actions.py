@@ -90,6 +90,15 @@ class UpdateStatus:
 
 
 @dataclass(frozen=True, slots=True)
+class UpdateSpec:
+    """Replace ``spec`` (the Suggestion's ``requests``); guarded by ``resource_version``."""
+
+    ref: ObjectRef
+    spec: Manifest
+    resource_version: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class RecordEvent:
     """A Kubernetes-style Event about ``ref`` (transitions are always recorded)."""
 
@@ -107,8 +116,17 @@ class Requeue:
     reason: str
 
 
-Action = Create | Delete | AddFinalizer | RemoveFinalizer | UpdateStatus | RecordEvent | Requeue
-WRITES = (Create, Delete, AddFinalizer, RemoveFinalizer, UpdateStatus)
+Action = (
+    Create
+    | Delete
+    | AddFinalizer
+    | RemoveFinalizer
+    | UpdateSpec
+    | UpdateStatus
+    | RecordEvent
+    | Requeue
+)
+WRITES = (Create, Delete, AddFinalizer, RemoveFinalizer, UpdateSpec, UpdateStatus)
 
 
 def writes(plan: tuple[Action, ...]) -> tuple[Action, ...]:

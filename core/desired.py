@@ -8,7 +8,7 @@ can collect) is cleaned up even if the controller is down when the Experiment is
 
 from __future__ import annotations
 
-from core.katib import API_VERSION, FINALIZER_PV_CLEANUP
+from core.katib import API_VERSION, FINALIZER_PV_CLEANUP, LABEL_EXPERIMENT
 from core.kube import Manifest
 from core.model import Experiment
 from core.policy import traits
@@ -50,3 +50,48 @@ def desired_suggestion(experiment: Experiment, requests: int) -> Manifest:
     if spec.early_stopping is not None:
         body["earlyStopping"] = spec.early_stopping.to_dict()
     return {"apiVersion": API_VERSION, "kind": "Suggestion", "metadata": metadata, "spec": body}
+
+
+def desired_trial(experiment: Experiment, assignment: Manifest) -> Manifest:
+    """The Trial for one assignment of the suggestion service (Katib's trial from template).
+
+    ``runSpec`` is the trial template's ``trialSpec`` with every ``${trialParameters.X}``
+    replaced by the value of the parameter ``X`` references; a placeholder whose parameter has
+    no value stays as it is, so the trial fails visibly instead of running with a wrong value.
+    """
+    template: Manifest = experiment.to_dict()["spec"].get("trialTemplate") or {}
+    values = {p["name"]: str(p["value"]) for p in assignment.get("parameterAssignments", ())}
+    substitutions = {
+        f"${{trialParameters.{tp['name']}}}": values[tp["reference"]]
+        for tp in template.get("trialParameters", ())
+        if tp.get("reference") in values
+    }
+    labels = dict(experiment.metadata.labels)
+    labels[LABEL_EXPERIMENT] = experiment.metadata.name
+    labels.update(assignment.get("labels") or {})
+    spec: Manifest = {"parameterAssignments": list(assignment.get("parameterAssignments", ()))}
+    if experiment.spec.objective is not None:
+        spec["objective"] = experiment.spec.objective.to_dict()
+    if "primaryContainerName" in template:
+        spec["primaryContainerName"] = template["primaryContainerName"]
+    if "trialSpec" in template:
+        spec["runSpec"] = _render(template["trialSpec"], substitutions)
+    metadata: Manifest = {
+        "name": assignment["name"],
+        "namespace": experiment.namespace,
+        "labels": labels,
+        "ownerReferences": [experiment_owner(experiment)],
+    }
+    return {"apiVersion": API_VERSION, "kind": "Trial", "metadata": metadata, "spec": spec}
+
+
+def _render(node: object, substitutions: dict[str, str]) -> object:
+    if isinstance(node, str):
+        for placeholder, value in substitutions.items():
+            node = node.replace(placeholder, value)
+        return node
+    if isinstance(node, dict):
+        return {key: _render(value, substitutions) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_render(value, substitutions) for value in node]
+    return node

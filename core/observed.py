@@ -4,7 +4,8 @@ The shell gathers it fresh on every reconcile (level-based: no memory is trusted
 reconciles). ``validation`` carries the answer of the suggestion service's
 ``ValidateAlgorithmSettings`` when the shell asked it (see ``core.plan.wants_validation``);
 ``None`` means the embedder has no validator, which counts as valid, like Katib's
-``Unimplemented``.
+``Unimplemented``. ``assignments`` likewise carries the new assignments the service returned
+when the shell asked it (see ``core.plan.wants_assignments``), for the planner to record.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from core.kube import Manifest
 from core.model import (
     Deployment,
     Experiment,
@@ -34,7 +36,8 @@ class Validation:
     """The suggestion service's verdict on the algorithm (and early-stopping) settings.
 
     ``UNAVAILABLE`` (the service did not answer) is retried later; Katib turns it into a
-    permanent failure (bug 19).
+    permanent failure (bug 19). A ``VALID`` verdict may carry a note the user should see (the
+    service rebuilt its lost state), which the Running condition's message then repeats.
     """
 
     outcome: Outcome
@@ -61,6 +64,7 @@ class Observed:
     role: OwnedObject | None = None
     role_binding: OwnedObject | None = None
     validation: Validation | None = None
+    assignments: tuple[Manifest, ...] = ()
 
     def rbac(self) -> dict[str, OwnedObject | None]:
         """The early-stopping RBAC objects by kind."""

@@ -39,6 +39,10 @@ class AlreadyExists(ClusterError):
     """A create found an object of that name."""
 
 
+class Invalid(ClusterError):
+    """422 Unprocessable Entity: the request breaks an API rule (e.g. a finalizer added late)."""
+
+
 class Unavailable(ClusterError):
     """The server could not answer now (5xx, timeout, throttling); try again later."""
 
@@ -64,6 +68,13 @@ class SuggestionService(Protocol):
         """``ValidateAlgorithmSettings`` (and early stopping) against the running service."""
         ...
 
+    def get_suggestions(self, suggestion: Suggestion, count: int) -> Sequence[Manifest]:
+        """``GetSuggestions``: ``count`` assignments beyond ``suggestion.status.suggestions``.
+
+        Raises ``Unavailable`` when the service cannot answer now.
+        """
+        ...
+
 
 class Cluster(Protocol):
     def get(self, ref: ObjectRef) -> Manifest:
@@ -78,6 +89,14 @@ class Cluster(Protocol):
 
     def create(self, manifest: Manifest) -> Manifest:
         """The created object, or ``AlreadyExists``."""
+        ...
+
+    def update(self, manifest: Manifest) -> Manifest:
+        """Replace metadata and spec (not status); ``Conflict`` on a stale ``resourceVersion``."""
+        ...
+
+    def update_spec(self, ref: ObjectRef, spec: Manifest, resource_version: str | None) -> Manifest:
+        """Replace ``spec``; ``Conflict`` on a stale ``resourceVersion``."""
         ...
 
     def delete(self, ref: ObjectRef, uid: str) -> None:

@@ -101,6 +101,7 @@ class Marks:
     blocked: ConditionSpec
     succeeded: ConditionSpec
     failed: ConditionSpec
+    running: ConditionSpec = SUG_RUNNING
 
 
 def derive(suggestion: Suggestion) -> SuggestionState:
@@ -142,7 +143,7 @@ def _wants(state: SuggestionState, conditions: Conditions, marks: Marks) -> list
         ready = marks.waiting if state is St.Deploying else marks.blocked
         return [ready, SUG_NOT_RUNNING_NOT_READY] if still_running else [ready]
     if state is St.Running:
-        return [SUG_DEPLOYMENT_READY, SUG_RUNNING]
+        return [SUG_DEPLOYMENT_READY, marks.running]
     if state is St.Restarting:
         return [SUG_RESTARTING]
     if state is St.Failed:

@@ -19,9 +19,10 @@ from core.observed import Observed
 from core.plan.experiment import decide_experiment
 from core.plan.result import Plan, Step
 from core.plan.suggestion import Context, cleanup, decide_suggestion
+from core.plan.suggestion import wants_assignments as _wants_assignments
 from core.plan.suggestion import wants_validation as _wants_validation
 
-__all__ = ["Plan", "Step", "plan", "wants_validation"]
+__all__ = ["Plan", "Step", "plan", "wants_assignments", "wants_validation"]
 
 
 def plan(observed: Observed, config: KatibConfig, now: datetime) -> Plan:
@@ -53,3 +54,10 @@ def wants_validation(observed: Observed) -> bool:
     """
     suggestion = observed.suggestion
     return suggestion is not None and _wants_validation(observed, suggestion)
+
+
+def wants_assignments(observed: Observed) -> int:
+    """How many new assignments the shell should fetch from the suggestion service before
+    ``plan`` (Katib's SyncAssignments: ``spec.requests`` minus those already recorded)."""
+    suggestion = observed.suggestion
+    return 0 if suggestion is None else _wants_assignments(observed, suggestion)

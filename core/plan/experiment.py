@@ -24,6 +24,7 @@ from core.katib import (
 from core.kube import Manifest, format_time
 from core.lifecycle.experiment import EXPERIMENT, ExperimentFacts, ExperimentState, derive, mark
 from core.model import Experiment, Suggestion, Trial
+from core.plan.provision import provision
 from core.plan.result import Step, event_reason
 from core.trials import (
     TrialCounts,
@@ -73,9 +74,12 @@ def decide_experiment(
         actions.append(UpdateStatus(_ref(experiment), status, experiment.metadata.resource_version))
     if after is not before and trigger is not None:
         actions.append(_event(experiment, trigger, before, after))
-    if suggestion is None and after in (X.Created, X.Running):
-        requests = counts.total + trials_to_create(experiment.spec, counts)
-        actions.append(Create(desired_suggestion(experiment, requests)))
+    if after in (X.Created, X.Running):
+        if suggestion is None:
+            requests = counts.total + trials_to_create(experiment.spec, counts)
+            actions.append(Create(desired_suggestion(experiment, requests)))
+        else:
+            actions.extend(provision(experiment, suggestion, mine, counts))
     completed = after in (X.Succeeded, X.Failed)
     restartable = completed and is_restartable(_with_conditions(experiment, conditions))
     return ExperimentDecision(Step(before, after, trigger), tuple(actions), completed, restartable)

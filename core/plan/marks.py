@@ -16,6 +16,7 @@ from core.katib import (
     MSG_CANNOT_RESTART,
     MSG_VOLUME_KEPT_CANNOT_RESTART,
     SUG_DEPLOYMENT_NOT_READY,
+    SUG_RUNNING,
     SuggestionCondition,
     SuggestionReason,
     suggestion_failed,
@@ -67,6 +68,20 @@ def succeeded_mark(context: Context, has_volume: bool) -> ConditionSpec:
         else SuggestionReason.SUCCEEDED_BY_EXPERIMENT
     )
     return ConditionSpec(SuggestionCondition.SUCCEEDED, Status.TRUE, reason, message)
+
+
+def running_mark(observed: Observed) -> ConditionSpec:
+    """Katib's "Suggestion is running", plus what the service said about its state when that is
+    news (e.g. its saved state was missing and it rebuilt it by replaying the trial history)."""
+    validation = observed.validation
+    if validation is None or validation.outcome is not Outcome.VALID or not validation.message:
+        return SUG_RUNNING
+    return ConditionSpec(
+        SUG_RUNNING.type,
+        SUG_RUNNING.status,
+        SUG_RUNNING.reason,
+        f"{SUG_RUNNING.message}: {validation.message}",
+    )
 
 
 def failed_mark(observed: Observed) -> ConditionSpec:

@@ -28,7 +28,7 @@ from core.conditions import ConditionSpec, Status
 from core.config import ConfigError, KatibConfig
 from core.katib import FINALIZER_PV_CLEANUP, SuggestionReason
 from core.katib import SuggestionCondition as S
-from core.kube import format_time
+from core.kube import Manifest, format_time
 from core.lifecycle.suggestion import (
     SUGGESTION,
     Marks,
@@ -90,9 +90,17 @@ def decide_suggestion(
         blocked=_blocked(found),
         succeeded=marks.succeeded_mark(context, policy.has_volume),
         failed=marks.failed_mark(observed),
+        running=marks.running_mark(observed),
     )
     head = _finalizer(suggestion, policy)
-    status = _status(suggestion, before, after, wanted, now)
+    status = _status(
+        suggestion,
+        before=before,
+        after=after,
+        wanted=wanted,
+        now=now,
+        assignments=observed.assignments,
+    )
     events = _events(suggestion, before, after, trigger, observed)
     return Step(before, after, trigger), (*head, *level[0], *status, *level[1], *events)
 
@@ -100,6 +108,14 @@ def decide_suggestion(
 def wants_validation(observed: Observed, suggestion: Suggestion) -> bool:
     """Whether the shell should ask the service to validate before planning this reconcile."""
     return derive(suggestion) is St.Deploying and _available(observed.deployment)
+
+
+def wants_assignments(observed: Observed, suggestion: Suggestion) -> int:
+    """How many new assignments the shell should fetch from the running service, if any."""
+    experiment = observed.experiment
+    if experiment is None or experiment.is_completed() or derive(suggestion) is not St.Running:
+        return 0
+    return max(0, suggestion.spec.requests - len(suggestion.status.suggestions))
 
 
 def cleanup(observed: Observed, suggestion: Suggestion) -> tuple[Action, ...]:
@@ -237,22 +253,31 @@ def _finalizer(suggestion: Suggestion, policy: PolicyTraits) -> tuple[Action, ..
 
 def _status(
     suggestion: Suggestion,
+    *,
     before: SuggestionState,
     after: SuggestionState,
     wanted: Marks,
     now: datetime,
+    assignments: tuple[Manifest, ...],
 ) -> tuple[Action, ...]:
-    """The status write, only when the conditions (or startTime) really change."""
+    """The status write, only when the conditions, startTime or assignments really change.
+
+    New assignments are recorded only by a running service (Katib's SyncAssignments).
+    """
     old = suggestion.status.conditions
     relabel = after is not before or after in (St.Deploying, St.Blocked)
     conditions = mark(after, old, wanted, now) if relabel else old
     start = suggestion.status.start_time is None and after is St.Created
-    if conditions is old and not start:
+    fresh = assignments if after is St.Running else ()
+    if conditions is old and not start and not fresh:
         return ()
     status = suggestion.status.to_dict()
     status["conditions"] = [c.to_dict() for c in conditions]
     if start:
         status["startTime"] = format_time(now)
+    if fresh:
+        status["suggestions"] = [*status.get("suggestions", ()), *fresh]
+        status["suggestionCount"] = len(status["suggestions"])
     meta = suggestion.metadata
     return (UpdateStatus(_ref(suggestion), status, meta.resource_version),)
 

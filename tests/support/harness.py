@@ -14,11 +14,13 @@ from typing import Any
 import yaml
 
 from adapters.fake import FakeClock, FakeCluster
-from app.reconcile import Key, reconcile
+from app.keys import Key
+from app.reconcile import reconcile
 from core.actions import ObjectRef, UpdateStatus
 from core.config import KatibConfig, parse_katib_config
 from core.katib import API_VERSION, LABEL_EXPERIMENT
 from core.kube import Manifest
+from core.model import Suggestion
 from core.observed import VALID, Validation
 from core.plan import Plan
 from core.ports import NotFound
@@ -74,6 +76,7 @@ class Bench:
         self.cluster = FakeCluster(self.clock)
         self.config = config or shipped_config()
         self.validation: Validation | None = None
+        self.serves_assignments = False  # by default the tests script Trials themselves
         meta = experiment["metadata"]
         self.key = Key(meta.get("namespace", "default"), meta["name"])
         self.history: dict[str, list[list[str]]] = {"Experiment": [], "Suggestion": []}
@@ -101,6 +104,19 @@ class Bench:
 
     def validate(self, suggestion: object) -> Validation:  # the SuggestionService port
         return self.validation or VALID
+
+    def get_suggestions(self, suggestion: Suggestion, count: int) -> list[Manifest]:
+        """A scripted service: numbered assignments, ``lr`` from the index."""
+        if not self.serves_assignments:
+            return []
+        have = len(suggestion.status.suggestions)
+        return [
+            {
+                "name": f"{suggestion.name}-a{index:04d}",
+                "parameterAssignments": [{"name": "lr", "value": str(0.01 + index / 1000)}],
+            }
+            for index in range(have, have + count)
+        ]
 
     # -- the world ---------------------------------------------------------------------------
     def ref(self, kind: str, suffix: str = "", api: str = API_VERSION) -> ObjectRef:

@@ -1,0 +1,111 @@
+"""The reconcile loop: a level-based work queue of Experiment keys, fed by watch events.
+
+``Controller.step`` pops the earliest due key and reconciles it (gather, plan, apply). World
+errors are not failures of the controller: a ``Conflict`` (someone wrote first), an
+``Unavailable`` server, a ``NotFound`` or ``AlreadyExists`` race, or an unusable katib-config
+requeue the key with exponential backoff; a plan's own ``Requeue`` schedules the key again.
+Nothing is remembered between reconciles except the queue and per-key failure counts: the next
+reconcile derives everything again from the cluster, so a crash loses nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+
+from pydantic import ValidationError
+
+from app.keys import Key
+from app.queue import WorkQueue
+from app.reconcile import apply, consult, gather
+from core.actions import ObjectRef
+from core.config import ConfigError
+from core.katib import API_VERSION
+from core.plan import Plan, plan
+from core.ports import Clock, Cluster, ClusterError, ConfigSource, SuggestionService
+
+
+@dataclass(frozen=True, slots=True)
+class Backoff:
+    """Exponential backoff: ``base`` seconds after the first failure, doubling up to ``cap``."""
+
+    base: float = 0.5
+    cap: float = 60.0
+
+    def delay(self, failures: int) -> float:
+        return float(min(self.cap, self.base * 2.0 ** max(0, failures - 1)))
+
+
+@dataclass
+class Stats:
+    """Counters for benchmarks and metrics: what the loop did, not what it decided."""
+
+    reconciles: int = 0
+    writes: int = 0
+    retries: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
+
+
+class Controller:
+    def __init__(
+        self,
+        cluster: Cluster,
+        config: ConfigSource,
+        clock: Clock,
+        service: SuggestionService | None = None,
+        backoff: Backoff | None = None,
+    ) -> None:
+        self.cluster, self.config, self.clock, self.service = cluster, config, clock, service
+        self.backoff = backoff or Backoff()
+        self.queue: WorkQueue[Key] = WorkQueue()
+        self.failures: dict[Key, int] = {}
+        self.stats = Stats()
+
+    def enqueue(self, key: Key, after: float = 0.0) -> None:
+        self.queue.add(key, self.clock.now(), after)
+
+    def step(self) -> Plan | None:
+        """Reconcile the earliest due key, if any; its plan when it got that far."""
+        key = self.queue.pop(self.clock.now())
+        if key is None:
+            return None
+        self.stats.reconciles += 1
+        try:
+            decided = self._reconcile(key)
+        except (ClusterError, ConfigError) as error:
+            self._retry(key, error)
+            return None
+        except ValidationError as error:  # a malformed object got past admission
+            self._malformed(key, error)
+            return None
+        self.failures.pop(key, None)
+        return decided
+
+    def _reconcile(self, key: Key) -> Plan:
+        observed = gather(self.cluster, key)
+        if self.service is not None:
+            observed = consult(self.service, observed)
+        decided = plan(observed, self.config.katib_config(), self.clock.now())
+        requeue = apply(self.cluster, decided)
+        self.stats.writes += len(decided.writes)
+        if requeue is not None:
+            self.enqueue(key, requeue)
+        return decided
+
+    def _malformed(self, key: Key, error: ValidationError) -> None:
+        """Report once and wait for the object to change: retrying cannot fix its content."""
+        ref = ObjectRef(API_VERSION, "Experiment", key.namespace, key.name)
+        detail = "; ".join(
+            f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors()[:3]
+        )
+        self.stats.errors["Malformed"] = self.stats.errors.get("Malformed", 0) + 1
+        with contextlib.suppress(ClusterError):
+            self.cluster.record_event(ref, "Warning", "InvalidObject", detail)
+
+    def _retry(self, key: Key, error: Exception) -> None:
+        name = type(error).__name__
+        self.stats.errors[name] = self.stats.errors.get(name, 0) + 1
+        self.stats.retries += 1
+        failures = self.failures.get(key, 0) + 1
+        self.failures[key] = failures
+        self.enqueue(key, self.backoff.delay(failures))

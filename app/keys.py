@@ -1,0 +1,43 @@
+"""Which Experiment a changed object belongs to: the map from watch events to reconcile keys.
+
+Every object the controller cares about leads back to one Experiment: the Experiment and its
+Suggestion share a name; Trials carry the experiment label; the Suggestion's children carry its
+controller owner reference; the ownerless PV carries our owner annotation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.katib import ANNOTATION_OWNER, API_VERSION, LABEL_EXPERIMENT
+from core.kube import Manifest
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Key:
+    """A reconcile is keyed by the Experiment: everything else hangs off its name."""
+
+    namespace: str
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+def key_of(obj: Manifest) -> Key | None:
+    """The Experiment ``obj`` belongs to, if any."""
+    meta = obj.get("metadata") or {}
+    namespace, kind = meta.get("namespace"), obj.get("kind")
+    if obj.get("apiVersion") == API_VERSION and kind in ("Experiment", "Suggestion"):
+        return Key(namespace or "default", meta["name"])
+    if kind == "Trial":
+        experiment = (meta.get("labels") or {}).get(LABEL_EXPERIMENT)
+        return Key(namespace or "default", experiment) if experiment else None
+    if kind == "PersistentVolume":
+        owner = (meta.get("annotations") or {}).get(ANNOTATION_OWNER, "")
+        ns, _, name = owner.partition("/")
+        return Key(ns, name) if ns and name else None
+    for ref in meta.get("ownerReferences") or ():
+        if ref.get("controller") and ref.get("kind") == "Suggestion":
+            return Key(namespace or "default", ref["name"])
+    return None

@@ -1,0 +1,120 @@
+"""The suggestion services of the embedded runtime: one in-process server per live Deployment.
+
+A suggestion service runs for exactly as long as its Deployment is available, as a pod would:
+``sync`` starts a server when the Deployment becomes available (on the directory its pod mounts,
+for FromVolume) and stops it when the Deployment goes. The host is the ``SuggestionService`` port
+the reconcile shell consults; a call for a service that is not running is ``Unavailable``, as
+a gRPC call to a Service without endpoints would be. When a server could not restore its saved
+state and rebuilt it from the trial history, the host records a Warning event and passes the
+news on with the validation verdict, so that the Suggestion's Running condition says it too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from adapters.local.suggestion import StartReport, SuggestionServer
+from app.keys import Key
+from core.actions import EventType, ObjectRef
+from core.katib import API_VERSION
+from core.kube import Manifest
+from core.model import Deployment, Experiment, Suggestion
+from core.names import service_name
+from core.observed import Outcome, Validation
+from core.policy import traits
+from core.ports import Cluster, NotFound, Unavailable
+
+VolumeLocator = Callable[[str, str], Path | None]
+"""(namespace, deployment name) -> the directory the Deployment's pod mounts, if any."""
+
+
+@dataclass
+class _Running:
+    server: SuggestionServer
+    report: StartReport
+    deployment_uid: str
+
+
+class ServiceHost:
+    """Implements ``core.ports.SuggestionService`` over in-process ``SuggestionServer``s."""
+
+    def __init__(self, cluster: Cluster, volumes: VolumeLocator, seed: int) -> None:
+        self.cluster, self.volumes, self.seed = cluster, volumes, seed
+        self.running: dict[Key, _Running] = {}
+
+    def sync(self) -> None:
+        """Start servers for available Deployments, stop those whose Deployment is gone."""
+        live: set[Key] = set()
+        for raw in self.cluster.list(API_VERSION, "Suggestion", None, {}):
+            suggestion = Suggestion.model_validate(raw)
+            deployment = self._deployment(suggestion)
+            if deployment is None:
+                continue
+            key = Key(suggestion.namespace, suggestion.name)
+            live.add(key)
+            current = self.running.get(key)
+            if current is None or current.deployment_uid != deployment.metadata.uid:
+                self._start(key, suggestion, deployment)
+        for key in set(self.running) - live:
+            self.running.pop(key).server.stop()
+
+    def validate(self, suggestion: Suggestion) -> Validation:
+        running = self.running.get(Key(suggestion.namespace, suggestion.name))
+        if running is None:
+            return Validation(Outcome.UNAVAILABLE, "suggestion service is not running")
+        verdict = running.server.validate()
+        if verdict.outcome is Outcome.VALID and running.report.source == "rebuilt":
+            return Validation(Outcome.VALID, running.report.reason)
+        return verdict
+
+    def get_suggestions(self, suggestion: Suggestion, count: int) -> Sequence[Manifest]:
+        running = self.running.get(Key(suggestion.namespace, suggestion.name))
+        if running is None:
+            raise Unavailable(
+                f"suggestion service of {suggestion.namespace}/{suggestion.name} is not running"
+            )
+        have = suggestion.status.suggestions
+        return running.server.get_suggestions(have, len(have) + count)
+
+    def stop(self) -> None:
+        for running in self.running.values():
+            running.server.stop()
+        self.running.clear()
+
+    def _deployment(self, suggestion: Suggestion) -> Deployment | None:
+        name = service_name(suggestion.name, suggestion.algorithm)
+        try:
+            raw = self.cluster.get(ObjectRef("apps/v1", "Deployment", suggestion.namespace, name))
+        except NotFound:
+            return None
+        deployment = Deployment.model_validate(raw)
+        live = not deployment.metadata.is_deleting and deployment.is_available()
+        return deployment if live else None
+
+    def _start(self, key: Key, suggestion: Suggestion, deployment: Deployment) -> None:
+        previous = self.running.pop(key, None)
+        if previous is not None:
+            previous.server.stop()
+        experiment = self._experiment(key)
+        if experiment is None:
+            return
+        has_volume = traits(suggestion.spec.policy).has_volume
+        data_dir = self.volumes(key.namespace, deployment.metadata.name) if has_volume else None
+        server = SuggestionServer(experiment, self.seed, data_dir)
+        report = server.start(suggestion.status.suggestions)
+        self.running[key] = _Running(server, report, deployment.metadata.uid or "")
+        ref = ObjectRef(API_VERSION, "Suggestion", key.namespace, key.name)
+        kind: EventType = "Warning" if report.source == "rebuilt" else "Normal"
+        reason = {"new": "SuggestionStateNew", "restored": "SuggestionStateRestored"}.get(
+            report.source, "SuggestionStateRebuilt"
+        )
+        self.cluster.record_event(ref, kind, reason, report.reason)
+
+    def _experiment(self, key: Key) -> Experiment | None:
+        try:
+            raw = self.cluster.get(ObjectRef(API_VERSION, "Experiment", key.namespace, key.name))
+        except NotFound:
+            return None
+        return Experiment.model_validate(raw)

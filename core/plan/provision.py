@@ -1,0 +1,66 @@
+"""Trials for an active Experiment: Katib's ReconcileTrials and ReconcileSuggestions (§3.2).
+
+While the Experiment runs, keep ``parallelTrialCount`` Trials active without ever exceeding
+``maxTrialCount`` (one definition of "completed", bug 12): ask the Suggestion for more
+assignments by raising ``spec.requests``, turn assignments that have no Trial yet into Trials,
+and, when the parallelism was lowered, delete the newest active Trials (their assignments stay on
+the Suggestion and are given to new Trials later, so no assignment is lost). Katib busy-waits up
+to a minute for deleted Trials to disappear (bug 22); a plan simply moves on.
+"""
+
+from __future__ import annotations
+
+from core.actions import Action, Create, Delete, ObjectRef, UpdateSpec
+from core.desired import desired_trial
+from core.katib import SuggestionCondition
+from core.model import Experiment, Suggestion, Trial
+from core.trials import TrialCounts, TrialPhase, classify, trials_to_create, trials_to_delete
+
+_ACTIVE = (TrialPhase.PENDING, TrialPhase.RUNNING)
+
+
+def provision(
+    experiment: Experiment, suggestion: Suggestion, trials: tuple[Trial, ...], counts: TrialCounts
+) -> tuple[Action, ...]:
+    """The Trial and Suggestion writes that keep an active Experiment's trials flowing."""
+    if suggestion.metadata.is_deleting or suggestion.has(SuggestionCondition.FAILED):
+        return ()
+    deletes = _surplus(experiment, trials, counts)
+    add = trials_to_create(experiment.spec, counts)
+    if add <= 0:
+        return deletes
+    actions: list[Action] = list(deletes)
+    requests = counts.total + add
+    if suggestion.spec.requests != requests:
+        spec = suggestion.spec.to_dict() | {"requests": requests}
+        ref = ObjectRef(suggestion.api_version, "Suggestion", suggestion.namespace, suggestion.name)
+        actions.append(UpdateSpec(ref, spec, suggestion.metadata.resource_version))
+    taken = {trial.metadata.name for trial in trials}
+    unused = [a for a in suggestion.status.suggestions if a.get("name") not in taken]
+    actions.extend(Create(desired_trial(experiment, a)) for a in unused[:add])
+    return tuple(actions)
+
+
+def _surplus(
+    experiment: Experiment, trials: tuple[Trial, ...], counts: TrialCounts
+) -> tuple[Action, ...]:
+    """Delete the newest active Trials beyond ``parallelTrialCount``."""
+    surplus = trials_to_delete(experiment.spec, counts)
+    if surplus <= 0:
+        return ()
+    active = [t for t in trials if classify(t) in _ACTIVE and not t.metadata.is_deleting]
+    active.sort(
+        key=lambda t: (
+            t.metadata.creation_timestamp is None,
+            t.metadata.creation_timestamp,
+            t.metadata.name,
+        ),
+        reverse=True,
+    )
+    return tuple(
+        Delete(
+            ObjectRef(t.api_version, "Trial", t.metadata.namespace, t.metadata.name),
+            t.metadata.uid or "",
+        )
+        for t in active[:surplus]
+    )
