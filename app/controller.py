@@ -64,6 +64,11 @@ class Controller:
     def enqueue(self, key: Key, after: float = 0.0) -> None:
         self.queue.add(key, self.clock.now(), after)
 
+    def due(self) -> bool:
+        """Whether a key is due now."""
+        due = self.queue.next_due()
+        return due is not None and due <= self.clock.now()
+
     def step(self) -> Plan | None:
         """Reconcile the earliest due key, if any; its plan when it got that far."""
         key = self.queue.pop(self.clock.now())

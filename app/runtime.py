@@ -1,0 +1,114 @@
+"""The embedded runtime: the controller, Kubernetes' own controllers and the local services, on
+one fake clock.
+
+One ``step`` is one tick of the simulated world, in the order a cluster would see it:
+
+1. the world ticks (garbage collection, volume binding and reclaim, the kubelet);
+2. suggestion services start or stop with their Deployments; trials run;
+3. every change since the last step reaches the controller's work queue through the watch, and
+   the controller reconciles every key that is due, until its queue has nothing due;
+4. the clock advances by ``tick_seconds``.
+
+The controller is the same ``Controller`` a real cluster will use; only the adapters differ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from adapters.fake import FakeCluster, FakeWorld
+from adapters.local.trials import TrialRunner
+from app.controller import Controller
+from app.keys import Key, key_of
+from app.services import ServiceHost
+from core.config import KatibConfig
+from core.katib import API_VERSION
+from core.ports import Gone
+
+DRAIN_LIMIT = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class StaticConfig:
+    """``core.ports.ConfigSource`` for a katib-config read once (a file, the shipped one)."""
+
+    config: KatibConfig
+
+    def katib_config(self) -> KatibConfig:
+        return self.config
+
+
+class Runtime:
+    def __init__(
+        self,
+        cluster: FakeCluster,
+        world: FakeWorld,
+        config: KatibConfig,
+        *,
+        seed: int = 1,
+        trial_command: bool = False,
+        workdir: Path | None = None,
+        tick_seconds: float = 1.0,
+    ) -> None:
+        self.cluster, self.world, self.tick_seconds = cluster, world, tick_seconds
+        self.clock = cluster.clock
+        self.services = ServiceHost(cluster, world.volume_dir, seed)
+        self.controller = Controller(cluster, StaticConfig(config), self.clock, self.services)
+        self.trials = TrialRunner(
+            cluster, self.clock.now, command=trial_command, workdir=workdir
+        )
+        self.cursor = cluster.cursor
+        self.enqueue_all()
+
+    def enqueue_all(self) -> None:
+        """Reconcile every Experiment (at start, and when the watch fell too far behind)."""
+        for raw in self.cluster.list(API_VERSION, "Experiment", None, {}):
+            meta = raw["metadata"]
+            self.controller.enqueue(Key(meta["namespace"], meta["name"]))
+        for raw in self.cluster.list(API_VERSION, "Suggestion", None, {}):
+            meta = raw["metadata"]
+            self.controller.enqueue(Key(meta["namespace"], meta["name"]))
+
+    def pump(self) -> int:
+        """Turn the watch events since the last pump into reconcile keys."""
+        try:
+            self.cursor, events = self.cluster.changes_since(self.cursor)
+        except Gone:
+            self.cursor = self.cluster.cursor
+            self.enqueue_all()
+            return 0
+        for event in events:
+            key = key_of(event.object)
+            if key is not None:
+                self.controller.enqueue(key)
+        return len(events)
+
+    def drain(self) -> int:
+        """Reconcile until no key is due now; the number of reconciles."""
+        done = 0
+        self.pump()
+        while self.controller.due() and done < DRAIN_LIMIT:
+            self.controller.step()
+            self.pump()
+            done += 1
+        return done
+
+    def step(self) -> None:
+        self.world.tick()
+        self.services.sync()
+        self.trials.tick()
+        self.drain()
+        self.clock.advance(self.tick_seconds)
+
+    def run_until(self, done: Callable[[], bool], max_steps: int = 10_000) -> int:
+        """Step until ``done()``; the steps taken. ``TimeoutError`` after ``max_steps``."""
+        for steps in range(max_steps):
+            if done():
+                return steps
+            self.step()
+        raise TimeoutError(f"not done after {max_steps} steps of the embedded runtime")
+
+    def close(self) -> None:
+        self.services.stop()
