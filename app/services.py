@@ -18,7 +18,7 @@ from pathlib import Path
 from adapters.local.suggestion import StartReport, SuggestionServer
 from app.keys import Key
 from core.actions import EventType, ObjectRef
-from core.katib import API_VERSION
+from core.katib import ANNOTATION_SEED, API_VERSION
 from core.kube import Manifest
 from core.model import Deployment, Experiment, Suggestion
 from core.names import service_name
@@ -102,7 +102,7 @@ class ServiceHost:
             return
         has_volume = traits(suggestion.spec.policy).has_volume
         data_dir = self.volumes(key.namespace, deployment.metadata.name) if has_volume else None
-        server = SuggestionServer(experiment, self.seed, data_dir)
+        server = SuggestionServer(experiment, self._seed(experiment), data_dir)
         report = server.start(suggestion.status.suggestions)
         self.running[key] = _Running(server, report, deployment.metadata.uid or "")
         ref = ObjectRef(API_VERSION, "Suggestion", key.namespace, key.name)
@@ -111,6 +111,11 @@ class ServiceHost:
             report.source, "SuggestionStateRebuilt"
         )
         self.cluster.record_event(ref, kind, reason, report.reason)
+
+    def _seed(self, experiment: Experiment) -> int:
+        """The seed the Experiment was applied with (so a resume continues the same search)."""
+        recorded = experiment.metadata.annotations.get(ANNOTATION_SEED, "")
+        return int(recorded) if recorded.isdigit() else self.seed
 
     def _experiment(self, key: Key) -> Experiment | None:
         try:

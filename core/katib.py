@@ -47,6 +47,7 @@ RECLAIM_POLICY_DELETE = "Delete"
 FINALIZER_PV_CLEANUP = "resume.katib.kubeflow.org/pv-cleanup"
 ANNOTATION_OWNER_UID = "resume.katib.kubeflow.org/owner-uid"
 ANNOTATION_OWNER = "resume.katib.kubeflow.org/owner"
+ANNOTATION_SEED = "resume.katib.kubeflow.org/seed"  # the embedded runtime's search seed
 
 
 class ExperimentCondition:

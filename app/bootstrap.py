@@ -1,0 +1,84 @@
+"""The composition root of the embedded runtime: one place that wires the adapters together.
+
+``session(state_dir, ...)`` opens the persisted fake cluster (``adapters.fake``), wires the
+controller, the suggestion services and the trial runner (``adapters.local``) into a
+``Runtime``, and saves the cluster atomically when the command is done, whatever happened; a
+lock file keeps two commands from working on the same state directory at once. The katib-config
+given with ``--config`` is stored in the state directory, as a cluster keeps its ConfigMap, so
+later commands use it without repeating the flag.
+"""
+
+from __future__ import annotations
+
+import fcntl
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from adapters.fake import StateFileError, load, save
+from app.inputs import InputError, load_config, read_yaml
+from app.runtime import Runtime
+from core.config import ConfigError, KatibConfig, parse_katib_config
+
+CONFIG_FILE = "katib-config.yaml"
+LOCK_FILE = ".lock"
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """What every embedded command shares (the common flags)."""
+
+    state_dir: Path
+    config: str | None = None
+    seed: int = 1
+    trial_command: bool = False
+
+
+@contextmanager
+def session(options: Options) -> Iterator[Runtime]:
+    """A runtime over the state directory, saved when the block ends."""
+    state_dir = options.state_dir
+    state_dir.mkdir(parents=True, exist_ok=True)
+    with _locked(state_dir):
+        try:
+            cluster, world = load(state_dir)
+        except StateFileError as error:
+            raise InputError(str(error)) from None
+        runtime = Runtime(
+            cluster,
+            world,
+            _config(options),
+            seed=options.seed,
+            trial_command=options.trial_command,
+            workdir=state_dir / "trials",
+        )
+        try:
+            yield runtime
+        finally:
+            runtime.close()
+            save(world, state_dir)
+
+
+def _config(options: Options) -> KatibConfig:
+    stored = options.state_dir / CONFIG_FILE
+    if options.config is not None:
+        config = load_config(options.config)
+        stored.write_text(Path(options.config).read_text(encoding="utf-8"), encoding="utf-8")
+        return config
+    if not stored.exists():
+        return load_config(None)
+    try:
+        return parse_katib_config(read_yaml(str(stored)))
+    except ConfigError as error:
+        raise InputError(f"{stored}: {error}") from None
+
+
+@contextmanager
+def _locked(state_dir: Path) -> Iterator[None]:
+    with (state_dir / LOCK_FILE).open("w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise InputError(f"{state_dir}: another katib-resume command is using it") from None
+        yield
