@@ -1,8 +1,14 @@
-"""The ``katib-resume`` command line: thin wrappers over the core.
+"""The ``katib-resume`` command line: thin wrappers over the core and the embedded runtime.
 
 Exit status: 0 success; 1 admission denied (Katib's message printed); 2 bad input (one line that
-names the file and the problem). Heavy imports (the core's models, YAML) happen inside the
-commands, so ``katib-resume --help`` starts fast.
+names the file, the flag or the object and the problem, never a usage block or a traceback);
+3 the demo found one of its own claims false. Heavy imports (the core's models, YAML, rich)
+happen inside the commands, after parsing, so ``katib-resume --help`` starts fast.
+
+The embedded commands (``run``, ``get``, ``describe``, ``edit``, ``delete``) share their flags
+through a parent parser, so that they are accepted after the command name, as kubectl accepts
+them: ``katib-resume get pvc -n team-a --state-dir DIR -o json``. Without ``-n`` a command works
+in the namespace ``default``, as kubectl does, except ``run -f``, which uses the file's own.
 """
 
 from __future__ import annotations
@@ -10,17 +16,75 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
 
 EXIT_DENIED = 1
 EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+DEFAULT_STATE_DIR = ".katib-resume"
+GET_KINDS = "experiments|suggestions|trials|deployments|services|pvc|pv|events"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="katib-resume",
-        description="Kubeflow Katib's resume-Experiment lifecycle, as a pure state machine.",
+class Parser(argparse.ArgumentParser):
+    """argparse with the project's error format: one line on stderr, exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"katib-resume: error: {message} (see `{self.prog} --help`)\n")
+
+
+def positive(text: str) -> int:
+    """A count flag: a whole number of at least 1 (Katib's counts are positive)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
+    return value
+
+
+def common_flags() -> Parser:
+    """The flags every embedded command accepts after its name."""
+    common = Parser(add_help=False)
+    group = common.add_argument_group("embedded cluster")
+    group.add_argument(
+        "--state-dir",
+        type=Path,
+        default=Path(DEFAULT_STATE_DIR),
+        metavar="DIR",
+        help=f"where the embedded cluster is kept (default: ./{DEFAULT_STATE_DIR})",
     )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    group.add_argument(
+        "--config",
+        metavar="KATIB_CONFIG.yaml",
+        help="katib-config; stored in the state directory for later commands "
+        "(default: the stored one, else Katib's shipped one)",
+    )
+    group.add_argument(
+        "--seed", type=seed, default=1, help="the search's seed, recorded on the Experiment"
+    )
+    group.add_argument(
+        "-n",
+        "--namespace",
+        metavar="NS",
+        help="default: 'default' as in kubectl ('run -f': the file's own namespace)",
+    )
+    return common
+
+
+def add_core_commands(commands: argparse._SubParsersAction[Parser]) -> None:
+    """The commands that need no cluster: ``plan``, ``validate``, ``diagram``."""
     plan = commands.add_parser(
         "plan", help="print the objects the controller creates for an Experiment"
     )
@@ -42,6 +106,72 @@ def build_parser() -> argparse.ArgumentParser:
     )
     diagram = commands.add_parser("diagram", help="print a lifecycle's Mermaid state diagram")
     diagram.add_argument("lifecycle", choices=("suggestion", "experiment"))
+
+
+def add_embedded_commands(commands: argparse._SubParsersAction[Parser]) -> None:
+    """The commands that work on the embedded cluster in ``--state-dir``."""
+    common = [common_flags()]
+    _add_run(commands, common)
+    _add_readers(commands, common)
+    _add_writers(commands, common)
+    commands.add_parser(
+        "demo", help="run Katib's from-volume example end to end in a temporary directory"
+    )
+
+
+def _add_run(commands: argparse._SubParsersAction[Parser], common: list[Parser]) -> None:
+    run = commands.add_parser(
+        "run", parents=common, help="apply an Experiment (or continue one) and run it to completion"
+    )
+    run.add_argument("name", nargs="?", metavar="NAME", help="continue this Experiment")
+    run.add_argument("-f", "--filename", metavar="EXPERIMENT.yaml", help="create this Experiment")
+    run.add_argument(
+        "--trial-command",
+        action="store_true",
+        help="run the trial template's command locally (default: a synthetic objective)",
+    )
+
+
+def _add_readers(commands: argparse._SubParsersAction[Parser], common: list[Parser]) -> None:
+    get = commands.add_parser("get", parents=common, help="list objects, as kubectl get")
+    get.add_argument("kind", metavar="KIND", help=GET_KINDS)
+    get.add_argument("name", nargs="?", metavar="NAME", help="only this object (events: about it)")
+    get.add_argument("-o", "--output", choices=("wide", "yaml", "json"), help="default: a table")
+    get.add_argument("-A", "--all-namespaces", action="store_true", help="every namespace")
+    describe = commands.add_parser(
+        "describe", parents=common, help="an object's fields, conditions and events as a timeline"
+    )
+    describe.add_argument("kind", metavar="KIND", help="experiment|suggestion")
+    describe.add_argument("name", metavar="NAME")
+
+
+def _add_writers(commands: argparse._SubParsersAction[Parser], common: list[Parser]) -> None:
+    kinds = ("experiment", "experiments", "exp")
+    edit = commands.add_parser(
+        "edit", parents=common, help="change an Experiment's budget, through admission"
+    )
+    edit.add_argument("kind", choices=kinds, metavar="experiment")
+    edit.add_argument("name", metavar="NAME")
+    for flag in ("--max-trial-count", "--parallel-trial-count", "--max-failed-trial-count"):
+        edit.add_argument(flag, type=positive, metavar="N")
+    edit.add_argument(
+        "--dry-run", action="store_true", help="show what the restart will do; change nothing"
+    )
+    delete = commands.add_parser(
+        "delete", parents=common, help="delete an Experiment and wait until all of it is gone"
+    )
+    delete.add_argument("kind", choices=kinds, metavar="experiment")
+    delete.add_argument("name", metavar="NAME")
+
+
+def build_parser() -> Parser:
+    parser = Parser(
+        prog="katib-resume",
+        description="Kubeflow Katib's resume-Experiment lifecycle, as a pure state machine.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    add_core_commands(commands)
+    add_embedded_commands(commands)
     return parser
 
 
@@ -56,6 +186,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as error:
         print(f"katib-resume: error: {one_line(str(error))}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("katib-resume: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

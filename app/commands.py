@@ -1,10 +1,17 @@
-"""The commands behind ``katib-resume``: read inputs, call the core, print, pick the exit status."""
+"""The commands behind ``katib-resume``: read inputs, call the core, print, pick the exit status.
+
+``plan``, ``validate`` and ``diagram`` live here; the commands on the embedded cluster live in
+one module per group (``cmd_run``, ``cmd_get``, ``cmd_describe``, ``cmd_edit``, ``cmd_delete``,
+``cmd_demo``). An admission denial from any of them is ``Denied``: Katib's message on stderr and
+exit status 1, in this one place.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
+from app import cmd_delete, cmd_demo, cmd_describe, cmd_edit, cmd_get, cmd_run
 from app.inputs import InputError, load_config, load_experiment
 from app.output import as_list, one_line, render
 from app.preview import Denied, created_objects
@@ -16,8 +23,22 @@ EXIT_OK, EXIT_DENIED = 0, 1
 
 
 def run(args: argparse.Namespace) -> int:
-    command = {"plan": _plan, "validate": _validate, "diagram": _diagram}[args.command]
-    return command(args)
+    command = {
+        "plan": _plan,
+        "validate": _validate,
+        "diagram": _diagram,
+        "run": cmd_run.run,
+        "get": cmd_get.get,
+        "describe": cmd_describe.describe,
+        "edit": cmd_edit.edit,
+        "delete": cmd_delete.delete,
+        "demo": cmd_demo.demo,
+    }[args.command]
+    try:
+        return command(args)
+    except Denied as denied:
+        print(one_line(str(denied)), file=sys.stderr)
+        return EXIT_DENIED
 
 
 def _plan(args: argparse.Namespace) -> int:

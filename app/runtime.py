@@ -5,8 +5,9 @@ One ``step`` is one tick of the simulated world, in the order a cluster would se
 
 1. the world ticks (garbage collection, volume binding and reclaim, the kubelet);
 2. suggestion services start or stop with their Deployments; trials run;
-3. every change since the last step reaches the controller's work queue through the watch, and
-   the controller reconciles every key that is due, until its queue has nothing due;
+3. every change since the last step reaches the controller's work queue through the watch (and,
+   every ``resync_seconds``, every Experiment does), and the controller reconciles every key
+   that is due, until its queue has nothing due;
 4. the clock advances by ``tick_seconds``.
 
 The controller is the same ``Controller`` a real cluster will use; only the adapters differ.
@@ -14,8 +15,10 @@ The controller is the same ``Controller`` a real cluster will use; only the adap
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
 from adapters.fake import FakeCluster, FakeWorld
@@ -25,9 +28,12 @@ from app.keys import Key, key_of
 from app.services import ServiceHost
 from core.config import KatibConfig
 from core.katib import API_VERSION
-from core.ports import Gone
+from core.ports import ClusterError, Gone
 
 DRAIN_LIMIT = 10_000
+RESYNC_SECONDS = 60.0
+"""Every Experiment is reconciled again this often, changed or not (an informer's resync): a
+reconcile that read a stale cache and so missed the event that mattered is repaired by it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,15 +57,16 @@ class Runtime:
         trial_command: bool = False,
         workdir: Path | None = None,
         tick_seconds: float = 1.0,
+        resync_seconds: float = RESYNC_SECONDS,
     ) -> None:
         self.cluster, self.world, self.tick_seconds = cluster, world, tick_seconds
         self.clock = cluster.clock
         self.services = ServiceHost(cluster, world.volume_dir, seed)
         self.controller = Controller(cluster, StaticConfig(config), self.clock, self.services)
-        self.trials = TrialRunner(
-            cluster, self.clock.now, command=trial_command, workdir=workdir
-        )
+        self.trials = TrialRunner(cluster, self.clock.now, command=trial_command, workdir=workdir)
         self.cursor = cluster.cursor
+        self.resync_seconds = resync_seconds
+        self.next_resync = self.clock.now() + timedelta(seconds=resync_seconds)
         self.enqueue_all()
 
     def enqueue_all(self) -> None:
@@ -88,6 +95,9 @@ class Runtime:
     def drain(self) -> int:
         """Reconcile until no key is due now; the number of reconciles."""
         done = 0
+        if self.clock.now() >= self.next_resync:
+            self.next_resync = self.clock.now() + timedelta(seconds=self.resync_seconds)
+            self.enqueue_all()
         self.pump()
         while self.controller.due() and done < DRAIN_LIMIT:
             self.controller.step()
@@ -96,9 +106,12 @@ class Runtime:
         return done
 
     def step(self) -> None:
+        """One tick; a world error in the services or trials is retried on the next tick."""
         self.world.tick()
-        self.services.sync()
-        self.trials.tick()
+        with contextlib.suppress(ClusterError):
+            self.services.sync()
+        with contextlib.suppress(ClusterError):
+            self.trials.tick()
         self.drain()
         self.clock.advance(self.tick_seconds)
 

@@ -11,6 +11,7 @@ news on with the validation verdict, so that the Suggestion's Running condition 
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +25,7 @@ from core.model import Deployment, Experiment, Suggestion
 from core.names import service_name
 from core.observed import Outcome, Validation
 from core.policy import traits
-from core.ports import Cluster, NotFound, Unavailable
+from core.ports import Cluster, ClusterError, NotFound, Unavailable
 
 VolumeLocator = Callable[[str, str], Path | None]
 """(namespace, deployment name) -> the directory the Deployment's pod mounts, if any."""
@@ -105,12 +106,17 @@ class ServiceHost:
         server = SuggestionServer(experiment, self._seed(experiment), data_dir)
         report = server.start(suggestion.status.suggestions)
         self.running[key] = _Running(server, report, deployment.metadata.uid or "")
+        self._announce(key, report)
+
+    def _announce(self, key: Key, report: StartReport) -> None:
+        """An Event saying how the service found its state (a lost Event is not retried)."""
         ref = ObjectRef(API_VERSION, "Suggestion", key.namespace, key.name)
         kind: EventType = "Warning" if report.source == "rebuilt" else "Normal"
         reason = {"new": "SuggestionStateNew", "restored": "SuggestionStateRestored"}.get(
             report.source, "SuggestionStateRebuilt"
         )
-        self.cluster.record_event(ref, kind, reason, report.reason)
+        with contextlib.suppress(ClusterError):
+            self.cluster.record_event(ref, kind, reason, report.reason)
 
     def _seed(self, experiment: Experiment) -> int:
         """The seed the Experiment was applied with (so a resume continues the same search)."""

@@ -1,0 +1,212 @@
+"""``katib-resume demo``: Katib's from-volume example, run, completed, resumed and deleted.
+
+The demo is the README's promise made checkable. It runs the shipped example
+(``app/data/from-volume-resume.yaml``, package data, so it works from an installed wheel) in a
+temporary state directory, one session per stage as separate commands would, through the same
+functions the commands use (admission, defaulting, the runtime, the edit, the delete). Every
+sentence it prints is a claim followed by its evidence read off the cluster, and every claim is
+checked before it is printed: if one is false the demo stops with that claim and exit status 3,
+so the demo cannot tell a story the code no longer lives up to.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from importlib import resources
+from pathlib import Path
+
+from adapters.fake.node import host_dir
+from app.bootstrap import Options, session
+from app.cmd_delete import delete_experiment
+from app.cmd_edit import apply_edit
+from app.cmd_run import create, run_to_completion
+from app.driver import condition_text, last_condition
+from app.inputs import load_experiment
+from app.kinds import EXPERIMENT, PV, PVC, SUGGESTION
+from app.preview import Denied
+from app.restart import Children, children, restart_report, wait_until_running
+from app.runtime import Runtime
+from core.kube import Manifest
+from core.model import Experiment
+
+EXIT_OK, EXIT_CLAIM_FALSE = 0, 3
+EXAMPLE = "from-volume-resume.yaml"
+SEED = 1
+FIRST, RAISED, TOO_LOW = 12, 20, 10
+Assignments = list[tuple[tuple[str, str], ...]]
+
+
+class ClaimFalse(Exception):
+    """A sentence the demo was about to print does not hold."""
+
+
+def check(holds: bool, claim: str) -> None:
+    if not holds:
+        raise ClaimFalse(claim)
+
+
+def say(text: str, *evidence: str) -> None:
+    print(text)
+    for line in evidence:
+        print(f"     {line}")
+
+
+def demo(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    try:
+        with tempfile.TemporaryDirectory(prefix="katib-resume-demo-") as scratch:
+            Story(Path(scratch), example()).tell()
+    except ClaimFalse as false:
+        print(f"katib-resume: demo: this claim turned out false: {false}", file=sys.stderr)
+        return EXIT_CLAIM_FALSE
+    print(f"Demo done in {time.perf_counter() - started:.1f} s; every claim above was checked.")
+    return EXIT_OK
+
+
+def example() -> Experiment:
+    with resources.as_file(resources.files("app").joinpath("data", EXAMPLE)) as path:
+        return load_experiment(str(path))
+
+
+class Story:
+    """The stages, each in its own session over one state directory, as commands would run."""
+
+    def __init__(self, scratch: Path, experiment: Experiment) -> None:
+        self.scratch, self.experiment = scratch, experiment
+        self.options = Options(scratch / "resumed", seed=SEED)
+        self.ns, self.name = experiment.namespace, experiment.metadata.name
+        self.first: Assignments = []
+        self.pvc: tuple[str, str] = ("", "")
+
+    def tell(self) -> None:
+        print(f"Katib's {self.name} example, on the embedded cluster in {self.scratch}:")
+        self.first_run()
+        self.completion()
+        self.raise_budget()
+        resumed = self.resume()
+        self.same_as_uninterrupted(resumed)
+        self.deletion()
+
+    def first_run(self) -> None:
+        with session(self.options) as runtime:
+            create(runtime, self.experiment, None, SEED)
+            steps = run_to_completion(runtime, EXPERIMENT.ref(self.ns, self.name))
+            experiment = runtime.cluster.get(EXPERIMENT.ref(self.ns, self.name))
+            self.first = assignments(runtime, self.ns, self.name)
+        trials = experiment["status"].get("trials")
+        check(trials == FIRST, f"the first run made {FIRST} trials (it made {trials})")
+        check(_reason(experiment) == "ExperimentMaxTrialsReached", "it completed by max trials")
+        say(
+            f"1. Applied it (resumePolicy FromVolume, random search, seed {SEED}) through "
+            f"admission and defaulting, and ran it: {FIRST} trials in {steps} simulated seconds.",
+            f"Experiment: {condition_text(experiment)}",
+        )
+
+    def completion(self) -> None:
+        with session(self.options) as runtime:
+            found = children(runtime, self.ns, self.name)
+            check("Deployment" not in found and "Service" not in found, "service objects gone")
+            check(PVC.kind in found and PV.kind in found, "the PVC and its PV are kept")
+            pv = runtime.cluster.get(PV.ref(self.ns, found[PV.kind][0]))
+            directory = host_dir(runtime.world.volume_root, pv)
+        files = sorted(p.name for p in directory.iterdir()) if directory else []
+        check("suggestion-state.json" in files, "the service saved its state on the volume")
+        self.pvc = found[PVC.kind]
+        say(
+            "2. On completion the suggestion service was released: its Deployment and Service "
+            "are gone, its volume is kept.",
+            f"PersistentVolumeClaim {self.pvc[0]}, UID {self.pvc[1]}",
+            f"PersistentVolume {found[PV.kind][0]}, directory {directory}: {', '.join(files)}",
+        )
+
+    def raise_budget(self) -> None:
+        with session(self.options) as runtime:
+            try:
+                apply_edit(runtime, self.ns, self.name, {"maxTrialCount": TOO_LOW})
+                denial = ""
+            except Denied as denied:
+                denial = str(denied)
+            edited = apply_edit(runtime, self.ns, self.name, {"maxTrialCount": RAISED})
+        check(bool(denial), f"admission denies maxTrialCount {TOO_LOW} after {FIRST} trials")
+        check(edited.restarts(), f"maxTrialCount {RAISED} restarts the Experiment")
+        say(
+            f"3. Raised the budget through admission: maxTrialCount {TOO_LOW} is denied, "
+            f"{RAISED} is allowed ({edited.changes()}), and the Experiment restarts.",
+            f"Katib's denial of {TOO_LOW}: {denial}",
+        )
+
+    def resume(self) -> Assignments:
+        with session(self.options) as runtime:
+            before, mark = children(runtime, self.ns, self.name), len(runtime.cluster.events)
+            steps = wait_until_running(runtime, self.ns, self.name)
+            after = children(runtime, self.ns, self.name)
+            report = restart_report(before, after, runtime.cluster.events[mark:], steps)
+            run_to_completion(runtime, EXPERIMENT.ref(self.ns, self.name))
+            resumed = assignments(runtime, self.ns, self.name)
+            experiment = runtime.cluster.get(EXPERIMENT.ref(self.ns, self.name))
+        self.check_resume(report, after, resumed)
+        say(
+            "4. Resumed from the volume: the service came back on the same PVC and restored its "
+            "search state from it.",
+            *(line.strip() for line in report),
+        )
+        say(
+            f"5. Completed again: trials {FIRST + 1}-{RAISED} continued the sequence; the first "
+            f"{FIRST} assignments are unchanged and none is repeated.",
+            f"Experiment: {condition_text(experiment)}",
+        )
+        return resumed
+
+    def check_resume(self, report: list[str], after: Children, resumed: Assignments) -> None:
+        restored = [line for line in report if "state restored from" in line]
+        check(bool(restored) and f"({FIRST} assignments)" in restored[0], "state restored")
+        check(after.get(PVC.kind) == self.pvc, "the restarted service mounts the same PVC (UID)")
+        check("Deployment" in after and "Service" in after, "Deployment and Service come back")
+        check(len(resumed) == RAISED, f"the resumed run reached {RAISED} trials")
+        check(resumed[:FIRST] == self.first, "the first 12 assignments are untouched")
+        check(not set(resumed[FIRST:]) & set(self.first), "trials 13-20 repeat no assignment")
+
+    def same_as_uninterrupted(self, resumed: Assignments) -> None:
+        manifest = self.experiment.to_dict()
+        manifest["spec"]["maxTrialCount"] = RAISED
+        with session(Options(self.scratch / "uninterrupted", seed=SEED)) as runtime:
+            create(runtime, Experiment.model_validate(manifest), None, SEED)
+            run_to_completion(runtime, EXPERIMENT.ref(self.ns, self.name))
+            straight = assignments(runtime, self.ns, self.name)
+        check(resumed == straight, "the resumed run equals an uninterrupted one")
+        say(
+            f"6. An uninterrupted {RAISED}-trial run with the same seed, in a second state "
+            f"directory, made exactly the same {RAISED} assignments in the same order.",
+            f"trial 13 both times: {_pairs(straight[FIRST])}",
+        )
+
+    def deletion(self) -> None:
+        with session(self.options) as runtime:
+            removal = delete_experiment(runtime, self.ns, self.name)
+            left = [f"{o['kind']} {o['metadata']['name']}" for o in runtime.cluster.store.all()]
+        check(not left, f"nothing is left after deletion (left: {', '.join(left)})")
+        check(bool(removal.directories) and not removal.kept, "the volume directory is removed")
+        check(not any(path.exists() for path in removal.directories), "directory gone")
+        say("7. Deleted it: nothing is left in the cluster, and the volume is gone.")
+        for line in removal.lines():
+            print(f"     {line.strip()}")
+
+
+def assignments(runtime: Runtime, namespace: str, name: str) -> Assignments:
+    """The Suggestion's assignments in the order it made them, as comparable tuples."""
+    suggestion = runtime.cluster.get(SUGGESTION.ref(namespace, name))
+    return [
+        tuple((str(p["name"]), str(p["value"])) for p in entry.get("parameterAssignments") or [])
+        for entry in (suggestion.get("status") or {}).get("suggestions") or []
+    ]
+
+
+def _pairs(assignment: tuple[tuple[str, str], ...]) -> str:
+    return ", ".join(f"{name}={value}" for name, value in assignment)
+
+
+def _reason(experiment: Manifest) -> str:
+    return str((last_condition(experiment) or {}).get("reason", ""))

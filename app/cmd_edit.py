@@ -1,0 +1,141 @@
+"""``katib-resume edit experiment NAME``: change the budget through admission, as an UPDATE.
+
+The edit is what ``kubectl edit`` sends: the stored Experiment with new counts, checked by
+Katib's validating webhook against the stored one (``validate(new, old, ...)``: a completed
+``Never`` Experiment, or a ``maxTrialCount`` not above the Trials already made, is denied with
+Katib's message, exit 1) and stored with the ``resourceVersion`` it was read at. The edit itself
+restarts nothing: the controller does, in the next ``katib-resume run NAME``, so the command
+says so.
+
+``--dry-run`` shows what that restart will do without doing it. It runs the real thing on a
+copy: the state directory is copied under its lock into a temporary directory, the edit is
+applied there and the runtime stepped until the Experiment and its Suggestion are Running again;
+what came back (new UIDs), what was reused (same UIDs: the PVC and PV of ``FromVolume``) and
+what the suggestion service said when it started are then read off the copy, which is thrown
+away. The state directory is never written to: not even the state file's bytes change.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import fcntl
+import shutil
+import tempfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from app.bootstrap import LOCK_FILE, session
+from app.driver import namespace, options, require_state
+from app.inputs import InputError
+from app.kinds import EXPERIMENT, find
+from app.preview import Denied
+from app.restart import Children, children, restart_report, wait_until_running
+from app.runtime import Runtime
+from core.model import Experiment
+from core.validation import is_restartable, validate
+
+EXIT_OK = 0
+FLAGS = {
+    "max_trial_count": "maxTrialCount",
+    "parallel_trial_count": "parallelTrialCount",
+    "max_failed_trial_count": "maxFailedTrialCount",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Edited:
+    old: Experiment
+    new: Experiment
+
+    def changes(self) -> str:
+        old, new = self.old.to_dict()["spec"], self.new.to_dict()["spec"]
+        moved = [
+            f"{k} {old.get(k)} -> {new.get(k)}" for k in FLAGS.values() if old.get(k) != new.get(k)
+        ]
+        return ", ".join(moved) or "no change"
+
+    def restarts(self) -> bool:
+        """The controller's restart guard: restartable, and a budget above the Trials made."""
+        budget = self.new.spec.max_trial_count
+        has_budget = budget is None or budget > self.old.status.trials
+        return self.old.is_completed() and is_restartable(self.old) and has_budget
+
+    def consequence(self, *, dry_run: bool = False) -> str:
+        name, ns = self.new.metadata.name, self.new.namespace
+        command = f"`katib-resume run {name} -n {ns}`"
+        if self.restarts() and dry_run:
+            return f"Experiment restarts when you run {command}"
+        if self.restarts():
+            return f"Experiment restarts: run {command}"
+        if not self.old.is_completed():
+            return f"nothing restarts: the Experiment is still running; continue it with {command}"
+        return "nothing restarts: the Experiment is completed and cannot be restarted"
+
+
+def edit(args: argparse.Namespace) -> int:
+    changes = {field: getattr(args, flag) for flag, field in FLAGS.items()}
+    changes = {field: value for field, value in changes.items() if value is not None}
+    if not changes:
+        raise InputError(
+            "nothing to edit: give --max-trial-count, --parallel-trial-count "
+            "or --max-failed-trial-count"
+        )
+    require_state(args.state_dir, f'experiment "{args.name}"')
+    if args.dry_run:
+        return dry_run(args, changes)
+    with session(options(args)) as runtime:
+        edited = apply_edit(runtime, namespace(args), args.name, changes)
+    print(f"experiment.kubeflow.org/{args.name} edited ({edited.changes()})")
+    print(edited.consequence())
+    return EXIT_OK
+
+
+def apply_edit(runtime: Runtime, ns: str, name: str, changes: dict[str, int]) -> Edited:
+    """Admit and store the UPDATE; ``Denied`` with Katib's message if admission refuses it."""
+    stored = find(runtime.cluster, EXPERIMENT, ns, name)
+    wanted = copy.deepcopy(stored)
+    wanted["spec"].update(changes)
+    old, new = Experiment.model_validate(stored), Experiment.model_validate(wanted)
+    decision = validate(new, old, catalog=runtime.controller.config.katib_config())
+    if not decision.allowed:
+        raise Denied(decision.message)
+    runtime.cluster.update(wanted)
+    return Edited(old, new)
+
+
+def dry_run(args: argparse.Namespace, changes: dict[str, int]) -> int:
+    ns, state_dir = namespace(args), Path(args.state_dir)
+    with tempfile.TemporaryDirectory(prefix="katib-resume-dry-run-") as scratch:
+        workspace = Path(scratch) / "state"
+        snapshot(state_dir, workspace)
+        with session(replace(options(args), state_dir=workspace)) as runtime:
+            before = children(runtime, ns, args.name)
+            events = len(runtime.cluster.events)
+            edited = apply_edit(runtime, ns, args.name, changes)
+            steps = wait_until_running(runtime, ns, args.name) if edited.restarts() else 0
+            after: Children = children(runtime, ns, args.name)
+            news = runtime.cluster.events[events:]
+        lines = [
+            f"dry run: {state_dir} is unchanged; the restart below ran on a copy of it",
+            f"experiment.kubeflow.org/{args.name} would be edited ({edited.changes()})",
+            edited.consequence(dry_run=True),
+        ]
+        if edited.restarts():
+            lines += restart_report(before, after, news, steps)
+        text = "\n".join(lines) + "\n"
+        print(text.replace(str(workspace.resolve()), str(state_dir.resolve())), end="")
+    return EXIT_OK
+
+
+def snapshot(state_dir: Path, into: Path) -> None:
+    """Copy the state directory (under its lock, so no command is half-way through a save)."""
+    if not state_dir.is_dir():
+        into.mkdir(parents=True)
+        return
+    with (state_dir / LOCK_FILE).open("a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise InputError(f"{state_dir}: another katib-resume command is using it") from None
+        shutil.copytree(state_dir, into, ignore=shutil.ignore_patterns(LOCK_FILE, "trials"))

@@ -1,0 +1,235 @@
+"""``katib-resume run``: apply an Experiment (or continue one) and run it until it completes.
+
+``run -f FILE`` is what ``kubectl apply`` does against a cluster with Katib installed: admission
+(Katib's validating webhook, with the names of the PVs that exist, so a PV left over by a deleted
+FromVolume Experiment is refused as Katib refuses it), then Katib's defaulting webhook, then the
+create. The seed is recorded on the Experiment (``ANNOTATION_SEED``) so that a later
+``run NAME``, after ``edit`` raised the budget, continues the *same* search whatever ``--seed``
+it is given. ``run NAME`` continues an existing Experiment: that is where a restart happens.
+
+Either way the runtime steps until the Experiment is completed and the controller is at rest
+(``driver.settle``), with a progress bar on stderr when it is a terminal (plain lines when not,
+so logs stay readable), then prints the Trials and the Experiment's last condition.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from app.bootstrap import session
+from app.driver import (
+    DEFAULT_NAMESPACE,
+    condition_text,
+    namespace,
+    options,
+    require_state,
+    settle,
+)
+from app.inputs import InputError, load_experiment
+from app.kinds import EXPERIMENT, PV, SUGGESTION, TRIAL, find
+from app.output import table
+from app.preview import Denied
+from app.runtime import Runtime
+from app.tables import objective_value
+from core.actions import ObjectRef
+from core.defaults import default_experiment
+from core.katib import ANNOTATION_SEED, LABEL_EXPERIMENT
+from core.kube import Manifest
+from core.model import Experiment, Trial
+from core.objective import best_trial
+from core.ports import AlreadyExists, NotFound
+from core.validation import validate
+
+EXIT_OK = 0
+COMPLETED_COUNTERS = (
+    "trialsSucceeded",
+    "trialsFailed",
+    "trialsKilled",
+    "trialsEarlyStopped",
+    "trialMetricsUnavailable",
+)
+
+
+def run(args: argparse.Namespace) -> int:
+    if (args.filename is None) == (args.name is None):
+        raise InputError("run needs either -f EXPERIMENT.yaml (create) or NAME (continue)")
+    experiment = load_experiment(args.filename) if args.filename else None
+    if experiment is None:
+        require_state(args.state_dir, f'experiment "{args.name}"')
+    with session(options(args)) as runtime:
+        if experiment is not None:
+            ref = create(runtime, experiment, args.namespace, args.seed)
+        else:
+            ref = ObjectRef.of(find(runtime.cluster, EXPERIMENT, namespace(args), args.name))
+        with progress(runtime, ref) as on_step:
+            run_to_completion(runtime, ref, on_step)
+        sys.stdout.write(report(runtime, ref))
+    return EXIT_OK
+
+
+def create(runtime: Runtime, experiment: Experiment, ns: str | None, seed: int) -> ObjectRef:
+    """Admit, default and create ``experiment``; ``Denied`` with Katib's message if refused."""
+    experiment = _in_namespace(experiment, ns)
+    cluster = runtime.cluster
+    pvs = frozenset(
+        pv["metadata"]["name"] for pv in cluster.list(PV.api_version, PV.kind, None, {})
+    )
+    config = runtime.controller.config.katib_config()
+    decision = validate(experiment, catalog=config, existing_pvs=pvs)
+    if not decision.allowed:
+        raise Denied(decision.message)
+    manifest = default_experiment(experiment).to_dict()
+    manifest["metadata"].setdefault("annotations", {})[ANNOTATION_SEED] = str(seed)
+    try:
+        return ObjectRef.of(cluster.create(manifest))
+    except AlreadyExists:
+        name, where = experiment.metadata.name, experiment.namespace
+        raise InputError(
+            f'experiment "{name}" already exists in namespace "{where}"; '
+            f"use `katib-resume run {name} -n {where}` or `edit`"
+        ) from None
+
+
+def _in_namespace(experiment: Experiment, ns: str | None) -> Experiment:
+    """The file's namespace wins; ``-n`` fills it in, and must agree with it (as in kubectl)."""
+    manifest = experiment.to_dict()
+    own = manifest["metadata"].get("namespace")
+    if ns and own and ns != own:
+        raise InputError(
+            f'the namespace from the provided object "{own}" does not match the namespace '
+            f'"{ns}": remove -n or change the file'
+        )
+    manifest["metadata"]["namespace"] = own or ns or DEFAULT_NAMESPACE
+    return Experiment.model_validate(manifest)
+
+
+def run_to_completion(
+    runtime: Runtime, ref: ObjectRef, on_step: Callable[[], None] | None = None
+) -> int:
+    """Step until the Experiment is Succeeded or Failed and the controller is at rest."""
+    return settle(
+        runtime,
+        lambda: is_completed(runtime, ref),
+        f"{ref} to complete",
+        on_step=on_step,
+        status=lambda: _both(runtime, ref),
+    )
+
+
+def _both(runtime: Runtime, ref: ObjectRef) -> str:
+    """The Experiment's and its Suggestion's last conditions: where a stuck run is stuck."""
+    suggestion = SUGGESTION.ref(ref.namespace or DEFAULT_NAMESPACE, ref.name)
+    return (
+        f"Experiment {condition_text(_current(runtime, ref))}; "
+        f"Suggestion {condition_text(_current(runtime, suggestion))}"
+    )
+
+
+def is_completed(runtime: Runtime, ref: ObjectRef) -> bool:
+    return Experiment.model_validate(runtime.cluster.get(ref)).is_completed()
+
+
+def _current(runtime: Runtime, ref: ObjectRef) -> Manifest:
+    try:
+        return runtime.cluster.get(ref)
+    except NotFound:
+        return {}
+
+
+def completed_trials(experiment: Manifest) -> int:
+    status = experiment.get("status") or {}
+    return sum(int(status.get(counter) or 0) for counter in COMPLETED_COUNTERS)
+
+
+@contextmanager
+def progress(runtime: Runtime, ref: ObjectRef) -> Iterator[Callable[[], None]]:
+    """An ``on_step`` callback that shows trials completed / maxTrialCount on stderr."""
+
+    def counts() -> tuple[int, int | None]:
+        experiment = _current(runtime, ref)
+        return completed_trials(experiment), (experiment.get("spec") or {}).get("maxTrialCount")
+
+    label = f"{ref.namespace}/{ref.name}"
+    if sys.stderr.isatty():
+        with _bar(label, counts) as update:
+            yield update
+    else:
+        yield _lines(label, counts)
+
+
+def _lines(label: str, counts: Callable[[], tuple[int, int | None]]) -> Callable[[], None]:
+    """Plain progress for logs and pipes: one line each time the count changes."""
+    shown: list[tuple[int, int | None]] = []
+
+    def line() -> None:
+        now = counts()
+        if not shown or shown[-1] != now:
+            shown.append(now)
+            print(f"{label}: {now[0]}/{now[1] or '-'} trials completed", file=sys.stderr)
+
+    return line
+
+
+@contextmanager
+def _bar(label: str, counts: Callable[[], tuple[int, int | None]]) -> Iterator[Callable[[], None]]:
+    """A rich progress bar on a terminal (imported here: rich is slow to import)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, TextColumn("trials"), console=Console(stderr=True)) as bar:
+        done, total = counts()
+        task = bar.add_task(label, completed=done, total=total)
+
+        def update() -> None:
+            done, total = counts()
+            bar.update(task, completed=done, total=total)
+
+        yield update
+
+
+def report(runtime: Runtime, ref: ObjectRef) -> str:
+    """The Trials in assignment order (values, objective, status), then the last condition."""
+    experiment = runtime.cluster.get(ref)
+    namespace, name = ref.namespace or DEFAULT_NAMESPACE, ref.name
+    raw = runtime.cluster.list(TRIAL.api_version, TRIAL.kind, namespace, {LABEL_EXPERIMENT: name})
+    order = _assignment_order(runtime, SUGGESTION.ref(namespace, name))
+    trials = sorted(raw, key=lambda t: (order.get(t["metadata"]["name"], len(order)), _name(t)))
+    spec = experiment.get("spec") or {}
+    params = [str(p.get("name")) for p in spec.get("parameters") or []]
+    metric = str((spec.get("objective") or {}).get("objectiveMetricName", "objective"))
+    headers = ["TRIAL", *(p.upper() for p in params), metric.upper(), "STATUS"]
+    cells = [_trial_row(trial, params) for trial in trials]
+    text = table(headers, cells) if cells else "No trials.\n"
+    model = Experiment.model_validate(experiment)
+    best = best_trial(model.spec.objective, [Trial.model_validate(t) for t in trials])
+    if best is not None:
+        text += f"Best trial: {best.trial} ({metric}={best.value:g})\n"
+    return text + f"Experiment {namespace}/{name}: {condition_text(experiment)}\n"
+
+
+def _trial_row(trial: Manifest, params: list[str]) -> list[str]:
+    values = {
+        str(p.get("name")): str(p.get("value"))
+        for p in (trial.get("spec") or {}).get("parameterAssignments") or []
+    }
+    conditions = (trial.get("status") or {}).get("conditions") or []
+    true = [c["type"] for c in conditions if c.get("status") == "True"]
+    status = true[-1] if true else "Pending"
+    return [_name(trial), *(values.get(p, "") for p in params), objective_value(trial), status]
+
+
+def _assignment_order(runtime: Runtime, ref: ObjectRef) -> dict[str, int]:
+    try:
+        suggestion = runtime.cluster.get(ref)
+    except NotFound:
+        return {}
+    given = (suggestion.get("status") or {}).get("suggestions") or []
+    return {str(entry.get("name")): index for index, entry in enumerate(given)}
+
+
+def _name(obj: Manifest) -> str:
+    return str(obj["metadata"]["name"])

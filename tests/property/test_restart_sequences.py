@@ -1,0 +1,231 @@
+"""Every restart sequence on the whole embedded runtime: a Hypothesis machine of world events.
+
+Rules are what happens to a running Experiment: the controller reconciles, Trials finish or
+fail, the suggestion Deployment flaps, the clock jumps, the user raises the budget (through
+admission) or deletes the Experiment, the API server answers with conflicts and errors or loses a
+response, and the controller process dies between two writes. ``restart_cycles`` is a macro
+rule (run to completion, raise the budget, n times) that puts depth into one shrinkable integer.
+
+Invariants hold after every step; at teardown the faults stop and the runtime must reach the
+fixed point the policy requires within a bounded number of steps.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+
+from app.keys import Key
+from core.actions import ObjectRef
+from core.katib import API_VERSION
+from core.kube import Manifest
+from tests.support.sim import CHILD, NAMESPACE, Sim
+
+LIFECYCLES = int(os.environ.get("RESTART_LIFECYCLES", "300"))
+
+
+class RestartSequences(RuleBasedStateMachine):
+    def __init__(self) -> None:
+        super().__init__()
+        self.root = Path(tempfile.mkdtemp(prefix="katib-resume-sm-"))
+        self.sim: Sim
+        self.pvc_uid: str | None = None
+        self.deleted = False
+
+    @initialize(
+        policy=st.sampled_from(["Never", "LongRunning", "FromVolume"]),
+        budget=st.integers(1, 5),
+        parallel=st.integers(1, 3),
+        seed=st.integers(0, 3),
+    )
+    def start(self, policy: str, budget: int, parallel: int, seed: int) -> None:
+        self.sim = Sim(
+            self.root, policy, max_trials=budget, parallel=min(parallel, budget), seed=seed
+        )
+
+    # -- world events ------------------------------------------------------------------------
+    def _step(self) -> None:
+        self.sim.step()
+
+    @rule()
+    def reconcile(self) -> None:
+        self._step()
+
+    @rule(steps=st.integers(1, 8))
+    def run_a_while(self, steps: int) -> None:
+        for _ in range(steps):
+            self._step()
+
+    @rule(seconds=st.sampled_from([5, 31, 300]))
+    def clock_jumps(self, seconds: int) -> None:
+        self.sim.cluster.clock.advance(seconds)
+
+    @rule(data=st.data())
+    def a_trial_fails(self, data: st.DataObject) -> None:
+        active = [t for t in self.sim.trials() if not _terminal(t)]
+        if active:
+            trial = data.draw(st.sampled_from(active))
+            status = {"conditions": [{"type": "Failed", "status": "True", "reason": "TrialFailed"}]}
+            self.sim.cluster.api.update_status(ObjectRef.of(trial), status, None)
+
+    @rule(hold=st.booleans())
+    def deployment_flaps(self, hold: bool) -> None:
+        if self.sim.deployment() is not None:
+            self.sim.world.kubelet.set_unavailable(NAMESPACE, CHILD, hold=hold)
+
+    @rule()
+    def deployment_recovers(self) -> None:
+        if self.sim.deployment() is not None:
+            self.sim.world.kubelet.release(NAMESPACE, CHILD)
+
+    @precondition(lambda self: not self.deleted)
+    @rule(by=st.integers(1, 4))
+    def user_raises_budget(self, by: int) -> None:
+        self.sim.raise_budget(by)
+
+    @precondition(lambda self: not self.deleted)
+    @rule(cycles=st.integers(1, 4))
+    def restart_cycles(self, cycles: int) -> None:
+        for _ in range(cycles):
+            self.sim.settle()
+            self.sim.raise_budget(2)
+
+    @precondition(lambda self: not self.deleted)
+    @rule()
+    def user_deletes(self) -> None:
+        experiment = self.sim.experiment()
+        if experiment is not None:
+            ref = ObjectRef(API_VERSION, "Experiment", NAMESPACE, experiment["metadata"]["name"])
+            self.sim.cluster.api.delete(ref, experiment["metadata"]["uid"])
+            self.deleted = True
+
+    @rule(kind=st.sampled_from(["conflict", "error", "lost", "stale"]), n=st.integers(1, 3))
+    def api_misbehaves(self, kind: str, n: int) -> None:
+        faults = self.sim.cluster.faults
+        if kind == "conflict":
+            faults.conflict_next_write()
+        elif kind == "error":
+            faults.fail_next_writes(n)
+        elif kind == "lost":
+            faults.lose_next_response()
+        else:
+            faults.stale_reads(n)
+
+    @rule(writes=st.integers(1, 6))
+    def controller_crashes_between_writes(self, writes: int) -> None:
+        self.sim.cluster.faults.crash_after_writes(writes)
+
+    # -- invariants ----------------------------------------------------------------------------
+    @invariant()
+    def conditions_are_well_formed(self) -> None:
+        for obj in (self.sim.experiment(), self.sim.suggestion()):
+            conditions = (obj or {}).get("status", {}).get("conditions", [])
+            types = [c["type"] for c in conditions]
+            assert len(types) == len(set(types)), types
+            assert all(c["status"] in ("True", "False", "Unknown") for c in conditions)
+
+    @invariant()
+    def running_means_a_live_available_service(self) -> None:
+        controller = self.sim.runtime.controller
+        unseen = self.sim.runtime.pump()  # world changes the controller has not been told of
+        if unseen or controller.failures or controller.due() or self.sim.cluster.faults.pending:
+            return  # the controller has not caught up with the world yet
+        if Sim.true(self.sim.suggestion(), "Running"):
+            deployment, service = self.sim.deployment(), self.sim.service()
+            assert deployment is not None and service is not None
+            assert "deletionTimestamp" not in deployment["metadata"]
+            assert Sim.true(deployment, "Available")
+
+    @invariant()
+    def the_volume_is_never_lost_or_replaced(self) -> None:
+        if self.sim.policy != "FromVolume" or self.sim.experiment() is None or self.deleted:
+            return
+        pvc = self.sim.pvc()
+        if self.pvc_uid is None and pvc is not None:
+            self.pvc_uid = pvc["metadata"]["uid"]
+        if self.pvc_uid is not None:
+            assert pvc is not None and pvc["metadata"]["uid"] == self.pvc_uid
+
+    @invariant()
+    def only_our_volume_is_mounted(self) -> None:
+        deployment = self.sim.deployment()
+        volumes = (deployment or {}).get("spec", {}).get("template", {}).get("spec", {})
+        for volume in volumes.get("volumes", []):
+            assert volume["persistentVolumeClaim"]["claimName"] == CHILD
+        pvc, suggestion = self.sim.pvc(), self.sim.suggestion()
+        if pvc is not None and suggestion is not None:
+            owners = {r["uid"] for r in pvc["metadata"].get("ownerReferences", [])}
+            assert owners == {suggestion["metadata"]["uid"]}
+
+    @invariant()
+    def never_more_trials_than_the_budget(self) -> None:
+        experiment = self.sim.experiment()
+        budget = (experiment or {}).get("spec", {}).get("maxTrialCount")
+        if budget is not None and not self.deleted:
+            assert len(self.sim.trials()) <= budget
+
+    # -- teardown: the fixed point -------------------------------------------------------------
+    def teardown(self) -> None:
+        try:
+            if hasattr(self, "sim"):
+                self._reaches_fixed_point()
+        finally:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def _reaches_fixed_point(self) -> None:
+        self.sim.cluster.faults.clear()
+        if self.sim.deployment() is not None:
+            self.sim.world.kubelet.release(NAMESPACE, CHILD)
+        self.sim.restart_controller()
+        if self.deleted:
+            store = self.sim.cluster.api.store
+            for _ in range(50):
+                if not store.all():
+                    return
+                self.sim.step()
+            raise AssertionError(f"left behind: {[o['kind'] for o in store.all()]}")
+        self.sim.settle(max_steps=500)
+        suggestion = self.sim.suggestion()
+        restartable = Sim.true(self.sim.experiment(), "Succeeded") and self.sim.policy != "Never"
+        reason = _succeeded_reason(self.sim.experiment())
+        keeps = (
+            self.sim.policy == "LongRunning"
+            and restartable
+            and reason == "ExperimentMaxTrialsReached"
+        )
+        if keeps:
+            assert Sim.true(suggestion, "Running") and self.sim.deployment() is not None
+        else:
+            assert self.sim.deployment() is None and self.sim.service() is None
+        if self.sim.policy == "FromVolume":
+            assert self.sim.pvc() is not None
+        self.sim.runtime.controller.enqueue(Key(NAMESPACE, "from-volume-resume"))
+        before = self.sim.runtime.controller.stats.writes
+        self.sim.runtime.drain()
+        assert self.sim.runtime.controller.stats.writes == before, "the fixed point writes nothing"
+
+
+def _terminal(trial: Manifest) -> bool:
+    return any(
+        Sim.true(trial, kind)
+        for kind in ("Succeeded", "Failed", "Killed", "EarlyStopped", "MetricsUnavailable")
+    )
+
+
+def _succeeded_reason(experiment: Manifest | None) -> str | None:
+    for condition in (experiment or {}).get("status", {}).get("conditions", []):
+        if condition["type"] == "Succeeded" and condition["status"] == "True":
+            return str(condition.get("reason"))
+    return None
+
+
+RestartSequences.TestCase.settings = settings(
+    max_examples=LIFECYCLES, stateful_step_count=30, deadline=None
+)
+test_restart_sequences = RestartSequences.TestCase

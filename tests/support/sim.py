@@ -1,0 +1,152 @@
+"""A whole embedded runtime around one Experiment, for property tests and benchmarks.
+
+``Sim`` applies Katib's from-volume example (with the policy, budget and parallelism asked for)
+to a fresh fake cluster and world in a temporary directory, and offers what the tests need to
+play the world and inspect it: restart the controller process, raise the budget through
+admission, read conditions and children.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+from adapters.fake import ControllerCrash, FakeClock, FakeCluster, FakeWorld
+from app.inputs import load_config
+from app.runtime import Runtime
+from core.actions import ObjectRef
+from core.config import KatibConfig
+from core.defaults import default_experiment
+from core.katib import ANNOTATION_SEED, API_VERSION, LABEL_EXPERIMENT
+from core.kube import Manifest
+from core.model import Experiment
+from core.ports import NotFound
+from core.validation import validate
+from tests.support.harness import load
+
+NAME, NAMESPACE = "from-volume-resume", "kubeflow"
+CHILD = f"{NAME}-random"
+
+
+def example(policy: str, max_trials: int | None, parallel: int, seed: int) -> Manifest:
+    raw: Manifest = copy.deepcopy(load("from-volume-resume.yaml"))
+    spec = raw["spec"]
+    spec.update(resumePolicy=policy, parallelTrialCount=parallel, maxFailedTrialCount=None)
+    spec.pop("maxFailedTrialCount")
+    if max_trials is None:
+        spec.pop("maxTrialCount")
+    else:
+        spec["maxTrialCount"] = max_trials
+    raw["metadata"]["annotations"] = {ANNOTATION_SEED: str(seed)}
+    return default_experiment(Experiment.model_validate(raw)).to_dict()
+
+
+class Sim:
+    def __init__(
+        self,
+        root: Path,
+        policy: str = "FromVolume",
+        *,
+        max_trials: int | None = 12,
+        parallel: int = 3,
+        seed: int = 1,
+        config: KatibConfig | None = None,
+    ) -> None:
+        self.cluster = FakeCluster(FakeClock())
+        self.world = FakeWorld(self.cluster, root / "volumes")
+        self.config = config or load_config(None)
+        self.policy = policy
+        self.cluster.create(example(policy, max_trials, parallel, seed))
+        self.runtime = self._runtime()
+
+    def _runtime(self) -> Runtime:
+        return Runtime(self.cluster, self.world, self.config)
+
+    def restart_controller(self) -> None:
+        """The controller process died: a new one starts with nothing in memory."""
+        self.runtime.close()
+        self.runtime = self._runtime()
+
+    # -- reading ------------------------------------------------------------------------------
+    def get(self, kind: str, name: str = NAME, api: str = API_VERSION) -> Manifest | None:
+        namespace = None if kind == "PersistentVolume" else NAMESPACE
+        try:
+            return self.cluster.api.get(ObjectRef(api, kind, namespace, name))
+        except NotFound:
+            return None
+
+    def experiment(self) -> Manifest | None:
+        return self.get("Experiment")
+
+    def suggestion(self) -> Manifest | None:
+        return self.get("Suggestion")
+
+    def deployment(self) -> Manifest | None:
+        return self.get("Deployment", CHILD, "apps/v1")
+
+    def service(self) -> Manifest | None:
+        return self.get("Service", CHILD, "v1")
+
+    def pvc(self) -> Manifest | None:
+        return self.get("PersistentVolumeClaim", CHILD, "v1")
+
+    def trials(self) -> list[Manifest]:
+        found = self.cluster.api.list(API_VERSION, "Trial", NAMESPACE, {LABEL_EXPERIMENT: NAME})
+        return sorted(
+            found, key=lambda t: (t["metadata"]["creationTimestamp"], t["metadata"]["name"])
+        )
+
+    @staticmethod
+    def true(obj: Manifest | None, type_: str) -> bool:
+        conditions = (obj or {}).get("status", {}).get("conditions", [])
+        return any(c["type"] == type_ and c["status"] == "True" for c in conditions)
+
+    def completed(self) -> bool:
+        exp = self.experiment()
+        return self.true(exp, "Succeeded") or self.true(exp, "Failed")
+
+    def assignments(self) -> list[tuple[tuple[str, str], ...]]:
+        suggestion = self.suggestion() or {}
+        return [
+            tuple((p["name"], p["value"]) for p in a["parameterAssignments"])
+            for a in suggestion.get("status", {}).get("suggestions", [])
+        ]
+
+    # -- acting -------------------------------------------------------------------------------
+    def step(self) -> None:
+        """One tick of the runtime; a controller that crashes mid-way is started again."""
+        try:
+            self.runtime.step()
+        except ControllerCrash:
+            self.restart_controller()
+
+    def settle(self, max_steps: int = 2_000) -> int:
+        """Step until the Experiment is completed (or gone) and a step plans no write."""
+        for steps in range(1, max_steps + 1):
+            controller = self.runtime.controller
+            before = controller.stats.writes
+            self.step()
+            quiet = controller.stats.writes == before and not controller.failures
+            if quiet and (self.experiment() is None or self.completed()):
+                return steps
+        raise AssertionError(f"no fixed point within {max_steps} steps")
+
+    def raise_budget(self, by: int) -> bool:
+        """The user raises ``maxTrialCount`` through admission; whether it was admitted."""
+        old = self.experiment()
+        if old is None:
+            return False
+        new: dict[str, Any] = copy.deepcopy(old)
+        current = new["spec"].get("maxTrialCount")
+        new["spec"]["maxTrialCount"] = (current or len(self.trials())) + by
+        admitted = validate(
+            Experiment.model_validate(new), Experiment.model_validate(old), catalog=self.config
+        )
+        if admitted.allowed:
+            self.cluster.api.update(new)
+        return admitted.allowed
+
+
+def _created(obj: Manifest) -> tuple[str, str]:
+    return (obj["metadata"]["creationTimestamp"], obj["metadata"]["name"])
