@@ -80,7 +80,7 @@ class Controller:
         except (ClusterError, ConfigError) as error:
             self._retry(key, error)
             return None
-        except ValidationError as error:  # a malformed object got past admission
+        except ValueError as error:  # a malformed object got past admission (pydantic's too)
             self._malformed(key, error)
             return None
         self.failures.pop(key, None)
@@ -97,12 +97,13 @@ class Controller:
             self.enqueue(key, requeue)
         return decided
 
-    def _malformed(self, key: Key, error: ValidationError) -> None:
+    def _malformed(self, key: Key, error: ValueError) -> None:
         """Report once and wait for the object to change: retrying cannot fix its content."""
         ref = ObjectRef(API_VERSION, "Experiment", key.namespace, key.name)
-        detail = "; ".join(
-            f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors()[:3]
-        )
+        detail = str(error)
+        if isinstance(error, ValidationError):
+            problems = error.errors()[:3]
+            detail = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in problems)
         self.stats.errors["Malformed"] = self.stats.errors.get("Malformed", 0) + 1
         with contextlib.suppress(ClusterError):
             self.cluster.record_event(ref, "Warning", "InvalidObject", detail)

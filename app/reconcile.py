@@ -42,6 +42,7 @@ from core.model import (
 from core.names import pv_name, service_name
 from core.observed import Observed
 from core.plan import Plan, plan, wants_assignments, wants_validation
+from core.policy import traits
 from core.ports import Cluster, NotFound, SuggestionService, Unavailable
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -72,22 +73,27 @@ def gather(cluster: Cluster, key: Key) -> Observed:
     def owned(api_version: str, kind: str) -> OwnedObject | None:
         return _read(cluster, OwnedObject, ObjectRef(api_version, kind, ns, child))
 
-    return replace(
+    observed = replace(
         observed,
         deployment=_read(cluster, Deployment, ObjectRef("apps/v1", "Deployment", ns, child)),
         service=owned("v1", "Service"),
-        pvc=_read(
-            cluster, PersistentVolumeClaim, ObjectRef("v1", "PersistentVolumeClaim", ns, child)
-        ),
-        pv=_read(
-            cluster,
-            PersistentVolume,
-            ObjectRef("v1", "PersistentVolume", None, pv_name(name, suggestion.algorithm, ns)),
-        ),
-        service_account=owned("v1", "ServiceAccount"),
-        role=owned(RBAC, "Role"),
-        role_binding=owned(RBAC, "RoleBinding"),
     )
+    if traits(suggestion.spec.policy).has_volume:  # only a volume policy has a PVC and PV
+        pv = ObjectRef("v1", "PersistentVolume", None, pv_name(name, suggestion.algorithm, ns))
+        claim = ObjectRef("v1", "PersistentVolumeClaim", ns, child)
+        observed = replace(
+            observed,
+            pvc=_read(cluster, PersistentVolumeClaim, claim),
+            pv=_read(cluster, PersistentVolume, pv),
+        )
+    if suggestion.spec.early_stopping is not None:  # only early stopping has RBAC objects
+        observed = replace(
+            observed,
+            service_account=owned("v1", "ServiceAccount"),
+            role=owned(RBAC, "Role"),
+            role_binding=owned(RBAC, "RoleBinding"),
+        )
+    return observed
 
 
 def apply(cluster: Cluster, decided: Plan) -> float | None:

@@ -10,7 +10,8 @@ Figures, for 10,000 observed Suggestions in each lifecycle state:
   key and its derived state; goal < 4 KB), and ``parsed_bytes``: one parsed Suggestion model,
   which exists only during its reconcile;
 - ``compiled_fire_us``: one trigger through the compiled table; ``baseline``: building and
-  keeping a ``transitions.Machine`` per Suggestion instead (what the shared machine avoids).
+  keeping a ``transitions.Machine`` per Suggestion instead (what the shared machine avoids);
+- ``lifecycles``: FromVolume lifecycles on the embedded runtime (``benchmarks/lifecycles.py``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Any
 from transitions import Machine
 
 from adapters.fake.clock import EPOCH
+from benchmarks import lifecycles
 from benchmarks.snapshots import RawSnapshot, capture
 from core.lifecycle import EXPERIMENT, SUGGESTION, ExperimentFacts, ExperimentState, SuggestionFacts
 from core.lifecycle.experiment import derive as derive_experiment
@@ -168,6 +170,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.add_argument("-n", type=int, default=N, help="snapshots per state (default 10,000)")
+    parser.add_argument(
+        "--lifecycles", type=int, default=1_000, help="FromVolume lifecycles (default 1,000)"
+    )
     args = parser.parse_args()
     snapshots = capture()
     result = {
@@ -176,6 +181,7 @@ def main() -> None:
         "memory": memory(snapshots["Running"], args.n),
         "compiled_fire_us": round(_fire_us(), 3),
         "baseline": baseline(),
+        "lifecycles": lifecycles.run(args.lifecycles),
     }
     if args.json:
         print(json.dumps(result, indent=2))
@@ -185,6 +191,7 @@ def main() -> None:
     print("memory      " + "  ".join(f"{k}={v}" for k, v in result["memory"].items()))
     print(f"fire        compiled_fire_us={result['compiled_fire_us']}")
     print("baseline    " + "  ".join(f"{k}={v}" for k, v in result["baseline"].items()))
+    print("lifecycles  " + "  ".join(f"{k}={v}" for k, v in result["lifecycles"].items()))
 
 
 if __name__ == "__main__":

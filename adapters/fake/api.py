@@ -21,10 +21,10 @@ controllers (``FakeWorld``) write here directly, so faults never hit them.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping, Sequence
 
 from adapters.fake.clock import FakeClock
+from adapters.fake.clone import clone
 from adapters.fake.store import CLUSTER_SCOPED, Store, select
 from core.actions import ObjectRef
 from core.kube import Manifest, format_time
@@ -42,7 +42,7 @@ class ApiServer:
         self.synchronous_gc = True
 
     def get(self, ref: ObjectRef) -> Manifest:
-        return copy.deepcopy(self.existing(ref))
+        return clone(self.existing(ref))
 
     def list(
         self, api_version: str, kind: str, namespace: str | None, labels: Mapping[str, str]
@@ -53,7 +53,7 @@ class ApiServer:
         ref = ObjectRef.of(manifest)
         if self.store.find(ref) is not None:
             raise AlreadyExists(f"{ref} already exists")
-        obj = copy.deepcopy(manifest)
+        obj = clone(manifest)
         obj.pop("status", None)
         _default(obj)
         for plugin in self.admission:
@@ -76,11 +76,11 @@ class ApiServer:
         """Replace metadata (labels, annotations, finalizers, owners) and spec; not status."""
         ref = ObjectRef.of(manifest)
         current = self.checked(ref, manifest["metadata"].get("resourceVersion"))
-        obj = copy.deepcopy(current)
+        obj = clone(current)
         meta = obj["metadata"]
         for field in ("labels", "annotations", "finalizers", "ownerReferences"):
             if field in manifest["metadata"]:
-                meta[field] = copy.deepcopy(manifest["metadata"][field])
+                meta[field] = clone(manifest["metadata"][field])
             else:
                 meta.pop(field, None)
         _no_new_finalizers(ref, current, meta.get("finalizers", []))
@@ -88,15 +88,15 @@ class ApiServer:
         return self._store_or_finish(ref, obj)
 
     def update_spec(self, ref: ObjectRef, spec: Manifest, resource_version: str | None) -> Manifest:
-        obj = copy.deepcopy(self.checked(ref, resource_version))
+        obj = clone(self.checked(ref, resource_version))
         _replace_spec(obj, spec)
         return self.store.put(ref, obj)
 
     def update_status(
         self, ref: ObjectRef, status: Manifest, resource_version: str | None
     ) -> Manifest:
-        obj = copy.deepcopy(self.checked(ref, resource_version))
-        obj["status"] = copy.deepcopy(status)
+        obj = clone(self.checked(ref, resource_version))
+        obj["status"] = clone(status)
         return self.store.put(ref, obj)
 
     def set_finalizers(
@@ -104,7 +104,7 @@ class ApiServer:
     ) -> Manifest:
         current = self.checked(ref, resource_version)
         _no_new_finalizers(ref, current, finalizers)
-        obj = copy.deepcopy(current)
+        obj = clone(current)
         obj["metadata"]["finalizers"] = list(finalizers)
         if not finalizers:
             del obj["metadata"]["finalizers"]
@@ -144,7 +144,7 @@ class ApiServer:
     def _delete(self, ref: ObjectRef, current: Manifest) -> None:
         if current["metadata"].get("finalizers"):
             if "deletionTimestamp" not in current["metadata"]:
-                obj = copy.deepcopy(current)
+                obj = clone(current)
                 obj["metadata"]["deletionTimestamp"] = format_time(self.clock.now())
                 self.store.put(ref, obj)
             return
@@ -154,7 +154,7 @@ class ApiServer:
         meta = obj["metadata"]
         if "deletionTimestamp" in meta and not meta.get("finalizers"):
             self._finish(ref, meta["uid"])
-            return copy.deepcopy(obj)
+            return clone(obj)
         return self.store.put(ref, obj)
 
     def _finish(self, ref: ObjectRef, uid: str) -> None:
@@ -191,7 +191,7 @@ def _replace_spec(obj: Manifest, spec: Manifest | None) -> None:
     if spec is None:
         del obj["spec"]
     else:
-        obj["spec"] = copy.deepcopy(spec)
+        obj["spec"] = clone(spec)
     obj["metadata"]["generation"] = obj["metadata"].get("generation", 1) + 1
 
 

@@ -12,13 +12,13 @@ controllers) writes to ``cluster.api`` directly, so injected faults never hit it
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
 from adapters.fake.api import ApiServer
 from adapters.fake.clock import FakeClock
+from adapters.fake.clone import clone
 from adapters.fake.faults import Faults
 from adapters.fake.store import Store, select
 from adapters.fake.watch import WatchEvent
@@ -59,7 +59,7 @@ class FakeCluster:
         obj = self.store.lagging(ref)
         if obj is None:
             raise NotFound(f"{ref} not found")
-        return copy.deepcopy(obj)
+        return clone(obj)
 
     def list(
         self, api_version: str, kind: str, namespace: str | None, labels: Mapping[str, str]

@@ -15,18 +15,46 @@ informer cache lagging one event behind shows (``lagging`` and ``lagging_all``).
 
 from __future__ import annotations
 
-import copy
-import json
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from adapters.fake.clone import clone
 from adapters.fake.watch import EventKind, WatchEvent, WatchLog
 from core.actions import ObjectRef
 from core.kube import Manifest
 
 CLUSTER_SCOPED = frozenset({"PersistentVolume", "Namespace", "StorageClass"})
 Key = tuple[str, str, str, str]
+
+
+def as_json(value: Any) -> Any:
+    """A copy of ``value`` as the JSON the API server would store: tuples become lists, and a
+    value JSON cannot carry (a ``datetime``, a NaN) fails here, as in the client's serializer.
+    (Equivalent to ``json.loads(json.dumps(value, allow_nan=False))``, several times faster.)"""
+    kind = type(value)
+    if kind is dict:
+        return {_json_key(key): as_json(item) for key, item in value.items()}
+    if kind is list or kind is tuple:
+        return [as_json(item) for item in value]
+    if value is None or kind is str or kind is int or kind is bool:
+        return value
+    if kind is float:
+        if not math.isfinite(value):
+            raise ValueError(f"Out of range float values are not JSON compliant: {value!r}")
+        return value
+    if isinstance(value, str):  # a str enum member: JSON writes its value
+        return str.__str__(value)
+    if isinstance(value, int):
+        return int(value)
+    raise TypeError(f"Object of type {kind.__name__} is not JSON serializable")
+
+
+def _json_key(key: Any) -> str:
+    if isinstance(key, str):
+        return str(key)
+    raise TypeError(f"keys must be str, not {type(key).__name__}")
 
 
 def key_of(ref: ObjectRef) -> Key:
@@ -50,7 +78,7 @@ def select(
         if namespace is not None and meta.get("namespace") != namespace:
             continue
         if all(meta.get("labels", {}).get(k) == v for k, v in labels.items()):
-            found.append(copy.deepcopy(obj))
+            found.append(clone(obj))
     return sorted(found, key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
 
 
@@ -75,24 +103,24 @@ class Store:
 
     def put(self, ref: ObjectRef, obj: Manifest) -> Manifest:
         """Store ``obj`` as the JSON the API server would keep and return a copy of it."""
-        obj = json.loads(json.dumps(obj, allow_nan=False))
+        obj = as_json(obj)
         key = key_of(ref)
         before = self.objects.get(key)
         if before is not None and _same(before, obj):
-            return copy.deepcopy(before)
+            return clone(before)
         version = obj["metadata"]["resourceVersion"] = self.next_version()
         self.objects[key] = obj
         self.undo = (key, before)
         kind: EventKind = "ADDED" if before is None else "MODIFIED"
-        self.log.append(WatchEvent(kind, ObjectRef.of(obj), copy.deepcopy(obj), version))
-        return copy.deepcopy(obj)
+        self.log.append(WatchEvent(kind, ObjectRef.of(obj), clone(obj), version))
+        return clone(obj)
 
     def drop(self, ref: ObjectRef) -> Manifest | None:
         key = key_of(ref)
         obj = self.objects.pop(key, None)
         if obj is not None:
             self.undo = (key, obj)
-            last = copy.deepcopy(obj)
+            last = clone(obj)
             version = last["metadata"]["resourceVersion"] = self.next_version()
             self.log.append(WatchEvent("DELETED", ObjectRef.of(last), last, version))
         return obj

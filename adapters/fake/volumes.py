@@ -23,9 +23,8 @@ the same tick); a bound claim whose volume is gone becomes ``Lost``.
 
 from __future__ import annotations
 
-import copy
-
 from adapters.fake.api import ApiServer
+from adapters.fake.clone import clone
 from core.actions import ObjectRef
 from core.kube import Manifest
 from core.quantity import QuantityError, parse_quantity
@@ -86,7 +85,7 @@ class Binder:
             pv = self.api.store.find(pv_ref(name))
             if pv is None or deleting(pv) or (claim_ref(pv) and not names_claim(pv, pvc)):
                 return None
-            return copy.deepcopy(pv)
+            return clone(pv)
         volumes = [v for v in self.api.list("v1", "PersistentVolume", None, {}) if not deleting(v)]
         prebound = [v for v in volumes if claim_ref(v) and names_claim(v, pvc)]
         if prebound:
@@ -113,7 +112,7 @@ class Binder:
         name = f"pvc-{meta['uid']}"
         existing = self.api.store.find(pv_ref(name))
         if existing is not None:
-            return copy.deepcopy(existing)
+            return clone(existing)
         spec = {
             "capacity": {"storage": pvc["spec"]["resources"]["requests"]["storage"]},
             "accessModes": list(pvc["spec"].get("accessModes") or ["ReadWriteOnce"]),
@@ -142,7 +141,7 @@ class Binder:
         annotations[BIND_COMPLETED] = "yes"
         claim = self.api.update(pvc)
         status = {"phase": "Bound", "accessModes": pv["spec"].get("accessModes", [])}
-        status["capacity"] = copy.deepcopy(pv["spec"].get("capacity", {}))
+        status["capacity"] = clone(pv["spec"].get("capacity", {}))
         self.api.update_status(ObjectRef.of(claim), status, None)
 
     def _check_lost(self, pvc: Manifest) -> None:

@@ -13,13 +13,13 @@ so ``changes_since(cursor)`` returns the events after it and the cursor to pass 
 
 from __future__ import annotations
 
-import copy
 import itertools
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from adapters.fake.clone import clone
 from core.actions import ObjectRef
 from core.kube import Manifest
 from core.ports import Gone
@@ -75,7 +75,7 @@ class WatchLog:
         if cursor > self.cursor:
             raise ValueError(f"watch cursor {cursor} is ahead of the log ({self.cursor})")
         events = itertools.islice(self._events, cursor - self.base, None)
-        return self.cursor, [copy.deepcopy(event) for event in events]
+        return self.cursor, [clone(event) for event in events]
 
     def events(self) -> list[WatchEvent]:
         return list(self._events)

@@ -82,7 +82,8 @@ def decide_experiment(
             actions.extend(provision(experiment, suggestion, mine, counts))
     completed = after in (X.Succeeded, X.Failed)
     restartable = completed and is_restartable(_with_conditions(experiment, conditions))
-    return ExperimentDecision(Step(before, after, trigger), tuple(actions), completed, restartable)
+    step = Step(before, after, trigger if after is not before else None)
+    return ExperimentDecision(step, tuple(actions), completed, restartable)
 
 
 def _with_conditions(experiment: Experiment, conditions: Conditions) -> Experiment:

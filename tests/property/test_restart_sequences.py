@@ -27,7 +27,8 @@ from core.katib import API_VERSION
 from core.kube import Manifest
 from tests.support.sim import CHILD, NAMESPACE, Sim
 
-LIFECYCLES = int(os.environ.get("RESTART_LIFECYCLES", "300"))
+LIFECYCLES = int(os.environ.get("RESTART_LIFECYCLES", "2000"))
+MAX_BUDGET = 12  # keeps a lifecycle small: depth comes from restarts, not from trial counts
 
 
 class RestartSequences(RuleBasedStateMachine):
@@ -84,17 +85,25 @@ class RestartSequences(RuleBasedStateMachine):
         if self.sim.deployment() is not None:
             self.sim.world.kubelet.release(NAMESPACE, CHILD)
 
-    @precondition(lambda self: not self.deleted)
+    def _budget(self) -> int:
+        experiment = self.sim.experiment() or {}
+        return int(experiment.get("spec", {}).get("maxTrialCount") or MAX_BUDGET)
+
+    @precondition(lambda self: not self.deleted and self._budget() < MAX_BUDGET)
     @rule(by=st.integers(1, 4))
     def user_raises_budget(self, by: int) -> None:
         self.sim.raise_budget(by)
 
-    @precondition(lambda self: not self.deleted)
+    @precondition(lambda self: not self.deleted and self._budget() < MAX_BUDGET)
     @rule(cycles=st.integers(1, 4))
     def restart_cycles(self, cycles: int) -> None:
+        """Run to completion and raise the budget, ``cycles`` times (the world heals first:
+        a Deployment held down would keep the Experiment from ever completing)."""
+        self.deployment_recovers()
         for _ in range(cycles):
             self.sim.settle()
-            self.sim.raise_budget(2)
+            if self._budget() < MAX_BUDGET:
+                self.sim.raise_budget(2)
 
     @precondition(lambda self: not self.deleted)
     @rule()

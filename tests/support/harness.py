@@ -8,6 +8,7 @@ status the controller writes, so tests can compare condition sequences with BEHA
 from __future__ import annotations
 
 import copy
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,12 @@ NOTATION = {
 
 
 def load(name: str) -> Any:
+    """A private copy of a test data file (parsed once: YAML parsing is slow)."""
+    return copy.deepcopy(_parsed(name))
+
+
+@functools.cache
+def _parsed(name: str) -> Any:
     return yaml.safe_load((DATA / name).read_text())
 
 

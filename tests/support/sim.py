@@ -9,6 +9,7 @@ admission, read conditions and children.
 from __future__ import annotations
 
 import copy
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,11 @@ from tests.support.harness import load
 
 NAME, NAMESPACE = "from-volume-resume", "kubeflow"
 CHILD = f"{NAME}-random"
+
+
+@functools.cache
+def _shipped_config() -> KatibConfig:
+    return load_config(None)  # frozen: safe to share
 
 
 def example(policy: str, max_trials: int | None, parallel: int, seed: int) -> Manifest:
@@ -55,7 +61,7 @@ class Sim:
     ) -> None:
         self.cluster = FakeCluster(FakeClock())
         self.world = FakeWorld(self.cluster, root / "volumes")
-        self.config = config or load_config(None)
+        self.config = config or _shipped_config()
         self.policy = policy
         self.cluster.create(example(policy, max_trials, parallel, seed))
         self.runtime = self._runtime()
