@@ -17,8 +17,9 @@ from core.config import KatibConfig
 from core.lifecycle.experiment import ExperimentState
 from core.observed import Observed
 from core.plan.experiment import decide_experiment
+from core.plan.finalizer import cleanup
 from core.plan.result import Plan, Step
-from core.plan.suggestion import Context, cleanup, decide_suggestion
+from core.plan.suggestion import Context, decide_suggestion
 from core.plan.suggestion import wants_assignments as _wants_assignments
 from core.plan.suggestion import wants_validation as _wants_validation
 

@@ -15,19 +15,15 @@ from datetime import datetime
 
 from core.actions import (
     Action,
-    AddFinalizer,
-    Delete,
     EventType,
-    ObjectRef,
     RecordEvent,
-    RemoveFinalizer,
     Requeue,
     UpdateStatus,
 )
 from core.conditions import ConditionSpec, Status
 from core.config import ConfigError, KatibConfig
-from core.katib import FINALIZER_PV_CLEANUP, SuggestionReason
 from core.katib import SuggestionCondition as S
+from core.katib import SuggestionReason
 from core.kube import Manifest, format_time
 from core.lifecycle.suggestion import (
     SUGGESTION,
@@ -41,6 +37,7 @@ from core.model import Deployment, Suggestion
 from core.observed import Observed, Outcome
 from core.plan import marks
 from core.plan.children import conflicts, ensure, teardown
+from core.plan.finalizer import cleanup, ensure_finalizer, suggestion_ref
 from core.plan.result import Step, event_reason
 from core.policy import PolicyTraits, traits
 from core.volumes import VolumePlan, volume_plan
@@ -92,7 +89,7 @@ def decide_suggestion(
         failed=marks.failed_mark(observed),
         running=marks.running_mark(observed),
     )
-    head = _finalizer(suggestion, policy)
+    head = ensure_finalizer(suggestion, policy)
     status = _status(
         suggestion,
         before=before,
@@ -116,24 +113,6 @@ def wants_assignments(observed: Observed, suggestion: Suggestion) -> int:
     if experiment is None or experiment.is_completed() or derive(suggestion) is not St.Running:
         return 0
     return max(0, suggestion.spec.requests - len(suggestion.status.suggestions))
-
-
-def cleanup(observed: Observed, suggestion: Suggestion) -> tuple[Action, ...]:
-    """While our finalizer holds a deleted Suggestion: delete our PV, then let go."""
-    meta = suggestion.metadata
-    if FINALIZER_PV_CLEANUP not in meta.finalizers:
-        return ()
-    actions: list[Action] = []
-    pv = observed.pv
-    if pv is not None and pv.owner_uid() == meta.uid and not pv.metadata.is_deleting:
-        ref = ObjectRef("v1", "PersistentVolume", None, pv.metadata.name)
-        actions.append(Delete(ref, pv.metadata.uid or ""))
-    actions.append(
-        RemoveFinalizer(
-            _ref(suggestion), FINALIZER_PV_CLEANUP, meta.finalizers, meta.resource_version
-        )
-    )
-    return tuple(actions)
 
 
 def _volume(
@@ -241,16 +220,6 @@ def _blocked(found: list[str]) -> ConditionSpec:
     )
 
 
-def _finalizer(suggestion: Suggestion, policy: PolicyTraits) -> tuple[Action, ...]:
-    meta = suggestion.metadata
-    if not policy.has_volume or FINALIZER_PV_CLEANUP in meta.finalizers:
-        return ()
-    add = AddFinalizer(
-        _ref(suggestion), FINALIZER_PV_CLEANUP, meta.finalizers, meta.resource_version
-    )
-    return (add,)
-
-
 def _status(
     suggestion: Suggestion,
     *,
@@ -279,7 +248,7 @@ def _status(
         status["suggestions"] = [*status.get("suggestions", ()), *fresh]
         status["suggestionCount"] = len(status["suggestions"])
     meta = suggestion.metadata
-    return (UpdateStatus(_ref(suggestion), status, meta.resource_version),)
+    return (UpdateStatus(suggestion_ref(suggestion), status, meta.resource_version),)
 
 
 def _events(
@@ -293,20 +262,18 @@ def _events(
     if trigger is not None and after is not before:
         kind: EventType = "Warning" if after in _WARNING_STATES else "Normal"
         message = f"Suggestion {before.value} -> {after.value}"
-        events.append(RecordEvent(_ref(suggestion), kind, event_reason(trigger), message))
+        events.append(RecordEvent(suggestion_ref(suggestion), kind, event_reason(trigger), message))
     if after is St.Deploying and _validation_unavailable(observed):
         detail = observed.validation.message if observed.validation else ""
-        events.append(RecordEvent(_ref(suggestion), "Warning", "ValidationUnavailable", detail))
+        events.append(
+            RecordEvent(suggestion_ref(suggestion), "Warning", "ValidationUnavailable", detail)
+        )
     return tuple(events)
 
 
 def _config_error(suggestion: Suggestion, error: ConfigError) -> tuple[Action, ...]:
     """Katib's Warning event ``ReconcileError`` and a retry; the status is left as it is."""
     return (
-        RecordEvent(_ref(suggestion), "Warning", "ReconcileError", str(error)),
+        RecordEvent(suggestion_ref(suggestion), "Warning", "ReconcileError", str(error)),
         Requeue(RETRY_SECONDS, str(error)),
     )
-
-
-def _ref(suggestion: Suggestion) -> ObjectRef:
-    return ObjectRef(suggestion.api_version, "Suggestion", suggestion.namespace, suggestion.name)
