@@ -20,11 +20,11 @@ empty cluster over somebody's data.
 from __future__ import annotations
 
 import json
-import os
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from adapters.atomic import write_atomically
 from adapters.fake.clock import FakeClock
 from adapters.fake.cluster import Event, FakeCluster
 from adapters.fake.store import Store
@@ -50,7 +50,7 @@ def save(world: FakeWorld, state_dir: Path) -> Path:
             "a saved cluster keeps its volumes beside its state file"
         )
     path = state_dir / STATE_FILE
-    _write_atomically(path, json.dumps(_dump(world), indent=1, sort_keys=True))
+    write_atomically(path, json.dumps(_dump(world), indent=1, sort_keys=True).encode())
     return path
 
 
@@ -130,26 +130,3 @@ def _restore_event(data: dict[str, Any]) -> Event:
     if data["type"] not in ("Normal", "Warning"):
         raise ValueError(f"unknown event type {data['type']!r}")
     return Event(ref, data["type"], data["reason"], data["message"], data["time"])
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(temporary, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-    _fsync_directory(path.parent)
-
-
-def _fsync_directory(directory: Path) -> None:
-    descriptor = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)

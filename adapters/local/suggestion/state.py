@@ -16,15 +16,13 @@ survives a power cut. If any step fails the temporary file is removed and the ol
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from adapters.atomic import write_atomically
 from adapters.local.suggestion.assignments import well_formed
 from core.model.base import Manifest
 
@@ -126,23 +124,4 @@ def load(path: Path) -> SearchState:
 
 def save(path: Path, state: SearchState) -> None:
     """Replace ``path`` with ``state`` atomically (see the module docstring)."""
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(descriptor, "wb") as file:
-            file.write(encode(state))
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-    _fsync_directory(path.parent)
-
-
-def _fsync_directory(directory: Path) -> None:
-    descriptor = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
+    write_atomically(path, encode(state))
