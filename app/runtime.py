@@ -10,7 +10,8 @@ One ``step`` is one tick of the simulated world, in the order a cluster would se
    that is due, until its queue has nothing due;
 4. the clock advances by ``tick_seconds``.
 
-The controller is the same ``Controller`` a real cluster will use; only the adapters differ.
+The controller is the same ``Controller`` a real cluster will use; only the adapters differ. It
+reads through an ``Informer`` (a watch-fed cache), so a reconcile costs no API read.
 """
 
 from __future__ import annotations
@@ -24,11 +25,12 @@ from pathlib import Path
 from adapters.fake import FakeCluster, FakeWorld
 from adapters.local.trials import TrialRunner
 from app.controller import Controller
+from app.informer import Informer
 from app.keys import Key, key_of
 from app.services import ServiceHost
 from core.config import KatibConfig
 from core.katib import API_VERSION
-from core.ports import ClusterError, Gone
+from core.ports import ClusterError
 
 DRAIN_LIMIT = 10_000
 RESYNC_SECONDS = 60.0
@@ -62,9 +64,9 @@ class Runtime:
         self.cluster, self.world, self.tick_seconds = cluster, world, tick_seconds
         self.clock = cluster.clock
         self.services = ServiceHost(cluster, world.volume_dir, seed)
-        self.controller = Controller(cluster, StaticConfig(config), self.clock, self.services)
+        self.informer = Informer(cluster)
+        self.controller = Controller(self.informer, StaticConfig(config), self.clock, self.services)
         self.trials = TrialRunner(cluster, self.clock.now, command=trial_command, workdir=workdir)
-        self.cursor = cluster.cursor
         self.resync_seconds = resync_seconds
         self.next_resync = self.clock.now() + timedelta(seconds=resync_seconds)
         self.enqueue_all()
@@ -79,11 +81,9 @@ class Runtime:
             self.controller.enqueue(Key(meta["namespace"], meta["name"]))
 
     def pump(self) -> int:
-        """Turn the watch events since the last pump into reconcile keys."""
-        try:
-            self.cursor, events = self.cluster.changes_since(self.cursor)
-        except Gone:
-            self.cursor = self.cluster.cursor
+        """Bring the controller's cache up to date and turn the changes into reconcile keys."""
+        events = self.informer.sync()
+        if events is None:  # the watch fell behind: everything was listed again
             self.enqueue_all()
             return 0
         for event in events:

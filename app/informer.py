@@ -1,0 +1,156 @@
+"""A watch-fed cache of the cluster: the controller's reads cost no API call.
+
+A controller that asks the API server for every object on every reconcile pays for it in
+latency and load; Kubernetes controllers read from informers instead: list once, then apply
+every watch event to a local cache, and read from that. ``Informer`` is that cache for the
+``Cluster`` port: ``get`` and ``list`` answer from memory, writes go through to the cluster and
+their answers refresh the cache at once (so the next reconcile sees its own writes), and
+``sync`` applies the watch events since the last one, which the runtime also turns into
+reconcile keys. A watch that fell too far behind (``Gone``) is answered by listing again.
+
+Objects handed out are the cache's own: readers parse them and never mutate them (as with
+client-go's informer caches).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Literal, Protocol
+
+from core.actions import EventType, ObjectRef
+from core.katib import API_VERSION
+from core.kube import Manifest
+from core.ports import Cluster, Gone, NotFound
+
+RBAC = "rbac.authorization.k8s.io/v1"
+KINDS = (
+    (API_VERSION, "Experiment"),
+    (API_VERSION, "Suggestion"),
+    (API_VERSION, "Trial"),
+    ("apps/v1", "Deployment"),
+    ("v1", "Service"),
+    ("v1", "PersistentVolumeClaim"),
+    ("v1", "PersistentVolume"),
+    ("v1", "ServiceAccount"),
+    (RBAC, "Role"),
+    (RBAC, "RoleBinding"),
+)
+"""The kinds the controller reads: everything else in the cluster is not cached."""
+
+CacheKey = tuple[str, str, str, str]
+
+
+class Change(Protocol):
+    @property
+    def type(self) -> Literal["ADDED", "MODIFIED", "DELETED"]: ...
+
+    @property
+    def object(self) -> Manifest: ...
+
+
+class Watched(Cluster, Protocol):
+    """A cluster with a watch: ordered changes after a cursor."""
+
+    @property
+    def cursor(self) -> int: ...
+
+    def changes_since(self, cursor: int) -> tuple[int, Sequence[Change]]: ...
+
+
+def _key(api_version: str, kind: str, namespace: str | None, name: str) -> CacheKey:
+    return (api_version, kind, namespace or "", name)
+
+
+def _key_of(obj: Manifest) -> CacheKey:
+    meta = obj["metadata"]
+    return _key(obj["apiVersion"], obj["kind"], meta.get("namespace"), meta["name"])
+
+
+class Informer:
+    """Implements ``core.ports.Cluster``: reads from the cache, writes through."""
+
+    def __init__(self, cluster: Watched) -> None:
+        self.inner = cluster
+        self.objects: dict[CacheKey, Manifest] = {}
+        self.cursor = 0
+        self.relist()
+
+    def relist(self) -> None:
+        """List every cached kind again and watch from now on."""
+        self.cursor = self.inner.cursor
+        self.objects = {
+            _key_of(obj): obj
+            for api_version, kind in KINDS
+            for obj in self.inner.list(api_version, kind, None, {})
+        }
+
+    def sync(self) -> Sequence[Change] | None:
+        """Apply the watch events since the last sync; ``None`` when it had to list again."""
+        try:
+            self.cursor, changes = self.inner.changes_since(self.cursor)
+        except Gone:
+            self.relist()
+            return None
+        for change in changes:
+            key = _key_of(change.object)
+            if change.type == "DELETED":
+                self.objects.pop(key, None)
+            else:
+                self._remember(change.object)
+        return changes
+
+    def get(self, ref: ObjectRef) -> Manifest:
+        found = self.objects.get(_key(ref.api_version, ref.kind, ref.namespace, ref.name))
+        if found is None:
+            raise NotFound(f"{ref} not found")
+        return found
+
+    def list(
+        self, api_version: str, kind: str, namespace: str | None, labels: Mapping[str, str]
+    ) -> Sequence[Manifest]:
+        return [
+            obj
+            for (version, kind_, ns, _), obj in self.objects.items()
+            if (version, kind_) == (api_version, kind)
+            and (namespace is None or ns == namespace)
+            and all((obj["metadata"].get("labels") or {}).get(k) == v for k, v in labels.items())
+        ]
+
+    def create(self, manifest: Manifest) -> Manifest:
+        return self._remember(self.inner.create(manifest))
+
+    def update(self, manifest: Manifest) -> Manifest:
+        return self._remember(self.inner.update(manifest))
+
+    def update_spec(self, ref: ObjectRef, spec: Manifest, resource_version: str | None) -> Manifest:
+        return self._remember(self.inner.update_spec(ref, spec, resource_version))
+
+    def update_status(
+        self, ref: ObjectRef, status: Manifest, resource_version: str | None
+    ) -> Manifest:
+        return self._remember(self.inner.update_status(ref, status, resource_version))
+
+    def set_finalizers(
+        self, ref: ObjectRef, finalizers: Sequence[str], resource_version: str | None
+    ) -> Manifest:
+        return self._remember(self.inner.set_finalizers(ref, finalizers, resource_version))
+
+    def delete(self, ref: ObjectRef, uid: str) -> None:
+        self.inner.delete(ref, uid)  # the watch says when it is really gone
+
+    def record_event(self, ref: ObjectRef, type_: EventType, reason: str, message: str) -> None:
+        self.inner.record_event(ref, type_, reason, message)
+
+    def _remember(self, obj: Manifest) -> Manifest:
+        """Keep ``obj`` unless the cache already holds a newer version of it."""
+        key = _key_of(obj)
+        held = self.objects.get(key)
+        if held is None or _version(held) <= _version(obj):
+            self.objects[key] = obj
+        return obj
+
+
+def _version(obj: Manifest) -> int:
+    """``resourceVersion`` as a number: the fake's are; a real server's are opaque (issue 4)."""
+    raw = obj["metadata"].get("resourceVersion", "0")
+    return int(raw) if str(raw).isdigit() else 0
