@@ -70,7 +70,7 @@ def encode(state: SearchState) -> bytes:
     }
     digest = hashlib.sha256(canonical(payload)).hexdigest()
     document = {"format": FORMAT, "version": VERSION, "sha256": digest, "payload": payload}
-    return json.dumps(document, indent=1, sort_keys=True).encode() + b"\n"
+    return canonical(document) + b"\n"  # compact: json's C encoder (``indent`` disables it)
 
 
 def decode(data: bytes) -> SearchState:
