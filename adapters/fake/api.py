@@ -88,16 +88,16 @@ class ApiServer:
         return self._store_or_finish(ref, obj)
 
     def update_spec(self, ref: ObjectRef, spec: Manifest, resource_version: str | None) -> Manifest:
-        obj = clone(self.checked(ref, resource_version))
+        current = self.checked(ref, resource_version)
+        obj = {**current, "metadata": dict(current["metadata"])}  # ``put`` copies it deeply
         _replace_spec(obj, spec)
         return self.store.put(ref, obj)
 
     def update_status(
         self, ref: ObjectRef, status: Manifest, resource_version: str | None
     ) -> Manifest:
-        obj = clone(self.checked(ref, resource_version))
-        obj["status"] = clone(status)
-        return self.store.put(ref, obj)
+        current = self.checked(ref, resource_version)
+        return self.store.put(ref, {**current, "status": status})  # ``put`` copies it deeply
 
     def set_finalizers(
         self, ref: ObjectRef, finalizers: Sequence[str], resource_version: str | None

@@ -112,7 +112,8 @@ class Store:
         self.objects[key] = obj
         self.undo = (key, before)
         kind: EventKind = "ADDED" if before is None else "MODIFIED"
-        self.log.append(WatchEvent(kind, ObjectRef.of(obj), clone(obj), version))
+        self.log.append(WatchEvent(kind, ObjectRef.of(obj), obj, version))  # never mutated:
+        # a write stores a new object; readers of the log get copies (``WatchLog.since``)
         return clone(obj)
 
     def drop(self, ref: ObjectRef) -> Manifest | None:
