@@ -142,10 +142,11 @@ class Informer:
         self.inner.record_event(ref, type_, reason, message)
 
     def _remember(self, obj: Manifest) -> Manifest:
-        """Keep ``obj`` unless the cache already holds a newer version of it."""
+        """Keep ``obj`` unless the cache already holds this version or a newer one (keeping the
+        held object for the same version keeps its identity, which ``app.parsed`` relies on)."""
         key = _key_of(obj)
         held = self.objects.get(key)
-        if held is None or _version(held) <= _version(obj):
+        if held is None or _version(held) < _version(obj):
             self.objects[key] = obj
         return obj
 
