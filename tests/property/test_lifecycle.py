@@ -7,9 +7,10 @@ does not share fails here.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from enum import Enum
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -87,31 +88,32 @@ sug_facts = st.builds(
 exp_facts = st.builds(ExperimentFacts, is_restartable=st.booleans(), has_budget=st.booleans())
 
 
-@given(st.lists(st.tuples(st.sampled_from(SUGGESTION.triggers), sug_facts), max_size=40))
-def test_suggestion_machine_agrees_with_oracle(steps: list[tuple[str, SuggestionFacts]]) -> None:
-    state = SUGGESTION.initial
+def agrees_with_oracle(
+    lifecycle: AnyLifecycle,
+    oracle: Mapping[tuple[Any, str], Callable[[Any], Any]],
+    steps: list[tuple[str, Any]],
+) -> None:
+    """Fire ``steps`` from the initial state; every move is the oracle's, every gap is illegal."""
+    state: Any = lifecycle.initial
     for trigger, facts in steps:
-        rule = SUG_ORACLE.get((state, trigger))
+        rule = oracle.get((state, trigger))
         if rule is None:
             with pytest.raises(IllegalTransition):
-                SUGGESTION.fire(state, trigger, facts)
+                lifecycle.fire(state, trigger, facts)
             continue
         expected = rule(facts) or state
-        state = SUGGESTION.fire(state, trigger, facts)
+        state = lifecycle.fire(state, trigger, facts)
         assert state is expected
+
+
+@given(st.lists(st.tuples(st.sampled_from(SUGGESTION.triggers), sug_facts), max_size=40))
+def test_suggestion_machine_agrees_with_oracle(steps: list[tuple[str, SuggestionFacts]]) -> None:
+    agrees_with_oracle(SUGGESTION, SUG_ORACLE, list(steps))
 
 
 @given(st.lists(st.tuples(st.sampled_from(EXPERIMENT.triggers), exp_facts), max_size=40))
 def test_experiment_machine_agrees_with_oracle(steps: list[tuple[str, ExperimentFacts]]) -> None:
-    state = EXPERIMENT.initial
-    for trigger, facts in steps:
-        rule = EXP_ORACLE.get((state, trigger))
-        if rule is None:
-            with pytest.raises(IllegalTransition):
-                EXPERIMENT.fire(state, trigger, facts)
-            continue
-        state = EXPERIMENT.fire(state, trigger, facts)
-        assert state is (rule(facts) or state)
+    agrees_with_oracle(EXPERIMENT, EXP_ORACLE, list(steps))
 
 
 def test_oracles_cover_every_compiled_transition() -> None:
