@@ -19,7 +19,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from adapters.fake.clone import clone
 from core.actions import ObjectRef
 from core.kube import Manifest
 from core.ports import Gone
@@ -69,13 +68,17 @@ class WatchLog:
         self._events.append(event)
 
     def since(self, cursor: int) -> tuple[int, list[WatchEvent]]:
-        """The events after ``cursor`` (copies) and the new cursor; ``Gone`` if compacted."""
+        """The events after ``cursor`` and the new cursor; ``Gone`` if compacted.
+
+        The events are the log's own (a watch hands every watcher the same decoded objects, as
+        client-go's shared informers do): watchers read them and never mutate them.
+        """
         if cursor < self.base:
             raise Gone(f"watch cursor {cursor} is too old: the oldest kept is {self.base}")
         if cursor > self.cursor:
             raise ValueError(f"watch cursor {cursor} is ahead of the log ({self.cursor})")
         events = itertools.islice(self._events, cursor - self.base, None)
-        return self.cursor, [clone(event) for event in events]
+        return self.cursor, list(events)
 
     def events(self) -> list[WatchEvent]:
         return list(self._events)
