@@ -7,6 +7,7 @@ as an extra and written back untouched, so a round trip through these models los
 
 from __future__ import annotations
 
+import functools
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
@@ -17,8 +18,13 @@ Manifest = dict[str, Any]
 """A Kubernetes object as JSON-ready data (what the API server and ``kubectl`` exchange)."""
 
 
+@functools.lru_cache(maxsize=4096)
 def format_time(value: datetime) -> str:
-    """Kubernetes ``metav1.Time``: RFC 3339 in UTC with a ``Z`` and whole seconds."""
+    """Kubernetes ``metav1.Time``: RFC 3339 in UTC with a ``Z`` and whole seconds.
+
+    Cached: the same few timestamps (a condition's transition times) are formatted on every
+    status a reconcile serialises.
+    """
     return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

@@ -35,7 +35,10 @@ def as_json(value: Any) -> Any:
     (Equivalent to ``json.loads(json.dumps(value, allow_nan=False))``, several times faster.)"""
     kind = type(value)
     if kind is dict:
-        return {_json_key(key): as_json(item) for key, item in value.items()}
+        return {
+            key if type(key) is str else _json_key(key): as_json(item)
+            for key, item in value.items()
+        }
     if kind is list or kind is tuple:
         return [as_json(item) for item in value]
     if value is None or kind is str or kind is int or kind is bool:
