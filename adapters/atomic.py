@@ -16,8 +16,7 @@ from pathlib import Path
 
 
 def write_atomically(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    descriptor, temporary = _temporary(path)
     try:
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(data)
@@ -29,6 +28,18 @@ def write_atomically(path: Path, data: bytes) -> None:
             os.unlink(temporary)
         raise
     fsync_directory(path.parent)
+
+
+def _temporary(path: Path) -> tuple[int, str]:
+    """A new temporary file next to ``path``; the directory is created only when missing (it
+    is there for every save but the first, and asking to create it again costs a failed
+    ``mkdir`` per directory level)."""
+    prefix = f".{path.name}."
+    try:
+        return tempfile.mkstemp(prefix=prefix, dir=path.parent)
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return tempfile.mkstemp(prefix=prefix, dir=path.parent)
 
 
 def fsync_directory(directory: Path) -> None:

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from app.keys import Key
 from app.queue import WorkQueue
-from app.reconcile import apply, consult, gather
+from app.reconcile import Parsed, apply, consult, gather
 from core.actions import ObjectRef
 from core.config import ConfigError
 from core.katib import API_VERSION
@@ -60,6 +60,7 @@ class Controller:
         self.queue: WorkQueue[Key] = WorkQueue()
         self.failures: dict[Key, int] = {}
         self.stats = Stats()
+        self.parsed = Parsed()
 
     def enqueue(self, key: Key, after: float = 0.0) -> None:
         self.queue.add(key, self.clock.now(), after)
@@ -87,7 +88,7 @@ class Controller:
         return decided
 
     def _reconcile(self, key: Key) -> Plan:
-        observed = gather(self.cluster, key)
+        observed = gather(self.cluster, key, self.parsed)
         if self.service is not None:
             observed = consult(self.service, observed)
         decided = plan(observed, self.config.katib_config(), self.clock.now())

@@ -143,7 +143,8 @@ class Informer:
 
     def _remember(self, obj: Manifest) -> Manifest:
         """Keep ``obj`` unless the cache already holds this version or a newer one (keeping the
-        held object for the same version keeps its identity, which ``app.parsed`` relies on)."""
+        held object for the same version keeps its identity, which ``app.reconcile.Parsed``
+        relies on)."""
         key = _key_of(obj)
         held = self.objects.get(key)
         if held is None or _version(held) < _version(obj):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import replace
 from datetime import datetime
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from pydantic import BaseModel
 
@@ -30,6 +30,7 @@ from core.actions import (
 )
 from core.config import KatibConfig
 from core.katib import API_VERSION, LABEL_EXPERIMENT
+from core.kube import Manifest
 from core.model import (
     Deployment,
     Experiment,
@@ -49,20 +50,48 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 RBAC = "rbac.authorization.k8s.io/v1"
 
 
-def _read(cluster: Cluster, model: type[ModelT], ref: ObjectRef) -> ModelT | None:
+class Parsed:
+    """The models parsed from the objects the cluster handed out, remembered by identity.
+
+    An informer hands out its cache's own objects, replaced (never mutated) when they change,
+    so the same object read again parses to the same model: most objects a reconcile reads
+    (the children, the Trials, often the Experiment) have not changed since the last one, and
+    parsing them is most of the cost of gathering. The entry keeps the object alive, so its
+    identity cannot be reused while it is remembered; the least recently used go first.
+    The models are frozen and never mutated, so sharing one between reconciles is safe.
+    """
+
+    def __init__(self, limit: int = 64) -> None:
+        self.limit = limit
+        self.entries: dict[tuple[type[BaseModel], int], tuple[Manifest, BaseModel]] = {}
+
+    def parse(self, model: type[ModelT], raw: Manifest) -> ModelT:
+        key = (model, id(raw))
+        entry = self.entries.pop(key, None)
+        if entry is None or entry[0] is not raw:
+            entry = (raw, model.model_validate(raw))
+            if len(self.entries) >= self.limit:
+                del self.entries[next(iter(self.entries))]
+        self.entries[key] = entry
+        return cast(ModelT, entry[1])
+
+
+def _read(cluster: Cluster, model: type[ModelT], ref: ObjectRef, parsed: Parsed) -> ModelT | None:
     try:
-        return model.model_validate(cluster.get(ref))
+        return parsed.parse(model, cluster.get(ref))
     except NotFound:
         return None
 
 
-def gather(cluster: Cluster, key: Key) -> Observed:
-    """The snapshot of everything one reconcile of ``key`` may decide from."""
+def gather(cluster: Cluster, key: Key, parsed: Parsed | None = None) -> Observed:
+    """The snapshot of everything one reconcile of ``key`` may decide from (``parsed``: the
+    models of objects parsed before, kept by the caller between reconciles)."""
+    parsed = parsed or Parsed()
     ns, name = key.namespace, key.name
-    experiment = _read(cluster, Experiment, ObjectRef(API_VERSION, "Experiment", ns, name))
-    suggestion = _read(cluster, Suggestion, ObjectRef(API_VERSION, "Suggestion", ns, name))
+    experiment = _read(cluster, Experiment, ObjectRef(API_VERSION, "Experiment", ns, name), parsed)
+    suggestion = _read(cluster, Suggestion, ObjectRef(API_VERSION, "Suggestion", ns, name), parsed)
     trials = tuple(
-        Trial.model_validate(obj)
+        parsed.parse(Trial, obj)
         for obj in cluster.list(API_VERSION, "Trial", ns, {LABEL_EXPERIMENT: name})
     )
     observed = Observed(ns, name, experiment, suggestion, trials)
@@ -71,11 +100,13 @@ def gather(cluster: Cluster, key: Key) -> Observed:
     child = service_name(name, suggestion.algorithm)
 
     def owned(api_version: str, kind: str) -> OwnedObject | None:
-        return _read(cluster, OwnedObject, ObjectRef(api_version, kind, ns, child))
+        return _read(cluster, OwnedObject, ObjectRef(api_version, kind, ns, child), parsed)
 
     observed = replace(
         observed,
-        deployment=_read(cluster, Deployment, ObjectRef("apps/v1", "Deployment", ns, child)),
+        deployment=_read(
+            cluster, Deployment, ObjectRef("apps/v1", "Deployment", ns, child), parsed
+        ),
         service=owned("v1", "Service"),
     )
     if traits(suggestion.spec.policy).has_volume:  # only a volume policy has a PVC and PV
@@ -83,8 +114,8 @@ def gather(cluster: Cluster, key: Key) -> Observed:
         claim = ObjectRef("v1", "PersistentVolumeClaim", ns, child)
         observed = replace(
             observed,
-            pvc=_read(cluster, PersistentVolumeClaim, claim),
-            pv=_read(cluster, PersistentVolume, pv),
+            pvc=_read(cluster, PersistentVolumeClaim, claim, parsed),
+            pv=_read(cluster, PersistentVolume, pv, parsed),
         )
     if suggestion.spec.early_stopping is not None:  # only early stopping has RBAC objects
         observed = replace(

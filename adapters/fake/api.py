@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from adapters.fake.clock import FakeClock
 from adapters.fake.clone import clone
-from adapters.fake.store import CLUSTER_SCOPED, Store, select
+from adapters.fake.store import CLUSTER_SCOPED, Store, as_json, select
 from core.actions import ObjectRef
 from core.kube import Manifest, format_time
 from core.ports import AlreadyExists, Conflict, Invalid, NotFound
@@ -48,6 +48,12 @@ class ApiServer:
         self, api_version: str, kind: str, namespace: str | None, labels: Mapping[str, str]
     ) -> Sequence[Manifest]:
         return select(self.store.all(), api_version, kind, namespace, labels)
+
+    def observe(self, api_version: str, kind: str, namespace: str | None) -> Sequence[Manifest]:
+        """The stored objects of a kind, without copies: for Kubernetes' own controllers (the
+        world), which only read them (a write goes through the methods above). Copying every
+        object on every tick of every simulated controller costs more than the rest of a tick."""
+        return select(self.store.all(), api_version, kind, namespace, {}, copy=False)
 
     def create(self, manifest: Manifest) -> Manifest:
         ref = ObjectRef.of(manifest)
@@ -76,11 +82,11 @@ class ApiServer:
         """Replace metadata (labels, annotations, finalizers, owners) and spec; not status."""
         ref = ObjectRef.of(manifest)
         current = self.checked(ref, manifest["metadata"].get("resourceVersion"))
-        obj = clone(current)
+        obj = _shallow(current)
         meta = obj["metadata"]
         for field in ("labels", "annotations", "finalizers", "ownerReferences"):
             if field in manifest["metadata"]:
-                meta[field] = clone(manifest["metadata"][field])
+                meta[field] = as_json(manifest["metadata"][field])
             else:
                 meta.pop(field, None)
         _no_new_finalizers(ref, current, meta.get("finalizers", []))
@@ -89,23 +95,24 @@ class ApiServer:
 
     def update_spec(self, ref: ObjectRef, spec: Manifest, resource_version: str | None) -> Manifest:
         current = self.checked(ref, resource_version)
-        obj = {**current, "metadata": dict(current["metadata"])}  # ``put`` copies it deeply
+        obj = _shallow(current)
         _replace_spec(obj, spec)
-        return self.store.put(ref, obj)
+        return self.store.put_json(ref, obj)
 
     def update_status(
         self, ref: ObjectRef, status: Manifest, resource_version: str | None
     ) -> Manifest:
         current = self.checked(ref, resource_version)
-        return self.store.put(ref, {**current, "status": status})  # ``put`` copies it deeply
+        obj = {**_shallow(current), "status": as_json(status)}
+        return self.store.put_json(ref, obj)  # only the new status needed converting
 
     def set_finalizers(
         self, ref: ObjectRef, finalizers: Sequence[str], resource_version: str | None
     ) -> Manifest:
         current = self.checked(ref, resource_version)
         _no_new_finalizers(ref, current, finalizers)
-        obj = clone(current)
-        obj["metadata"]["finalizers"] = list(finalizers)
+        obj = _shallow(current)
+        obj["metadata"]["finalizers"] = as_json(list(finalizers))
         if not finalizers:
             del obj["metadata"]["finalizers"]
         return self._store_or_finish(ref, obj)
@@ -144,9 +151,9 @@ class ApiServer:
     def _delete(self, ref: ObjectRef, current: Manifest) -> None:
         if current["metadata"].get("finalizers"):
             if "deletionTimestamp" not in current["metadata"]:
-                obj = clone(current)
+                obj = _shallow(current)
                 obj["metadata"]["deletionTimestamp"] = format_time(self.clock.now())
-                self.store.put(ref, obj)
+                self.store.put_json(ref, obj)
             return
         self._finish(ref, current["metadata"]["uid"])
 
@@ -155,7 +162,7 @@ class ApiServer:
         if "deletionTimestamp" in meta and not meta.get("finalizers"):
             self._finish(ref, meta["uid"])
             return clone(obj)
-        return self.store.put(ref, obj)
+        return self.store.put_json(ref, obj)
 
     def _finish(self, ref: ObjectRef, uid: str) -> None:
         self.store.drop(ref)
@@ -178,6 +185,12 @@ class ApiServer:
             self._delete(ref, current)
 
 
+def _shallow(current: Manifest) -> Manifest:
+    """A new object over a stored one, to change its top-level parts or its metadata's fields
+    and pass to ``Store.put_json``: the untouched parts stay shared with the stored object."""
+    return {**current, "metadata": dict(current["metadata"])}
+
+
 def _orphaned(obj: Manifest, live: set[str]) -> bool:
     refs = obj["metadata"].get("ownerReferences", [])
     if obj["kind"] in CLUSTER_SCOPED or not refs:
@@ -191,7 +204,7 @@ def _replace_spec(obj: Manifest, spec: Manifest | None) -> None:
     if spec is None:
         del obj["spec"]
     else:
-        obj["spec"] = clone(spec)
+        obj["spec"] = as_json(spec)
     obj["metadata"]["generation"] = obj["metadata"].get("generation", 1) + 1
 
 

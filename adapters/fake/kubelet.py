@@ -52,7 +52,7 @@ class Kubelet:
         self.pods: dict[str, Pod] = {}
 
     def run(self) -> None:
-        deployments = self.api.list("apps/v1", "Deployment", None, {})
+        deployments = self.api.observe("apps/v1", "Deployment", None)
         for deployment in deployments:
             pod = self.pods.setdefault(deployment["metadata"]["uid"], Pod())
             self._write(deployment, self._advance(deployment, pod))

@@ -60,16 +60,16 @@ class Protection:
         self.api = api
 
     def run(self) -> None:
-        for pvc in self.api.list("v1", "PersistentVolumeClaim", None, {}):
+        for pvc in self.api.observe("v1", "PersistentVolumeClaim", None):
             if deleting(pvc) and not self._in_use(pvc):
                 self._release(pvc, PVC_PROTECTION)
-        for pv in self.api.list("v1", "PersistentVolume", None, {}):
+        for pv in self.api.observe("v1", "PersistentVolume", None):
             if deleting(pv) and not self._bound(pv):
                 self._release(pv, PV_PROTECTION)
 
     def _in_use(self, pvc: Manifest) -> bool:
         namespace, name = pvc["metadata"]["namespace"], pvc["metadata"]["name"]
-        deployments = self.api.list("apps/v1", "Deployment", namespace, {})
+        deployments = self.api.observe("apps/v1", "Deployment", namespace)
         return any(name in mounted_claims(d) for d in deployments)
 
     def _bound(self, pv: Manifest) -> bool:
@@ -90,9 +90,9 @@ class Reclaimer:
         self.delete_any_hostpath = delete_any_hostpath
 
     def run(self) -> None:
-        pvcs = self.api.list("v1", "PersistentVolumeClaim", None, {})
+        pvcs = self.api.observe("v1", "PersistentVolumeClaim", None)
         claims = {c["metadata"]["uid"] for c in pvcs}
-        for pv in self.api.list("v1", "PersistentVolume", None, {}):
+        for pv in self.api.observe("v1", "PersistentVolume", None):
             uid = claim_ref(pv).get("uid")
             if not uid or uid in claims or phase(pv) == "Failed":
                 continue

@@ -71,8 +71,11 @@ def select(
     kind: str,
     namespace: str | None,
     labels: Mapping[str, str],
+    *,
+    copy: bool = True,
 ) -> list[Manifest]:
-    """Copies of the objects of a kind in ``namespace`` (``None``: all) matching ``labels``."""
+    """Copies of the objects of a kind in ``namespace`` (``None``: all) matching ``labels``
+    (with ``copy=False`` the stored objects themselves, for readers that never mutate them)."""
     found = []
     for obj in objects:
         meta = obj["metadata"]
@@ -81,7 +84,7 @@ def select(
         if namespace is not None and meta.get("namespace") != namespace:
             continue
         if all(meta.get("labels", {}).get(k) == v for k, v in labels.items()):
-            found.append(clone(obj))
+            found.append(clone(obj) if copy else obj)
     return sorted(found, key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
 
 
@@ -106,7 +109,17 @@ class Store:
 
     def put(self, ref: ObjectRef, obj: Manifest) -> Manifest:
         """Store ``obj`` as the JSON the API server would keep and return a copy of it."""
-        obj = as_json(obj)
+        return self.put_json(ref, as_json(obj))
+
+    def put_json(self, ref: ObjectRef, obj: Manifest) -> Manifest:
+        """Store ``obj``, already JSON, and return a copy of it.
+
+        A write that replaces one part of an object (its status, its spec, its finalizers) need
+        not convert the rest again: ``obj`` may share the unchanged parts with the stored object
+        it replaces, because a stored object is never mutated (every write stores a new one, and
+        readers get copies or, for the watch and the world's controllers, read only). Only
+        ``obj`` itself and its ``metadata`` must be new: the version is written into them.
+        """
         key = key_of(ref)
         before = self.objects.get(key)
         if before is not None and _same(before, obj):

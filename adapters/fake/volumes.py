@@ -66,10 +66,10 @@ class Binder:
         self.default_class = default_class
 
     def run(self) -> None:
-        for new in self.api.list("v1", "PersistentVolume", None, {}):
+        for new in self.api.observe("v1", "PersistentVolume", None):
             if phase(new) == "Pending" and not claim_ref(new).get("uid"):
                 self.api.update_status(ObjectRef.of(new), {"phase": "Available"}, None)
-        for pvc in self.api.list("v1", "PersistentVolumeClaim", None, {}):
+        for pvc in self.api.observe("v1", "PersistentVolumeClaim", None):
             if deleting(pvc):
                 continue
             if phase(pvc) == "Bound":
@@ -85,8 +85,8 @@ class Binder:
             pv = self.api.store.find(pv_ref(name))
             if pv is None or deleting(pv) or (claim_ref(pv) and not names_claim(pv, pvc)):
                 return None
-            return clone(pv)
-        volumes = [v for v in self.api.list("v1", "PersistentVolume", None, {}) if not deleting(v)]
+            return pv
+        volumes = [v for v in self.api.observe("v1", "PersistentVolume", None) if not deleting(v)]
         prebound = [v for v in volumes if claim_ref(v) and names_claim(v, pvc)]
         if prebound:
             return prebound[0]
@@ -112,7 +112,7 @@ class Binder:
         name = f"pvc-{meta['uid']}"
         existing = self.api.store.find(pv_ref(name))
         if existing is not None:
-            return clone(existing)
+            return existing
         spec = {
             "capacity": {"storage": pvc["spec"]["resources"]["requests"]["storage"]},
             "accessModes": list(pvc["spec"].get("accessModes") or ["ReadWriteOnce"]),
@@ -127,6 +127,8 @@ class Binder:
         )
 
     def _bind(self, pvc: Manifest, pv: Manifest) -> None:
+        """Bind the two; they may be stored objects (read without copies), so it edits copies."""
+        pvc, pv = clone(pvc), clone(pv)
         ref = pv_ref(pv["metadata"]["name"])
         if claim_ref(pv).get("uid") != pvc["metadata"]["uid"]:
             if not claim_ref(pv):

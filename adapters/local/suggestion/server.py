@@ -203,8 +203,7 @@ class SuggestionServer:
 
     def _save(self, state: SearchState) -> None:
         if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            store.save(self.path, state)
+            store.save(self.path, state)  # creates the directory if it is missing
 
 
 def _is_prefix(have: Sequence[Manifest], issued: Sequence[Manifest]) -> bool:

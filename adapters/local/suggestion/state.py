@@ -68,9 +68,18 @@ def encode(state: SearchState) -> bytes:
         "cursor": state.cursor,
         "issued": list(state.issued),
     }
-    digest = hashlib.sha256(canonical(payload)).hexdigest()
-    document = {"format": FORMAT, "version": VERSION, "sha256": digest, "payload": payload}
-    return canonical(document) + b"\n"  # compact: json's C encoder (``indent`` disables it)
+    body = canonical(payload)
+    digest = hashlib.sha256(body).hexdigest()
+    return _document(body, digest) + b"\n"
+
+
+def _document(body: bytes, digest: str) -> bytes:
+    """``canonical`` of the whole document, around the payload already encoded as ``body``
+    (encoding the payload, which holds every assignment, once rather than twice): the keys
+    in sorted order, no spaces, as ``json.dumps`` with ``sort_keys`` writes them."""
+    head = {"format": FORMAT}
+    tail = {"sha256": digest, "version": VERSION}
+    return canonical(head)[:-1] + b',"payload":' + body + b"," + canonical(tail)[1:]
 
 
 def decode(data: bytes) -> SearchState:
