@@ -17,11 +17,11 @@ from pydantic import ValidationError
 
 from app.keys import Key
 from app.queue import WorkQueue
-from app.reconcile import Parsed, apply, consult, gather
+from app.reconcile import Parsed, reconcile
 from core.actions import ObjectRef
 from core.config import ConfigError
 from core.katib import API_VERSION
-from core.plan import Plan, plan
+from core.plan import Plan
 from core.ports import Clock, Cluster, ClusterError, ConfigSource, SuggestionService
 
 
@@ -88,11 +88,10 @@ class Controller:
         return decided
 
     def _reconcile(self, key: Key) -> Plan:
-        observed = gather(self.cluster, key, self.parsed)
-        if self.service is not None:
-            observed = consult(self.service, observed)
-        decided = plan(observed, self.config.katib_config(), self.clock.now())
-        requeue = apply(self.cluster, decided)
+        config, now = self.config.katib_config(), self.clock.now()
+        decided, requeue = reconcile(
+            self.cluster, key, config, now, self.service, parsed=self.parsed
+        )
         self.stats.writes += len(decided.writes)
         if requeue is not None:
             self.enqueue(key, requeue)

@@ -183,11 +183,13 @@ def reconcile(
     config: KatibConfig,
     now: datetime,
     service: SuggestionService | None = None,
-) -> Plan:
-    """Gather, decide, act: one level-based reconcile of the Experiment ``key``."""
-    observed = gather(cluster, key)
+    *,
+    parsed: Parsed | None = None,
+) -> tuple[Plan, float | None]:
+    """Gather, decide, act: one level-based reconcile of the Experiment ``key``; the plan and
+    the delay after which it asked to be looked at again, if any."""
+    observed = gather(cluster, key, parsed)
     if service is not None:
         observed = consult(service, observed)
     decided = plan(observed, config, now)
-    apply(cluster, decided)
-    return decided
+    return decided, apply(cluster, decided)

@@ -93,7 +93,7 @@ class Bench:
     # -- the controller ---------------------------------------------------------------------
     def reconcile(self) -> Plan:
         self.clock.advance(1)
-        decided = reconcile(self.cluster, self.key, self.config, self.clock.now(), self)
+        decided, _ = reconcile(self.cluster, self.key, self.config, self.clock.now(), self)
         for action in decided.actions:
             if isinstance(action, UpdateStatus):
                 self.history[action.ref.kind].append(notation(action.status.get("conditions", [])))
