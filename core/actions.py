@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from core.model.base import Manifest
+from core.kube import Manifest
 
 EventType = Literal["Normal", "Warning"]
 

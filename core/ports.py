@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 from core.actions import EventType, ObjectRef
-from core.model.base import Manifest
+from core.kube import Manifest
 from core.observed import Validation
 
 if TYPE_CHECKING:

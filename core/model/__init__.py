@@ -1,6 +1,6 @@
 """Typed models of Katib's resources and of the objects a Suggestion owns."""
 
-from core.model.base import KubeModel, KubeTime, Manifest, format_time
+from core.kube import KubeModel, KubeTime, Manifest, format_time
 from core.model.children import (
     Deployment,
     OwnedObject,

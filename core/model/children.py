@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.katib import ANNOTATION_OWNER_UID
-from core.model.base import KubeModel
+from core.kube import KubeModel
 from core.model.meta import ObjectMeta
 
 

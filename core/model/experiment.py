@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from core.conditions import Conditions, find, is_true
 from core.katib import API_VERSION, ExperimentCondition, ExperimentReason
-from core.model.base import KubeModel, KubeTime
+from core.kube import KubeModel, KubeTime
 from core.model.meta import ObjectMeta
 from core.policy import ResumePolicy
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.model.base import KubeModel, KubeTime
+from core.kube import KubeModel, KubeTime
 
 
 class OwnerReference(KubeModel):

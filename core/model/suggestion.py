@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from core.conditions import Conditions, is_true
 from core.katib import API_VERSION, SuggestionCondition
-from core.model.base import KubeModel, KubeTime
+from core.kube import KubeModel, KubeTime
 from core.model.experiment import AlgorithmSetting, AlgorithmSpec
 from core.model.meta import ObjectMeta
 from core.policy import ResumePolicy

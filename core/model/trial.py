@@ -6,7 +6,7 @@ from typing import Literal
 
 from core.conditions import Conditions
 from core.katib import API_VERSION
-from core.model.base import KubeModel
+from core.kube import KubeModel
 from core.model.meta import ObjectMeta
 
 

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Set
 from typing import Any
 
 from adapters.local.suggestion.space import Point
-from core.model.base import Manifest
+from core.kube import Manifest
 
 ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
 SUFFIX_LENGTH = 8

@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from adapters.atomic import write_atomically
 from adapters.local.suggestion.assignments import well_formed
-from core.model.base import Manifest
+from core.kube import Manifest
 
 FILE_NAME = "suggestion-state.json"
 FORMAT = "katib-resume/suggestion-state"
