@@ -33,25 +33,23 @@ class Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"katib-resume: error: {message} (see `{self.prog} --help`)\n")
 
 
-def positive(text: str) -> int:
-    """A count flag: a whole number of at least 1 (Katib's counts are positive)."""
+def _whole(text: str, least: int, rule: str) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    if value < least:
+        raise argparse.ArgumentTypeError(f"{rule}, got {value}")
     return value
+
+
+def positive(text: str) -> int:
+    """A count flag: a whole number of at least 1 (Katib's counts are positive)."""
+    return _whole(text, 1, "must be at least 1")
 
 
 def seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
-    return value
+    return _whole(text, 0, "must not be negative")
 
 
 def common_flags() -> Parser:
