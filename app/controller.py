@@ -22,7 +22,14 @@ from core.actions import ObjectRef
 from core.config import ConfigError
 from core.katib import API_VERSION
 from core.plan import Plan
-from core.ports import Clock, Cluster, ClusterError, ConfigSource, SuggestionService
+from core.ports import (
+    Clock,
+    Cluster,
+    ClusterError,
+    ConfigSource,
+    SuggestionService,
+    Unavailable,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,4 +121,7 @@ class Controller:
         self.stats.retries += 1
         failures = self.failures.get(key, 0) + 1
         self.failures[key] = failures
-        self.enqueue(key, self.backoff.delay(failures))
+        delay = self.backoff.delay(failures)
+        if isinstance(error, Unavailable) and error.retry_after is not None:
+            delay = max(delay, error.retry_after)
+        self.enqueue(key, delay)

@@ -44,7 +44,13 @@ class Invalid(ClusterError):
 
 
 class Unavailable(ClusterError):
-    """The server could not answer now (5xx, timeout, throttling); try again later."""
+    """The server could not answer now (5xx, timeout, throttling); try again later.
+
+    ``retry_after`` is the server's own ``Retry-After`` (seconds) when it gave one: the loop
+    waits at least that long, so throttling is obeyed rather than hammered.
+    """
+
+    retry_after: float | None = None
 
 
 class Gone(ClusterError):

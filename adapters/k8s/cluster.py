@@ -1,0 +1,258 @@
+"""``KubeCluster``: the cluster port on a real API server.
+
+Reads answer from the watch-fed ``Store`` (no API call); writes go to the API server as merge
+patches guarded by ``resourceVersion`` (``adapters.k8s.patches``) and their answers refresh the
+store at once, so the next reconcile sees its own writes. The pieces of the port's contract
+that the API server does not give for free are made explicit here:
+
+- a create answered ``AlreadyExists`` fetches the object into the store before raising, so the
+  next reconcile sees who owns it and the core decides (it never adopts a stranger's volume);
+- a delete carries a UID precondition, and a 404 is ``NotFound`` (the caller's "already gone");
+- a status write goes to the status subresource only;
+- Events go through the Events API (``events.k8s.io/v1``) and never fail a reconcile: an Event
+  is a report, not state.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+
+from adapters.k8s.patches import guarded, merge_diff
+from adapters.k8s.resources import RESOURCES, Resource, path_of, resource
+from adapters.k8s.store import Change, Store, key_of
+from adapters.k8s.transport import MERGE_PATCH, Transport
+from adapters.k8s.watch import KindWatch
+from core.actions import EventType, ObjectRef
+from core.kube import Manifest
+from core.ports import AlreadyExists, ClusterError, Conflict, NotFound
+
+log = logging.getLogger("katib_resume.cluster")
+WATCHED = (
+    ("kubeflow.org/v1beta1", "Experiment"),
+    ("kubeflow.org/v1beta1", "Suggestion"),
+    ("kubeflow.org/v1beta1", "Trial"),
+    ("apps/v1", "Deployment"),
+    ("v1", "Service"),
+    ("v1", "PersistentVolumeClaim"),
+    ("v1", "PersistentVolume"),
+    ("v1", "ServiceAccount"),
+    ("rbac.authorization.k8s.io/v1", "Role"),
+    ("rbac.authorization.k8s.io/v1", "RoleBinding"),
+)
+"""The kinds the controller reads; Events, Leases and ConfigMaps are written or read apart."""
+REPORTER = "katib-resume"
+USER_METADATA = ("labels", "annotations", "ownerReferences", "finalizers")
+
+
+class KubeCluster:
+    """Implements ``core.ports.Cluster`` and the app's ``Watched`` (a cursor over changes)."""
+
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        namespace: str | None = None,
+        kinds: Sequence[tuple[str, str]] = WATCHED,
+        instance: str | None = None,
+    ) -> None:
+        self.transport, self.namespace = transport, namespace
+        self.store = Store()
+        self.stop_event = threading.Event()
+        self.watches = [
+            KindWatch(transport, self.store, RESOURCES[kind], namespace, self.stop_event)
+            for kind in kinds
+        ]
+        self.watched = frozenset(kinds)
+        self.instance = instance or socket.gethostname()
+        self.dropped_events = 0
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def start(self, timeout: float = 30.0) -> bool:
+        """Start the watches; whether every kind was listed within ``timeout`` seconds."""
+        for watch in self.watches:
+            watch.start()
+        return self.wait_synced(timeout)
+
+    def wait_synced(self, timeout: float) -> bool:
+        return all(watch.synced.wait(timeout) for watch in self.watches)
+
+    @property
+    def synced(self) -> bool:
+        return all(watch.synced.is_set() for watch in self.watches)
+
+    def close(self) -> None:
+        self.stop_event.set()
+
+    # -- Watched ---------------------------------------------------------------------------
+
+    @property
+    def cursor(self) -> int:
+        return self.store.cursor
+
+    def changes_since(self, cursor: int) -> tuple[int, Sequence[Change]]:
+        return self.store.changes_since(cursor)
+
+    # -- reads: from the store -------------------------------------------------------------
+
+    def get(self, ref: ObjectRef) -> Manifest:
+        found = self.store.get(_ref_key(ref))
+        if found is None:
+            raise NotFound(f"{ref.kind} {ref.namespace or ''}/{ref.name} not found")
+        return found
+
+    def list(
+        self, api_version: str, kind: str, namespace: str | None, labels: Mapping[str, str]
+    ) -> Sequence[Manifest]:
+        return self.store.select(api_version, kind, namespace, labels)
+
+    # -- writes: to the API server ---------------------------------------------------------
+
+    def create(self, manifest: Manifest) -> Manifest:
+        kind = resource(manifest["apiVersion"], manifest["kind"])
+        meta = manifest["metadata"]
+        path = kind.collection(meta.get("namespace"))
+        try:
+            created = self.transport.request("POST", path, body=manifest)
+        except AlreadyExists:
+            self._refresh(kind, meta.get("namespace"), meta["name"])
+            raise
+        return self._remember(kind, created)
+
+    def update(self, manifest: Manifest) -> Manifest:
+        kind = resource(manifest["apiVersion"], manifest["kind"])
+        meta = manifest["metadata"]
+        ref = ObjectRef(manifest["apiVersion"], manifest["kind"], meta.get("namespace"), meta["name"])
+        old = self._at(ref, meta.get("resourceVersion"))
+        patch = merge_diff(_user_part(old), _user_part(manifest))
+        return self._patch(kind, ref, patch, meta.get("resourceVersion"), old)
+
+    def update_spec(self, ref: ObjectRef, spec: Manifest, resource_version: str | None) -> Manifest:
+        old = self._at(ref, resource_version)
+        patch = merge_diff({"spec": old.get("spec")}, {"spec": spec})
+        return self._patch(resource(ref.api_version, ref.kind), ref, patch, resource_version, old)
+
+    def update_status(
+        self, ref: ObjectRef, status: Manifest, resource_version: str | None
+    ) -> Manifest:
+        old = self._at(ref, resource_version)
+        patch = merge_diff({"status": old.get("status")}, {"status": status})
+        kind = resource(ref.api_version, ref.kind)
+        return self._patch(kind, ref, patch, resource_version, old, subresource="/status")
+
+    def set_finalizers(
+        self, ref: ObjectRef, finalizers: Sequence[str], resource_version: str | None
+    ) -> Manifest:
+        old = self._at(ref, resource_version)
+        patch = {"metadata": {"finalizers": list(finalizers)}}
+        if list(old["metadata"].get("finalizers") or ()) == list(finalizers):
+            patch = {}
+        return self._patch(resource(ref.api_version, ref.kind), ref, patch, resource_version, old)
+
+    def delete(self, ref: ObjectRef, uid: str) -> None:
+        body = {
+            "apiVersion": "v1",
+            "kind": "DeleteOptions",
+            "preconditions": {"uid": uid},
+            "propagationPolicy": "Background",
+        }
+        self.transport.request("DELETE", path_of(ref), body=body)
+
+    def record_event(self, ref: ObjectRef, type_: EventType, reason: str, message: str) -> None:
+        namespace = ref.namespace or "default"
+        body = self._event(ref, namespace, type_, reason, message)
+        events = resource("events.k8s.io/v1", "Event")
+        try:
+            self.transport.request("POST", events.collection(namespace), body=body)
+        except ClusterError as error:
+            self.dropped_events += 1
+            log.warning("event not recorded", extra={"reason": reason, "error": str(error)})
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _patch(
+        self,
+        kind: Resource,
+        ref: ObjectRef,
+        patch: Manifest,
+        resource_version: str | None,
+        old: Manifest,
+        subresource: str = "",
+    ) -> Manifest:
+        """Send ``patch`` (nothing at all when it is empty: no no-op writes)."""
+        if not patch:
+            return old
+        body = guarded(patch, resource_version)
+        path = kind.item(ref.namespace, ref.name) + subresource
+        written = self.transport.request("PATCH", path, body=body, content_type=MERGE_PATCH)
+        return self._remember(kind, written)
+
+    def _at(self, ref: ObjectRef, resource_version: str | None) -> Manifest:
+        """The object at ``resource_version`` (the store's copy when it is that version);
+        ``Conflict`` when the server's object has moved on."""
+        held = self.store.get(_ref_key(ref))
+        if held is not None and resource_version in (None, _version(held)):
+            return held
+        kind = resource(ref.api_version, ref.kind)
+        fresh = self._refresh(kind, ref.namespace, ref.name)
+        if resource_version is not None and _version(fresh) != resource_version:
+            raise Conflict(f"{ref.kind} {ref.name} is at {_version(fresh)}, not {resource_version}")
+        return fresh
+
+    def _refresh(self, kind: Resource, namespace: str | None, name: str) -> Manifest:
+        return self._remember(kind, self.transport.request("GET", kind.item(namespace, name)))
+
+    def _remember(self, kind: Resource, obj: Manifest) -> Manifest:
+        if not obj.get("kind") or not obj.get("apiVersion"):
+            obj = {**obj, "apiVersion": kind.api_version, "kind": kind.kind}
+        if (kind.api_version, kind.kind) in self.watched:
+            self.store.remember(obj)
+        return obj
+
+    def _event(
+        self, ref: ObjectRef, namespace: str, type_: EventType, reason: str, message: str
+    ) -> Manifest:
+        regarding: Manifest = {"apiVersion": ref.api_version, "kind": ref.kind, "name": ref.name}
+        if ref.namespace:
+            regarding["namespace"] = ref.namespace
+        held = self.store.get(_ref_key(ref))
+        if held is not None and held["metadata"].get("uid"):
+            regarding["uid"] = held["metadata"]["uid"]
+        now = datetime.now(UTC)
+        return {
+            "apiVersion": "events.k8s.io/v1",
+            "kind": "Event",
+            "metadata": {"generateName": f"{ref.name}.", "namespace": namespace},
+            "eventTime": now.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+            "reportingController": f"kubeflow.org/{REPORTER}",
+            "reportingInstance": self.instance,
+            "action": reason,
+            "reason": reason,
+            "note": message[:1024],
+            "type": type_,
+            "regarding": regarding,
+        }
+
+
+def _ref_key(ref: ObjectRef) -> tuple[str, str, str, str]:
+    return (ref.api_version, ref.kind, ref.namespace or "", ref.name)
+
+
+def _version(obj: Manifest) -> str:
+    return str(obj["metadata"].get("resourceVersion", ""))
+
+
+def _user_part(obj: Manifest) -> Manifest:
+    """What ``update`` replaces: the user-settable metadata and the spec."""
+    meta = obj.get("metadata") or {}
+    part: Manifest = {"metadata": {k: meta[k] for k in USER_METADATA if k in meta}}
+    if "spec" in obj:
+        part["spec"] = obj["spec"]
+    return part
+
+
+__all__ = ["WATCHED", "KubeCluster", "key_of"]

@@ -1,0 +1,135 @@
+"""The watch-fed cache: every object the controller reads, and the ordered log of changes.
+
+Watches (one thread per kind, ``adapters.k8s.watch``) put what they see here; the controller
+reads from here, so a steady-state reconcile makes no API call, and turns the log into
+reconcile keys. Every watch event enters the log, even one the cache already reflects (our own
+write's echo), because the log is what wakes reconciles up; the cache itself never goes back
+to an older version than it holds, so an echo arriving after a newer write answer is harmless.
+
+The log is bounded: a reader whose cursor fell off its start gets ``Gone`` and lists again
+(from this cache, not the API server), as an informer's consumer would.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from core.kube import Manifest
+from core.ports import Gone
+
+ChangeType = Literal["ADDED", "MODIFIED", "DELETED"]
+Key = tuple[str, str, str, str]
+LOG_LIMIT = 50_000
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    type: ChangeType
+    object: Manifest
+
+
+def key_of(obj: Manifest) -> Key:
+    meta = obj["metadata"]
+    return (obj["apiVersion"], obj["kind"], meta.get("namespace") or "", meta["name"])
+
+
+def newer(held: Manifest | None, incoming: Manifest) -> bool:
+    """Whether ``incoming`` may replace ``held``.
+
+    ``resourceVersion`` is opaque by contract, but every API server in use numbers it from
+    etcd's revision; when both are numbers the higher wins, otherwise the later arrival does.
+    """
+    if held is None:
+        return True
+    mine = str(held["metadata"].get("resourceVersion", ""))
+    theirs = str(incoming["metadata"].get("resourceVersion", ""))
+    if mine.isdigit() and theirs.isdigit():
+        return int(theirs) >= int(mine)
+    return True
+
+
+class Store:
+    def __init__(self, log_limit: int = LOG_LIMIT) -> None:
+        self.lock = threading.Lock()
+        self.objects: dict[Key, Manifest] = {}
+        self.log: list[Change] = []
+        self.first = 0
+        """The sequence number of ``log[0]``."""
+        self.log_limit = log_limit
+
+    @property
+    def cursor(self) -> int:
+        with self.lock:
+            return self.first + len(self.log)
+
+    def changes_since(self, cursor: int) -> tuple[int, Sequence[Change]]:
+        with self.lock:
+            if cursor < self.first:
+                raise Gone(f"changes before {self.first} were dropped; list again")
+            end = self.first + len(self.log)
+            return end, self.log[cursor - self.first :]
+
+    def get(self, key: Key) -> Manifest | None:
+        with self.lock:
+            return self.objects.get(key)
+
+    def select(
+        self, api_version: str, kind: str, namespace: str | None, labels: Mapping[str, str]
+    ) -> list[Manifest]:
+        with self.lock:
+            found = list(self.objects.items())
+        return [
+            obj
+            for (version, kind_, ns, _), obj in found
+            if (version, kind_) == (api_version, kind)
+            and (namespace is None or ns == namespace)
+            and all((obj["metadata"].get("labels") or {}).get(k) == v for k, v in labels.items())
+        ]
+
+    def remember(self, obj: Manifest) -> None:
+        """A write's answer: the newest version we know, without waking anyone up."""
+        key = key_of(obj)
+        with self.lock:
+            if newer(self.objects.get(key), obj):
+                self.objects[key] = obj
+
+    def observe(self, type_: ChangeType, obj: Manifest) -> None:
+        """A watch event: apply it and log it."""
+        key = key_of(obj)
+        with self.lock:
+            if type_ == "DELETED":
+                self.objects.pop(key, None)
+            elif newer(self.objects.get(key), obj):
+                self.objects[key] = obj
+            self._append(Change(type_, obj))
+
+    def replace(
+        self, api_version: str, kind: str, namespace: str | None, items: Iterable[Manifest]
+    ) -> None:
+        """A fresh list of one kind: log what appeared, changed and vanished since the cache
+        last knew it (the changes a broken watch may have missed)."""
+        fresh = {key_of(obj): obj for obj in items}
+        with self.lock:
+            stale = [
+                key
+                for key in self.objects
+                if key[:2] == (api_version, kind) and (namespace is None or key[2] == namespace)
+            ]
+            for key in stale:
+                if key not in fresh:
+                    self._append(Change("DELETED", self.objects.pop(key)))
+            for key, obj in fresh.items():
+                held = self.objects.get(key)
+                if held is None or held != obj:
+                    self.objects[key] = obj
+                    self._append(Change("ADDED" if held is None else "MODIFIED", obj))
+
+    def _append(self, change: Change) -> None:
+        self.log.append(change)
+        if len(self.log) > self.log_limit:
+            drop = len(self.log) - self.log_limit // 2
+            del self.log[:drop]
+            self.first += drop

@@ -1,0 +1,290 @@
+"""kmock, filled in where it does not model Kubernetes, and run where the sync client can reach it.
+
+kmock's ``KubernetesEmulator`` stores objects and serves lists, watches and finalizers, but (see
+TOOLING-NOTES) it hands out no ``uid``/``resourceVersion``/``creationTimestamp``/``generation``,
+never answers 409 to a stale write, answers a create with 200 (the client then returns
+``None``), leaves ``kind`` out of lists, ignores label selectors and scans an ever-growing
+request log. ``KubeMock`` fills exactly those gaps, so the adapter under test meets a server that
+behaves like an API server in the ways the adapter relies on. What it still does not do (garbage
+collection, status isolation, 410 on an old watch) the tests inject with ``fail``.
+
+``MockServer`` runs it on its own event loop in a background thread, because the adapter uses
+the blocking client: calling it from the server's loop would deadlock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import itertools
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import aiohttp.web
+import kmock
+from kmock._internal import enums, rendering
+
+Json = dict[str, Any]
+LOG_LIMIT = 64
+STORED_KINDS = {
+    "kubeflow.org/v1beta1/experiments": ("Experiment", True),
+    "kubeflow.org/v1beta1/suggestions": ("Suggestion", True),
+    "kubeflow.org/v1beta1/trials": ("Trial", True),
+    "apps/v1/deployments": ("Deployment", True),
+    "v1/services": ("Service", True),
+    "v1/persistentvolumeclaims": ("PersistentVolumeClaim", True),
+    "v1/persistentvolumes": ("PersistentVolume", False),
+    "v1/serviceaccounts": ("ServiceAccount", True),
+    "v1/configmaps": ("ConfigMap", True),
+    "v1/namespaces": ("Namespace", False),
+    "v1/events": ("Event", True),
+    "rbac.authorization.k8s.io/v1/roles": ("Role", True),
+    "rbac.authorization.k8s.io/v1/rolebindings": ("RoleBinding", True),
+    "events.k8s.io/v1/events": ("Event", True),
+    "coordination.k8s.io/v1/leases": ("Lease", True),
+}
+
+
+@dataclass
+class Fault:
+    """An answer given instead of the real one to the next ``times`` matching requests."""
+
+    matches: Callable[[rendering.Request], bool]
+    status: int
+    body: Json = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+    times: int = 1
+    apply: bool = False
+    """Apply the request before answering with the fault: a lost response."""
+
+
+def _status(code: int, reason: str, message: str) -> Json:
+    return {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "status": "Failure",
+        "code": code,
+        "reason": reason,
+        "message": message,
+    }
+
+
+class KubeMock(kmock.KubernetesEmulator):  # type: ignore[misc]
+    """The emulator with identity, versions, conflicts, 201s, typed lists and fault injection."""
+
+    def __attrs_post_init__(self) -> None:
+        super().__attrs_post_init__()
+        for resource, (kind, namespaced) in STORED_KINDS.items():
+            self.resources[resource] = kmock.ResourceInfo(kind=kind, namespaced=namespaced)
+        self.faults: list[Fault] = []
+        self.counter = itertools.count(1)
+        self.log: list[tuple[str, str]] = []
+        """(method, path) of every request, for counting reads and writes."""
+
+    async def _handle(self, request: rendering.Request) -> aiohttp.web.StreamResponse:
+        del self._requests[:-LOG_LIMIT]
+        self.log.append((str(request.method.value).upper(), request.url.path))
+        fault = self._fault_for(request)
+        if fault is not None and not fault.apply:
+            return aiohttp.web.json_response(fault.body, status=fault.status, headers=fault.headers)
+        if request.resource is not None:
+            early = self._prepare(request)
+            if early is not None:
+                return early
+        response = await super()._handle(request)
+        if fault is not None:
+            return aiohttp.web.json_response(fault.body, status=fault.status, headers=fault.headers)
+        if request.action == enums.action.CREATE and response.status == 200:
+            response.set_status(201)
+        return response
+
+    def _fault_for(self, request: rendering.Request) -> Fault | None:
+        for fault in self.faults:
+            if fault.times > 0 and fault.matches(request):
+                fault.times -= 1
+                return fault
+        return None
+
+    def _prepare(self, request: rendering.Request) -> aiohttp.web.StreamResponse | None:
+        """Stamp identity and versions onto writes; refuse stale ones with 409."""
+        if request.action == enums.action.CREATE and isinstance(request.data, dict):
+            meta = request.data.get("metadata") or {}
+            key = (request.resource, request.namespace or meta.get("namespace"), meta.get("name"))
+            if key in self.objects and not self.objects[key].deleted:
+                text = f'{request.resource.plural} "{meta.get("name")}" already exists'
+                body = _status(409, "AlreadyExists", text)
+                return aiohttp.web.json_response(body, status=409)
+            self._stamp_new(request.data)
+        elif request.action == enums.action.UPDATE and isinstance(request.data, dict):
+            return self._check_version(request)
+        return None
+
+    def _stamp_new(self, data: Json) -> None:
+        meta = data.setdefault("metadata", {})
+        if "generateName" in meta and not meta.get("name"):
+            meta["name"] = meta["generateName"] + uuid.uuid4().hex[:5]
+        meta["uid"] = str(uuid.uuid4())
+        meta["resourceVersion"] = str(next(self.counter))
+        meta["creationTimestamp"] = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        meta["generation"] = 1
+
+    def _check_version(self, request: rendering.Request) -> aiohttp.web.StreamResponse | None:
+        stored = self._stored(request)
+        if stored is None:
+            return None  # kmock answers 404
+        meta = request.data.setdefault("metadata", {})
+        wanted = meta.get("resourceVersion")
+        held = stored.get("metadata", {}).get("resourceVersion")
+        if wanted is not None and wanted != held:
+            text = (
+                f'Operation cannot be fulfilled on {request.resource.plural} "{request.name}": '
+                "the object has been modified; please apply your changes to the latest version "
+                "and try again"
+            )
+            return aiohttp.web.json_response(_status(409, "Conflict", text), status=409)
+        meta["resourceVersion"] = str(next(self.counter))
+        if "spec" in request.data and request.subresource is None:
+            generation = stored.get("metadata", {}).get("generation", 1)
+            meta["generation"] = generation + 1
+        return None
+
+    def _stored(self, request: rendering.Request) -> Any:
+        key = (request.resource, request.namespace, request.name)
+        if key not in self.objects or self.objects[key].deleted:
+            return None
+        return self.objects[key].raw
+
+    async def _serve_list(self, request: rendering.Request) -> rendering.Payload:
+        answer = await super()._serve_list(request)
+        resource = request.resource
+        kind, _ = STORED_KINDS.get(_name(resource), (None, True))
+        labels = _selector(request.params.get("labelSelector", ""))
+        answer["items"] = [
+            item
+            for item in answer["items"]
+            if all(item.get("metadata", {}).get("labels", {}).get(k) == v for k, v in labels)
+        ]
+        answer["kind"] = f"{kind}List" if kind else "List"
+        group = f"{resource.group}/" if resource.group else ""
+        answer["apiVersion"] = f"{group}{resource.version}"
+        answer["metadata"] = {"resourceVersion": str(next(self.counter))}
+        return answer
+
+    def stored(self, resource: str, namespace: str | None, name: str) -> Json | None:
+        """The stored object, as a plain dict (a copy), or ``None``."""
+        for (res, ns, nm), obj in list(self.objects.items()):
+            if _name(res) == resource and ns == namespace and nm == name and not obj.deleted:
+                return copy.deepcopy(dict(obj.raw))
+        return None
+
+    def all(self, resource: str) -> list[Json]:
+        return [
+            copy.deepcopy(dict(obj.raw))
+            for (res, _, _), obj in list(self.objects.items())
+            if _name(res) == resource and not obj.deleted
+        ]
+
+    def fail(
+        self,
+        method: str,
+        path_part: str,
+        status: int,
+        *,
+        times: int = 1,
+        headers: dict[str, str] | None = None,
+        apply: bool = False,
+        reason: str = "",
+    ) -> Fault:
+        """Answer the next ``times`` requests of ``method`` whose path contains ``path_part``."""
+
+        def matches(request: rendering.Request) -> bool:
+            watching = request.params.get("watch") in {"1", "true"}
+            verb = "WATCH" if watching else str(request.method.value).upper()
+            return verb == method.upper() and path_part in request.url.path
+
+        body = _status(status, reason or _REASONS.get(status, "Failure"), f"injected {status}")
+        fault = Fault(matches, status, body, dict(headers or {}), times, apply)
+        self.faults.append(fault)
+        return fault
+
+
+_REASONS = {
+    404: "NotFound",
+    409: "Conflict",
+    410: "Expired",
+    422: "Invalid",
+    429: "TooManyRequests",
+    500: "InternalError",
+}
+
+
+def _name(resource: Any) -> str:
+    """``group/version/plural`` (``version/plural`` for the core group), as STORED_KINDS has it."""
+    group = f"{resource.group}/" if resource.group else ""
+    return f"{group}{resource.version}/{resource.plural}"
+
+
+def _selector(text: str) -> list[tuple[str, str]]:
+    pairs = []
+    for part in filter(None, text.split(",")):
+        key, _, value = part.partition("=")
+        pairs.append((key.strip(), value.strip().lstrip("=")))
+    return pairs
+
+
+class MockServer:
+    """``KubeMock`` served over HTTP from a background thread with its own event loop."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.ready = threading.Event()
+        self.stopping: asyncio.Event | None = None
+        self.mock: KubeMock | None = None
+        self.url = ""
+        self.thread = threading.Thread(target=self._run, name="kube-mock", daemon=True)
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_until_complete(self._serve())
+
+    async def _serve(self) -> None:
+        self.stopping = asyncio.Event()
+        async with KubeMock() as mock, kmock.Server(mock) as server:
+            self.mock = mock
+            self.url = str(server.url).rstrip("/")
+            self.ready.set()
+            await self.stopping.wait()
+
+    def start(self) -> MockServer:
+        self.thread.start()
+        if not self.ready.wait(10):
+            raise RuntimeError("the mock API server did not start")
+        return self
+
+    def stop(self) -> None:
+        if self.stopping is not None:
+            self.loop.call_soon_threadsafe(self.stopping.set)
+        self.thread.join(10)
+
+    def call(self, fn: Callable[[KubeMock], Any]) -> Any:
+        """Run ``fn(mock)`` on the server's loop (the mock is not thread-safe)."""
+        assert self.mock is not None
+
+        async def run() -> Any:
+            return fn(self.mock)  # type: ignore[arg-type]
+
+        return asyncio.run_coroutine_threadsafe(run(), self.loop).result(10)
+
+
+@contextmanager
+def mock_server() -> Iterator[MockServer]:
+    server = MockServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
