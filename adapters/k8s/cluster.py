@@ -126,15 +126,17 @@ class KubeCluster:
     def update(self, manifest: Manifest) -> Manifest:
         kind = resource(manifest["apiVersion"], manifest["kind"])
         meta = manifest["metadata"]
-        ref = ObjectRef(manifest["apiVersion"], manifest["kind"], meta.get("namespace"), meta["name"])
+        ref = ObjectRef(kind.api_version, kind.kind, meta.get("namespace"), meta["name"])
         old = self._at(ref, meta.get("resourceVersion"))
         patch = merge_diff(_user_part(old), _user_part(manifest))
-        return self._patch(kind, ref, patch, meta.get("resourceVersion"), old)
+        return self._patch(kind, ref, patch, meta.get("resourceVersion"), old=old)
 
     def update_spec(self, ref: ObjectRef, spec: Manifest, resource_version: str | None) -> Manifest:
         old = self._at(ref, resource_version)
         patch = merge_diff({"spec": old.get("spec")}, {"spec": spec})
-        return self._patch(resource(ref.api_version, ref.kind), ref, patch, resource_version, old)
+        return self._patch(
+            resource(ref.api_version, ref.kind), ref, patch, resource_version, old=old
+        )
 
     def update_status(
         self, ref: ObjectRef, status: Manifest, resource_version: str | None
@@ -142,7 +144,7 @@ class KubeCluster:
         old = self._at(ref, resource_version)
         patch = merge_diff({"status": old.get("status")}, {"status": status})
         kind = resource(ref.api_version, ref.kind)
-        return self._patch(kind, ref, patch, resource_version, old, subresource="/status")
+        return self._patch(kind, ref, patch, resource_version, old=old, subresource="/status")
 
     def set_finalizers(
         self, ref: ObjectRef, finalizers: Sequence[str], resource_version: str | None
@@ -151,7 +153,9 @@ class KubeCluster:
         patch = {"metadata": {"finalizers": list(finalizers)}}
         if list(old["metadata"].get("finalizers") or ()) == list(finalizers):
             patch = {}
-        return self._patch(resource(ref.api_version, ref.kind), ref, patch, resource_version, old)
+        return self._patch(
+            resource(ref.api_version, ref.kind), ref, patch, resource_version, old=old
+        )
 
     def delete(self, ref: ObjectRef, uid: str) -> None:
         body = {
@@ -180,6 +184,7 @@ class KubeCluster:
         ref: ObjectRef,
         patch: Manifest,
         resource_version: str | None,
+        *,
         old: Manifest,
         subresource: str = "",
     ) -> Manifest:

@@ -39,7 +39,9 @@ def connect(
     return Transport(client.ApiClient(configuration), timeout=timeout, retry=retry)
 
 
-def to_url(url: str, *, timeout: tuple[float, float] = (5.0, 30.0), retry: Retry | None = None) -> Transport:
+def to_url(
+    url: str, *, timeout: tuple[float, float] = (5.0, 30.0), retry: Retry | None = None
+) -> Transport:
     """A transport to a plain URL with no credentials (a test server, ``kubectl proxy``)."""
     configuration = client.Configuration()
     configuration.host = url.rstrip("/")

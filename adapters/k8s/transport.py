@@ -35,6 +35,21 @@ MERGE_PATCH = "application/merge-patch+json"
 READS = frozenset({"GET"})
 
 
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One request, as sent (and re-sent by a retry)."""
+
+    method: str
+    path: str
+    body: object
+    query: Query
+    content_type: str
+
+    @property
+    def what(self) -> str:
+        return f"{self.method} {self.path}"
+
+
 @dataclass
 class Retry:
     """How often and how patiently a request is retried before ``Unavailable`` is raised."""
@@ -87,21 +102,20 @@ class Transport:
         content_type: str = "application/json",
     ) -> Manifest:
         """The decoded JSON answer of a 2xx; the port's error otherwise (after retries)."""
-        what = f"{method} {path}"
+        call = Call(method, path, body, tuple(query), content_type)
         for attempt in range(self.retry.attempts):
             try:
-                return self._once(method, path, body, query, content_type, what)
+                return self._once(call)
             except Unavailable as error:
                 if attempt + 1 == self.retry.attempts:
                     raise
                 self.retry.sleep(self.retry.delay(attempt, error))
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _once(
-        self, method: str, path: str, body: object, query: Query, content_type: str, what: str
-    ) -> Manifest:
-        self.counts.add(method)
-        response = self._send(method, path, body, query, content_type, self.timeout, what)
+    def _once(self, call: Call) -> Manifest:
+        what = call.what
+        self.counts.add(call.method)
+        response = self._send(call, self.timeout)
         try:
             data = response.read()
         except Exception as error:  # the body was cut off: no answer
@@ -111,26 +125,18 @@ class Transport:
             raise from_status(status, data, dict(response.getheaders() or {}), what)
         return _decode(data, what)
 
-    def _send(
-        self,
-        method: str,
-        path: str,
-        body: object,
-        query: Query,
-        content_type: str,
-        timeout: tuple[float, float],
-        what: str,
-    ) -> Any:
+    def _send(self, call: Call, timeout: tuple[float, float]) -> Any:
+        what = call.what
         headers = {"Accept": "application/json"}
-        if body is not None:
-            headers["Content-Type"] = content_type
+        if call.body is not None:
+            headers["Content-Type"] = call.content_type
         try:
             verb, url, sent_headers, sent_body, _ = self.api.param_serialize(
-                method,
-                path,
-                query_params=list(query),
+                call.method,
+                call.path,
+                query_params=list(call.query),
                 header_params=headers,
-                body=body,
+                body=call.body,
                 auth_settings=["BearerToken"],
             )
             return self.api.call_api(verb, url, sent_headers, sent_body, _request_timeout=timeout)
@@ -148,10 +154,10 @@ class Transport:
 
         No retry here: the watch loop above decides whether to resume or list again.
         """
+        call = Call("GET", path, None, tuple(query), "")
         what = f"WATCH {path}"
         self.counts.add("GET", watch=True)
-        timeout = (self.timeout[0], read_timeout)
-        response = self._send("GET", path, None, query, "", timeout, what)
+        response = self._send(call, (self.timeout[0], read_timeout))
         raw = response.response
         try:
             if not 200 <= response.status < 300:

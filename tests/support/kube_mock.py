@@ -74,7 +74,7 @@ def _status(code: int, reason: str, message: str) -> Json:
     }
 
 
-class KubeMock(kmock.KubernetesEmulator):  # type: ignore[misc]
+class KubeMock(kmock.KubernetesEmulator):
     """The emulator with identity, versions, conflicts, 201s, typed lists and fault injection."""
 
     def __attrs_post_init__(self) -> None:
@@ -114,9 +114,11 @@ class KubeMock(kmock.KubernetesEmulator):  # type: ignore[misc]
         """Stamp identity and versions onto writes; refuse stale ones with 409."""
         if request.action == enums.action.CREATE and isinstance(request.data, dict):
             meta = request.data.get("metadata") or {}
-            key = (request.resource, request.namespace or meta.get("namespace"), meta.get("name"))
-            if key in self.objects and not self.objects[key].deleted:
-                text = f'{request.resource.plural} "{meta.get("name")}" already exists'
+            resource: Any = request.resource
+            key = (resource, request.namespace or meta.get("namespace"), meta.get("name"))
+            objects: Any = self.objects
+            if key in objects and not objects[key].deleted:
+                text = f'{resource.plural} "{meta.get("name")}" already exists'
                 body = _status(409, "AlreadyExists", text)
                 return aiohttp.web.json_response(body, status=409)
             self._stamp_new(request.data)
@@ -141,8 +143,9 @@ class KubeMock(kmock.KubernetesEmulator):  # type: ignore[misc]
         wanted = meta.get("resourceVersion")
         held = stored.get("metadata", {}).get("resourceVersion")
         if wanted is not None and wanted != held:
+            plural = getattr(request.resource, "plural", "")
             text = (
-                f'Operation cannot be fulfilled on {request.resource.plural} "{request.name}": '
+                f'Operation cannot be fulfilled on {plural} "{request.name}": '
                 "the object has been modified; please apply your changes to the latest version "
                 "and try again"
             )
@@ -155,13 +158,14 @@ class KubeMock(kmock.KubernetesEmulator):  # type: ignore[misc]
 
     def _stored(self, request: rendering.Request) -> Any:
         key = (request.resource, request.namespace, request.name)
-        if key not in self.objects or self.objects[key].deleted:
+        objects: Any = self.objects
+        if key not in objects or objects[key].deleted:
             return None
-        return self.objects[key].raw
+        return objects[key].raw
 
     async def _serve_list(self, request: rendering.Request) -> rendering.Payload:
-        answer = await super()._serve_list(request)
-        resource = request.resource
+        answer: Any = await super()._serve_list(request)
+        resource: Any = request.resource
         kind, _ = STORED_KINDS.get(_name(resource), (None, True))
         labels = _selector(request.params.get("labelSelector", ""))
         answer["items"] = [
@@ -173,7 +177,8 @@ class KubeMock(kmock.KubernetesEmulator):  # type: ignore[misc]
         group = f"{resource.group}/" if resource.group else ""
         answer["apiVersion"] = f"{group}{resource.version}"
         answer["metadata"] = {"resourceVersion": str(next(self.counter))}
-        return answer
+        payload: rendering.Payload = answer
+        return payload
 
     def stored(self, resource: str, namespace: str | None, name: str) -> Json | None:
         """The stored object, as a plain dict (a copy), or ``None``."""
