@@ -43,6 +43,16 @@ class Backoff:
         return float(min(self.cap, self.base * 2.0 ** max(0, failures - 1)))
 
 
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What one reconcile came to: a plan (and maybe a requeue), or the error that stopped it."""
+
+    plan: Plan | None = None
+    requeue: float | None = None
+    error: Exception | None = None
+    malformed: bool = False
+
+
 @dataclass
 class Stats:
     """Counters for benchmarks and metrics: what the loop did, not what it decided."""
@@ -82,26 +92,37 @@ class Controller:
         key = self.queue.pop(self.clock.now())
         if key is None:
             return None
-        self.stats.reconciles += 1
+        return self.settle(key, self.attempt(key, self.parsed))
+
+    def attempt(self, key: Key, parsed: Parsed) -> Outcome:
+        """One reconcile of ``key``, with its failure caught: safe to run off the loop's thread
+        (it touches only the cluster and ``parsed``, which a worker keeps for itself)."""
         try:
-            decided = self._reconcile(key)
+            config, now = self.config.katib_config(), self.clock.now()
+            decided, requeue = reconcile(
+                self.cluster, key, config, now, self.service, parsed=parsed
+            )
         except (ClusterError, ConfigError) as error:
-            self._retry(key, error)
-            return None
+            return Outcome(error=error)
         except ValueError as error:  # a malformed object got past admission (pydantic's too)
-            self._malformed(key, error)
+            return Outcome(error=error, malformed=True)
+        return Outcome(plan=decided, requeue=requeue)
+
+    def settle(self, key: Key, outcome: Outcome) -> Plan | None:
+        """Account for an attempt: requeue, back off or report; the plan when there was one."""
+        self.stats.reconciles += 1
+        if outcome.malformed and isinstance(outcome.error, ValueError):
+            self._malformed(key, outcome.error)
+            return None
+        if outcome.error is not None:
+            self._retry(key, outcome.error)
             return None
         self.failures.pop(key, None)
-        return decided
-
-    def _reconcile(self, key: Key) -> Plan:
-        config, now = self.config.katib_config(), self.clock.now()
-        decided, requeue = reconcile(
-            self.cluster, key, config, now, self.service, parsed=self.parsed
-        )
-        self.stats.writes += len(decided.writes)
-        if requeue is not None:
-            self.enqueue(key, requeue)
+        decided = outcome.plan
+        if decided is not None:
+            self.stats.writes += len(decided.writes)
+        if outcome.requeue is not None:
+            self.enqueue(key, outcome.requeue)
         return decided
 
     def _malformed(self, key: Key, error: ValueError) -> None:

@@ -1,0 +1,73 @@
+"""The config port on the katib-config ConfigMap, re-read when the ConfigMap changes.
+
+A watch keeps the ConfigMap in a store of its own, so asking for the config costs nothing and
+an edit takes effect on the next reconcile. The parsed config is kept per ``resourceVersion``:
+the YAML is decoded once per change, not once per reconcile. A missing, unparsable or invalid
+ConfigMap raises ``ConfigError`` with what is wrong and where; the loop retries with backoff
+and the last good config is never silently kept in place of a broken one (an operator who
+broke the ConfigMap must see it, not run on a stale config).
+"""
+
+from __future__ import annotations
+
+import threading
+
+import yaml
+
+from adapters.k8s.resources import resource
+from adapters.k8s.store import Store
+from adapters.k8s.transport import Transport
+from adapters.k8s.watch import KindWatch
+from core.config import ConfigError, KatibConfig, parse_katib_config
+from core.katib import CONFIG_KEY, CONFIG_MAP_NAME
+
+CONFIG_MAPS = resource("v1", "ConfigMap")
+
+
+class ConfigMapSource:
+    """Implements ``core.ports.ConfigSource``."""
+
+    def __init__(self, transport: Transport, namespace: str, name: str = CONFIG_MAP_NAME) -> None:
+        self.namespace, self.name = namespace, name
+        self.store = Store(log_limit=1_000)
+        self.stop = threading.Event()
+        self.watch = KindWatch(transport, self.store, CONFIG_MAPS, namespace, self.stop)
+        self.parsed: tuple[str, KatibConfig] | None = None
+
+    def start(self, timeout: float = 30.0) -> bool:
+        self.watch.start()
+        return self.watch.synced.wait(timeout)
+
+    def close(self) -> None:
+        self.stop.set()
+
+    @property
+    def where(self) -> str:
+        return f"ConfigMap {self.namespace}/{self.name}"
+
+    def katib_config(self) -> KatibConfig:
+        found = self.store.get(("v1", "ConfigMap", self.namespace, self.name))
+        if found is None:
+            raise ConfigError(f"{self.where} not found")
+        version = str(found["metadata"].get("resourceVersion", ""))
+        if self.parsed is not None and self.parsed[0] == version and version:
+            return self.parsed[1]
+        config = parse_config_map(found, self.where)
+        self.parsed = (version, config)
+        return config
+
+
+def parse_config_map(config_map: dict[str, object], where: str) -> KatibConfig:
+    """The katib-config in ``config_map``'s ``katib-config.yaml`` key."""
+    data = config_map.get("data")
+    text = data.get(CONFIG_KEY) if isinstance(data, dict) else None
+    if not isinstance(text, str):
+        raise ConfigError(f"{where}: no {CONFIG_KEY} key in its data")
+    try:
+        loaded = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise ConfigError(f"{where}: {CONFIG_KEY} is not valid YAML: {error}") from None
+    try:
+        return parse_katib_config(loaded)
+    except ConfigError as error:
+        raise ConfigError(f"{where}: {error}") from None
