@@ -162,6 +162,35 @@ def _add_writers(commands: argparse._SubParsersAction[Parser], common: list[Pars
     delete.add_argument("name", metavar="NAME")
 
 
+def add_cluster_commands(commands: argparse._SubParsersAction[Parser]) -> None:
+    """The commands that run in (or against) a real cluster."""
+    controller = commands.add_parser(
+        "controller", help="run the reconcile loop against a Kubernetes cluster"
+    )
+    controller.add_argument(
+        "--kubeconfig", metavar="PATH", help="default: the pod's in-cluster service account"
+    )
+    scope = controller.add_mutually_exclusive_group()
+    scope.add_argument("--namespace", metavar="NS", help="watch only this namespace")
+    scope.add_argument(
+        "--all-namespaces", action="store_true", help="watch every namespace (the default)"
+    )
+    controller.add_argument(
+        "--config-map",
+        metavar="NS/NAME",
+        help="the katib-config ConfigMap (default: <own namespace>/katib-config)",
+    )
+    controller.add_argument("--metrics-addr", default=":8080", metavar="[HOST]:PORT")
+    controller.add_argument("--health-addr", default=":18080", metavar="[HOST]:PORT")
+    controller.add_argument(
+        "--leader-elect", action="store_true", help="reconcile only while holding the Lease"
+    )
+    controller.add_argument("--workers", type=positive, default=2, metavar="N")
+    controller.add_argument(
+        "--log-level", choices=("debug", "info", "warning", "error"), default="info"
+    )
+
+
 def build_parser() -> Parser:
     parser = Parser(
         prog="katib-resume",
@@ -170,6 +199,7 @@ def build_parser() -> Parser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_core_commands(commands)
     add_embedded_commands(commands)
+    add_cluster_commands(commands)
     return parser
 
 

@@ -34,11 +34,14 @@ class KindWatch:
         stop: threading.Event,
         *,
         server_timeout: int = SERVER_TIMEOUT,
+        read_timeout: float | None = None,
         pause: float = 1.0,
     ) -> None:
         self.transport, self.store, self.resource = transport, store, resource
         self.namespace = namespace if resource.namespaced else None
         self.stop, self.server_timeout, self.pause = stop, server_timeout, pause
+        self.read_timeout = read_timeout or server_timeout + 15.0
+        """A watch silent for this long is dead (a dropped connection): resume it."""
         self.synced = threading.Event()
         self.version = ""
         self.relists = 0
@@ -83,7 +86,7 @@ class KindWatch:
         if self.version:
             query.append(("resourceVersion", self.version))
         path = self.resource.collection(self.namespace)
-        for event in self.transport.stream(path, query, self.server_timeout + 15.0):
+        for event in self.transport.stream(path, query, self.read_timeout):
             if self.stop.is_set():
                 return
             self._apply(event)

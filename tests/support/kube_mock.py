@@ -61,6 +61,8 @@ class Fault:
     times: int = 1
     apply: bool = False
     """Apply the request before answering with the fault: a lost response."""
+    delay: float = 0.0
+    """Seconds to wait before answering: a slow server, for timeouts."""
 
 
 def _status(code: int, reason: str, message: str) -> Json:
@@ -90,6 +92,8 @@ class KubeMock(kmock.KubernetesEmulator):
         del self._requests[:-LOG_LIMIT]
         self.log.append((str(request.method.value).upper(), request.url.path))
         fault = self._fault_for(request)
+        if fault is not None and fault.delay:
+            await asyncio.sleep(fault.delay)
         if fault is not None and not fault.apply:
             return aiohttp.web.json_response(fault.body, status=fault.status, headers=fault.headers)
         if request.resource is not None:
@@ -204,6 +208,7 @@ class KubeMock(kmock.KubernetesEmulator):
         headers: dict[str, str] | None = None,
         apply: bool = False,
         reason: str = "",
+        delay: float = 0.0,
     ) -> Fault:
         """Answer the next ``times`` requests of ``method`` whose path contains ``path_part``."""
 
@@ -213,7 +218,7 @@ class KubeMock(kmock.KubernetesEmulator):
             return verb == method.upper() and path_part in request.url.path
 
         body = _status(status, reason or _REASONS.get(status, "Failure"), f"injected {status}")
-        fault = Fault(matches, status, body, dict(headers or {}), times, apply)
+        fault = Fault(matches, status, body, dict(headers or {}), times, apply, delay)
         self.faults.append(fault)
         return fault
 

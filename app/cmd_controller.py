@@ -1,0 +1,192 @@
+"""``katib-resume controller``: the reconcile loop on a real cluster.
+
+Wiring only (the composition root of the cluster mode): credentials, the watch-fed cluster,
+the katib-config ConfigMap, leader election, probes, metrics, signals. The ``kubernetes``
+import happens here, inside the command, so no other command pays for it.
+
+Shutdown is graceful: SIGTERM or SIGINT stops new reconciles, lets those in flight finish,
+releases the Lease (a standby takes over at once) and exits 0. A leader that lost its Lease
+exits 1 so that its Deployment restarts it as a candidate: two leaders are never possible.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import socket
+import threading
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING
+
+from app.host import Host
+from app.httpd import TEXT, Answer, ProbeServer, parse_address
+from app.inputs import InputError
+from app.logs import configure
+from app.metrics import Metrics
+
+if TYPE_CHECKING:  # imported for real inside the command: `--help` must not load kubernetes
+    from adapters.k8s.cluster import KubeCluster
+    from adapters.k8s.config_map import ConfigMapSource
+    from adapters.k8s.lease import LeaseElector
+
+log = logging.getLogger("katib_resume.controller")
+SERVICE_ACCOUNT_NAMESPACE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
+DEFAULT_NAMESPACE = "kubeflow"
+SYNC_TIMEOUT = 60.0
+
+
+class SystemClock:
+    """``core.ports.Clock`` on the wall clock."""
+
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+
+def own_namespace() -> str:
+    """The controller's namespace: ``POD_NAMESPACE``, the service account's, or kubeflow."""
+    if os.environ.get("POD_NAMESPACE"):
+        return os.environ["POD_NAMESPACE"]
+    try:
+        return SERVICE_ACCOUNT_NAMESPACE.read_text(encoding="utf-8").strip() or DEFAULT_NAMESPACE
+    except OSError:
+        return DEFAULT_NAMESPACE
+
+
+def config_map_ref(text: str | None) -> tuple[str, str]:
+    """``NS/NAME`` (default: the controller's namespace and ``katib-config``)."""
+    if text is None:
+        return own_namespace(), "katib-config"
+    namespace, sep, name = text.partition("/")
+    if not sep or not namespace or not name or "/" in name:
+        raise InputError(f"--config-map: expected NAMESPACE/NAME, got {text!r}")
+    return namespace, name
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    kubeconfig: str | None
+    namespace: str | None
+    config_map: tuple[str, str]
+    metrics: tuple[str, int]
+    health: tuple[str, int]
+    leader_elect: bool
+    workers: int
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> Settings:
+        try:
+            metrics, health = parse_address(args.metrics_addr), parse_address(args.health_addr)
+        except ValueError as error:
+            raise InputError(f"--metrics-addr/--health-addr: {error}") from None
+        return cls(
+            kubeconfig=args.kubeconfig,
+            namespace=None if args.all_namespaces else args.namespace,
+            config_map=config_map_ref(args.config_map),
+            metrics=metrics,
+            health=health,
+            leader_elect=args.leader_elect,
+            workers=args.workers,
+        )
+
+
+def controller(args: argparse.Namespace) -> int:
+    configure(args.log_level)
+    settings = Settings.from_args(args)
+    stop = threading.Event()
+    _on_signals(stop)
+    return run(settings, stop)
+
+
+def run(settings: Settings, stop: threading.Event) -> int:
+    """Run until ``stop``; the exit status."""
+    from adapters.k8s.cluster import KubeCluster
+    from adapters.k8s.config_map import ConfigMapSource
+    from adapters.k8s.connect import ConnectError, connect
+    from adapters.k8s.lease import LeaseElector
+
+    try:
+        transport = connect(settings.kubeconfig)
+    except ConnectError as error:
+        raise InputError(str(error)) from None
+    identity = f"{socket.gethostname()}_{os.getpid()}"
+    cluster = KubeCluster(transport, namespace=settings.namespace, instance=identity)
+    config = ConfigMapSource(transport, *settings.config_map)
+    metrics = Metrics(cluster, lambda: dict(transport.counts.counts))
+    host = Host(cluster, config, SystemClock(), workers=settings.workers, observe=metrics.observe)
+    elector = None
+    if settings.leader_elect:
+        elector = LeaseElector(transport, settings.config_map[0], identity)
+    probes = _serve_probes(settings, cluster, metrics)
+    try:
+        return _loop(cluster, config, host, elector, stop)
+    finally:
+        for server in probes:
+            server.shutdown()
+        cluster.close()
+        config.close()
+
+
+def _loop(
+    cluster: KubeCluster,
+    config: ConfigMapSource,
+    host: Host,
+    elector: LeaseElector | None,
+    stop: threading.Event,
+) -> int:
+    log.info("starting", extra={"namespace": cluster.namespace or "*", "workers": host.workers})
+    if not (cluster.start(SYNC_TIMEOUT) and config.start(SYNC_TIMEOUT)):
+        log.error("caches did not sync", extra={"seconds": SYNC_TIMEOUT})
+        return 1
+    leading = None
+    lost = threading.Event()
+    if elector is not None:
+        leading, lost = elector.leading, elector.lost
+        threading.Thread(target=elector.run, args=(stop,), name="lease", daemon=True).start()
+    watcher = threading.Thread(target=_stop_when, args=(lost, stop), daemon=True)
+    watcher.start()
+    host.run(stop, leading)
+    if elector is not None:
+        elector.release()
+    log.info("stopped", extra={"lost_lease": lost.is_set()})
+    return 1 if lost.is_set() else 0
+
+
+def _stop_when(event: threading.Event, stop: threading.Event) -> None:
+    while not stop.is_set():
+        if event.wait(0.5):
+            stop.set()
+
+
+def _serve_probes(settings: Settings, cluster: KubeCluster, metrics: Metrics) -> list[ProbeServer]:
+    def healthz() -> Answer:
+        return 200, TEXT, b"ok\n"
+
+    def readyz() -> Answer:
+        if not cluster.synced:
+            return 503, TEXT, b"caches not synced\n"
+        return 200, TEXT, b"ok\n"
+
+    def exposition() -> Answer:
+        return 200, "text/plain; version=0.0.4; charset=utf-8", metrics.exposition()
+
+    try:
+        health = ProbeServer(settings.health, {"/healthz": healthz, "/readyz": readyz}).start()
+        served = ProbeServer(settings.metrics, {"/metrics": exposition}).start()
+    except OSError as error:
+        raise InputError(f"cannot listen for probes or metrics: {error}") from None
+    log.info("serving", extra={"health": health.url, "metrics": served.url})
+    return [health, served]
+
+
+def _on_signals(stop: threading.Event) -> None:
+    def handle(signum: int, _frame: FrameType | None) -> None:
+        log.info("signal received: finishing", extra={"signal": signal.Signals(signum).name})
+        stop.set()
+
+    signal.signal(signal.SIGTERM, handle)
+    signal.signal(signal.SIGINT, handle)

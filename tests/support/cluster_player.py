@@ -1,0 +1,121 @@
+"""Plays, over HTTP, the parts of a cluster a controller test needs and kmock does not run.
+
+A kubelet (a Deployment becomes ``Available``), a volume binder (a PVC becomes ``Bound``),
+Katib's suggestion client (a Suggestion's new ``spec.requests`` get assignments in
+``status.suggestions``) and its trial controller (a Trial succeeds with an observation), and
+the API server's garbage collector (a deleted Suggestion's dependents go). Each ``tick`` looks
+at the mock's objects and makes the writes those components would make, through the same
+JSON API the controller uses.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from adapters.k8s.transport import MERGE_PATCH, Transport
+from tests.support.kube_mock import MockServer
+
+Json = dict[str, Any]
+KATIB = "/apis/kubeflow.org/v1beta1"
+
+
+class ClusterPlayer:
+    def __init__(self, server: MockServer, transport: Transport) -> None:
+        self.server, self.transport = server, transport
+        self.numbers = itertools.count(1)
+
+    def objects(self, resource: str) -> list[Json]:
+        return list(self.server.call(lambda mock: mock.all(resource)))
+
+    def patch(self, path: str, body: Json) -> None:
+        self.transport.request("PATCH", path, body=body, content_type=MERGE_PATCH)
+
+    def tick(self) -> None:
+        self.kubelet()
+        self.binder()
+        self.suggestion_client()
+        self.trial_controller()
+        self.garbage_collector()
+
+    def kubelet(self) -> None:
+        for deployment in self.objects("apps/v1/deployments"):
+            meta = deployment["metadata"]
+            conditions = (deployment.get("status") or {}).get("conditions") or []
+            if meta.get("deletionTimestamp") or any(c["type"] == "Available" for c in conditions):
+                continue
+            path = f"/apis/apps/v1/namespaces/{meta['namespace']}/deployments/{meta['name']}"
+            status = {"conditions": [{"type": "Available", "status": "True"}]}
+            self.patch(f"{path}/status", {"status": status})
+
+    def binder(self) -> None:
+        for claim in self.objects("v1/persistentvolumeclaims"):
+            meta = claim["metadata"]
+            if (claim.get("status") or {}).get("phase") == "Bound":
+                continue
+            path = f"/api/v1/namespaces/{meta['namespace']}/persistentvolumeclaims/{meta['name']}"
+            self.patch(f"{path}/status", {"status": {"phase": "Bound"}})
+
+    def suggestion_client(self) -> None:
+        for suggestion in self.objects("kubeflow.org/v1beta1/suggestions"):
+            meta = suggestion["metadata"]
+            have = list((suggestion.get("status") or {}).get("suggestions") or [])
+            wanted = int((suggestion.get("spec") or {}).get("requests") or 0)
+            if wanted <= len(have):
+                continue
+            for _ in range(wanted - len(have)):
+                number = next(self.numbers)
+                have.append(
+                    {
+                        "name": f"{meta['name']}-{number:04d}",
+                        "parameterAssignments": [
+                            {"name": "lr", "value": f"0.0{number % 9 + 1}"},
+                            {"name": "momentum", "value": "0.9"},
+                        ],
+                    }
+                )
+            path = f"{KATIB}/namespaces/{meta['namespace']}/suggestions/{meta['name']}/status"
+            self.patch(path, {"status": {"suggestions": have}})
+
+    def trial_controller(self) -> None:
+        for trial in self.objects("kubeflow.org/v1beta1/trials"):
+            meta = trial["metadata"]
+            conditions = (trial.get("status") or {}).get("conditions") or []
+            if any(c["type"] == "Succeeded" for c in conditions):
+                continue
+            objective = trial["spec"]["objective"]["objectiveMetricName"]
+            status = {
+                "conditions": [
+                    {"type": "Created", "status": "True", "reason": "TrialCreated"},
+                    {"type": "Succeeded", "status": "True", "reason": "TrialSucceeded"},
+                ],
+                "observation": {
+                    "metrics": [{"name": objective, "latest": "0.5", "min": "0.5", "max": "0.5"}]
+                },
+            }
+            path = f"{KATIB}/namespaces/{meta['namespace']}/trials/{meta['name']}/status"
+            self.patch(path, {"status": status})
+
+    def garbage_collector(self) -> None:
+        """Delete namespaced dependents whose controller owner is gone (never a PV)."""
+        owners = {
+            (s["metadata"]["namespace"], s["metadata"]["uid"])
+            for s in self.objects("kubeflow.org/v1beta1/suggestions")
+        } | {
+            (e["metadata"]["namespace"], e["metadata"]["uid"])
+            for e in self.objects("kubeflow.org/v1beta1/experiments")
+        }
+        for resource, root in (
+            ("apps/v1/deployments", "/apis/apps/v1"),
+            ("v1/services", "/api/v1"),
+            ("v1/persistentvolumeclaims", "/api/v1"),
+            ("kubeflow.org/v1beta1/suggestions", KATIB),
+            ("kubeflow.org/v1beta1/trials", KATIB),
+        ):
+            plural = resource.rsplit("/", 1)[1]
+            for obj in self.objects(resource):
+                meta = obj["metadata"]
+                refs = meta.get("ownerReferences") or []
+                if refs and all((meta["namespace"], r["uid"]) not in owners for r in refs):
+                    path = f"{root}/namespaces/{meta['namespace']}/{plural}/{meta['name']}"
+                    self.transport.request("DELETE", path)
