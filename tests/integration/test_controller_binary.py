@@ -1,0 +1,190 @@
+"""``katib-resume controller`` as a process, against kmock, through a whole FromVolume lifecycle.
+
+The test plays what kmock does not run (``tests.support.cluster_player``: kubelet, volume
+binder, Katib's suggestion client and trial controller, garbage collector) and checks, over
+HTTP, the objects and conditions through first run, completion, restart and deletion, and the
+controller's probes and metrics; then SIGTERM must end it cleanly.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from adapters.k8s.connect import to_url
+from adapters.k8s.transport import MERGE_PATCH, Transport
+from core.defaults import default_experiment
+from core.model import Experiment
+from tests.support.cluster_player import ClusterPlayer
+from tests.support.kube_mock import MockServer
+
+DATA = Path(__file__).resolve().parents[2] / "app" / "data"
+KATIB = "kubeflow.org/v1beta1"
+HOST_PATH = "/tmp/katib/suggestions"
+Json = dict[str, Any]
+
+
+def kubeconfig(tmp: Path, url: str) -> Path:
+    path = tmp / "kubeconfig"
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "mock", "cluster": {"server": url}}],
+        "users": [{"name": "me", "user": {}}],
+        "contexts": [{"name": "mock", "context": {"cluster": "mock", "user": "me"}}],
+        "current-context": "mock",
+    }
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    return path
+
+
+def katib_config_with_volume() -> str:
+    """The shipped katib-config, with a PersistentVolume for the random algorithm."""
+    config = yaml.safe_load((DATA / "katib-config.yaml").read_text(encoding="utf-8"))
+    for entry in config["runtime"]["suggestions"]:
+        if entry["algorithmName"] == "random":
+            entry["persistentVolumeSpec"] = {
+                "capacity": {"storage": "1Gi"},
+                "accessModes": ["ReadWriteOnce"],
+                "hostPath": {"path": HOST_PATH},
+            }
+    return yaml.safe_dump(config)
+
+
+def conditions(obj: Json) -> list[tuple[str, str]]:
+    return [(c["type"], c["status"]) for c in (obj.get("status") or {}).get("conditions") or []]
+
+
+class Run:
+    def __init__(self, server: MockServer, transport: Transport, process: subprocess.Popen[str]):
+        self.server, self.transport, self.process = server, transport, process
+        self.player = ClusterPlayer(server, transport)
+
+    def objects(self, resource: str) -> list[Json]:
+        return self.player.objects(resource)
+
+    def until(self, check: Callable[[], bool], what: str, seconds: float = 30.0) -> None:
+        deadline = time.monotonic() + seconds
+        while not check():
+            assert self.process.poll() is None, "the controller exited"
+            if time.monotonic() > deadline:
+                raise AssertionError(f"not reached in {seconds} s: {what}")
+            self.player.tick()
+            time.sleep(0.1)
+
+    def experiment(self) -> Json:
+        return self.objects(f"{KATIB}/experiments")[0]
+
+    def count(self, resource: str) -> int:
+        return len(self.objects(resource))
+
+
+@pytest.fixture
+def run(kube: MockServer, tmp_path: Path) -> Iterator[Run]:
+    transport = to_url(kube.url)
+    config_map = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "katib-config", "namespace": "kubeflow"},
+        "data": {"katib-config.yaml": katib_config_with_volume()},
+    }
+    transport.request("POST", "/api/v1/namespaces/kubeflow/configmaps", body=config_map)
+    log = (tmp_path / "controller.log").open("w")
+    command = [
+        sys.executable, "-m", "app.cli", "controller",
+        "--kubeconfig", str(kubeconfig(tmp_path, kube.url)),
+        "--config-map", "kubeflow/katib-config",
+        "--metrics-addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0",
+        "--leader-elect", "--workers", "2",
+    ]  # fmt: skip
+    process = subprocess.Popen(command, stderr=log, text=True)
+    try:
+        yield Run(kube, transport, process)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait(10)
+        log.close()
+
+
+def addresses(log: Path) -> dict[str, str]:
+    for line in log.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if record.get("msg") == "serving":
+            return {"health": record["health"], "metrics": record["metrics"]}
+    raise AssertionError("the controller did not log its addresses")
+
+
+def fetch(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as answer:
+            return answer.status, answer.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+def test_a_from_volume_experiment_runs_completes_restarts_and_is_deleted(
+    run: Run, tmp_path: Path
+) -> None:
+    raw = yaml.safe_load((DATA / "from-volume-resume.yaml").read_text(encoding="utf-8"))
+    exp = default_experiment(Experiment.model_validate(raw))
+    body = exp.model_dump(by_alias=True, exclude_none=True, mode="json")
+    ns, name = body["metadata"]["namespace"], body["metadata"]["name"]
+    run.transport.request("POST", f"/apis/{KATIB}/namespaces/{ns}/experiments", body=body)
+
+    # first run to maxTrialCount (12): completion tears the service down, keeps the volume
+    run.until(lambda: ("Succeeded", "True") in conditions(run.experiment()), "first completion")
+    assert run.count(f"{KATIB}/trials") == 12
+    run.until(lambda: run.count("apps/v1/deployments") == 0, "deployment deleted")
+    assert run.count("v1/services") == 0
+    [claim] = run.objects("v1/persistentvolumeclaims")
+    [volume] = run.objects("v1/persistentvolumes")
+    assert volume["spec"]["claimRef"]["name"] == claim["metadata"]["name"]
+    assert volume["spec"]["hostPath"]["path"] == f"{HOST_PATH}/{volume['metadata']['name']}"
+    suggestion = run.objects(f"{KATIB}/suggestions")[0]
+    assert ("Succeeded", "True") in conditions(suggestion)
+
+    # the health and metrics endpoints answer
+    urls = addresses(tmp_path / "controller.log")
+    assert fetch(urls["health"] + "/healthz")[0] == 200
+    assert fetch(urls["health"] + "/readyz")[0] == 200
+    status, metrics = fetch(urls["metrics"] + "/metrics")
+    assert status == 200
+    assert 'katib_resume_reconciles_total{result="success"}' in metrics
+    assert 'katib_resume_experiments{condition="Succeeded"} 1.0' in metrics
+
+    # raise the budget: the Experiment restarts and the same claim is mounted again
+    path = f"/apis/{KATIB}/namespaces/{ns}/experiments/{name}"
+    patch = {"spec": {"maxTrialCount": 20}}
+    run.transport.request("PATCH", path, body=patch, content_type=MERGE_PATCH)
+    run.until(lambda: ("Restarting", "True") in conditions(run.experiment()), "restarting")
+    run.until(lambda: run.count(f"{KATIB}/trials") == 20, "20 trials")
+    run.until(lambda: ("Succeeded", "True") in conditions(run.experiment()), "second completion")
+    assert ("Restarting", "False") in conditions(run.experiment())
+    [again] = run.objects("v1/persistentvolumeclaims")
+    assert again["metadata"]["uid"] == claim["metadata"]["uid"]
+    assert "katib_resume_restarts_total 1.0" in fetch(urls["metrics"] + "/metrics")[1]
+
+    # delete: garbage collection takes the namespaced objects, our finalizer the PV
+    run.transport.request("DELETE", path)
+    everything = (
+        f"{KATIB}/suggestions", f"{KATIB}/trials", "apps/v1/deployments", "v1/services",
+        "v1/persistentvolumeclaims", "v1/persistentvolumes",
+    )  # fmt: skip
+    run.until(lambda: not any(run.count(r) for r in everything), "everything deleted")
+
+    # SIGTERM: the controller finishes and exits cleanly, releasing its Lease
+    run.process.send_signal(signal.SIGTERM)
+    assert run.process.wait(15) == 0
+    [lease] = run.objects("coordination.k8s.io/v1/leases")
+    assert not lease["spec"].get("holderIdentity")
