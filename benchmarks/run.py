@@ -12,6 +12,8 @@ Figures, for 10,000 observed Suggestions in each lifecycle state:
 - ``compiled_fire_us``: one trigger through the compiled table; ``baseline``: building and
   keeping a ``transitions.Machine`` per Suggestion instead (what the shared machine avoids);
 - ``lifecycles``: FromVolume lifecycles on the embedded runtime (``benchmarks/lifecycles.py``).
+- ``cluster``: API requests of one FromVolume lifecycle against kmock, and ``--help`` start-up
+  (``benchmarks/cluster.py``).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from typing import Any
 from transitions import Machine
 
 from adapters.fake.clock import EPOCH
-from benchmarks import lifecycles
+from benchmarks import cluster, lifecycles
 from benchmarks.snapshots import RawSnapshot, capture
 from core.lifecycle import EXPERIMENT, SUGGESTION, ExperimentFacts, ExperimentState, SuggestionFacts
 from core.lifecycle.experiment import derive as derive_experiment
@@ -182,6 +184,8 @@ def main() -> None:
         "compiled_fire_us": round(_fire_us(), 3),
         "baseline": baseline(),
         "lifecycles": lifecycles.run(args.lifecycles),
+        "cluster_lifecycle": cluster.lifecycle_requests(),
+        "startup": cluster.help_startup(),
     }
     if args.json:
         print(json.dumps(result, indent=2))
@@ -192,6 +196,8 @@ def main() -> None:
     print(f"fire        compiled_fire_us={result['compiled_fire_us']}")
     print("baseline    " + "  ".join(f"{k}={v}" for k, v in result["baseline"].items()))
     print("lifecycles  " + "  ".join(f"{k}={v}" for k, v in result["lifecycles"].items()))
+    print("cluster     " + "  ".join(f"{k}={v}" for k, v in result["cluster_lifecycle"].items()))
+    print("startup     " + "  ".join(f"{k}={v}" for k, v in result["startup"].items()))
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ from typing import Any
 import aiohttp.web
 import kmock
 from kmock._internal import enums, rendering
+from kmock._internal.dicts import merge_patch_dict
 
 Json = dict[str, Any]
 LOG_LIMIT = 64
@@ -85,6 +86,8 @@ class KubeMock(kmock.KubernetesEmulator):
             self.resources[resource] = kmock.ResourceInfo(kind=kind, namespaced=namespaced)
         self.faults: list[Fault] = []
         self.counter = itertools.count(1)
+        self.noop_writes = 0
+        """Patches that changed nothing but the version: a controller should send none."""
         self.log: list[tuple[str, str]] = []
         """(method, path) of every request, for counting reads and writes."""
 
@@ -154,6 +157,8 @@ class KubeMock(kmock.KubernetesEmulator):
                 "and try again"
             )
             return aiohttp.web.json_response(_status(409, "Conflict", text), status=409)
+        if _unchanged(stored, request.data):
+            self.noop_writes += 1
         meta["resourceVersion"] = str(next(self.counter))
         if "spec" in request.data and request.subresource is None:
             generation = stored.get("metadata", {}).get("generation", 1)
@@ -231,6 +236,15 @@ _REASONS = {
     429: "TooManyRequests",
     500: "InternalError",
 }
+
+
+def _unchanged(stored: Any, patch: Json) -> bool:
+    """Whether merging ``patch`` into ``stored`` changes nothing but ``resourceVersion``."""
+    body = copy.deepcopy(patch)
+    body.get("metadata", {}).pop("resourceVersion", None)
+    before = copy.deepcopy(dict(stored))
+    after = merge_patch_dict(before, body)
+    return dict(after) == before
 
 
 def _name(resource: Any) -> str:

@@ -1,0 +1,125 @@
+"""API requests of one FromVolume lifecycle on a real HTTP API server (kmock, filled in).
+
+The controller runs in-process (``app.host.Host`` over ``KubeCluster``) against kmock while
+``tests.support.cluster_player`` plays kubelet, binder, Katib's suggestion client, trial
+controller and garbage collector. Only the controller's own requests are counted: its reads
+after the caches synced (goal: none, every read is served by the watch cache), its writes by
+method, and the patches the server found to change nothing (goal: none).
+"""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from statistics import median
+
+import yaml
+
+from adapters.k8s.cluster import KubeCluster
+from adapters.k8s.config_map import ConfigMapSource
+from adapters.k8s.connect import to_url
+from adapters.k8s.transport import MERGE_PATCH, Transport
+from app.cmd_controller import SystemClock
+from app.host import Host
+from core.defaults import default_experiment
+from core.model import Experiment
+from tests.support.cluster_player import ClusterPlayer
+from tests.support.kube_mock import mock_server
+
+DATA = Path(__file__).resolve().parents[1] / "app" / "data"
+KATIB = "kubeflow.org/v1beta1"
+
+
+def _conditions(obj: dict[str, object]) -> set[tuple[str, str]]:
+    status = obj.get("status") or {}
+    assert isinstance(status, dict)
+    return {(c["type"], c["status"]) for c in status.get("conditions") or []}
+
+
+def lifecycle_requests() -> dict[str, object]:
+    logging.getLogger("katib_resume").setLevel(logging.ERROR)  # retried conflicts are expected
+    with mock_server() as server:
+        setup = to_url(server.url)
+        config_map = {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "katib-config", "namespace": "kubeflow"},
+            "data": {"katib-config.yaml": (DATA / "katib-config.yaml").read_text("utf-8")},
+        }
+        setup.request("POST", "/api/v1/namespaces/kubeflow/configmaps", body=config_map)
+        transport = to_url(server.url)
+        cluster = KubeCluster(transport)
+        source = ConfigMapSource(to_url(server.url), "kubeflow")
+        assert cluster.start(10) and source.start(10)
+        synced = Counter(transport.counts.counts)
+        host = Host(cluster, source, SystemClock(), poll_seconds=0.01)
+        stop = threading.Event()
+        loop = threading.Thread(target=host.run, args=(stop,), daemon=True)
+        loop.start()
+        player = ClusterPlayer(server, setup)
+        started = time.perf_counter()
+        _drive(setup, player)
+        elapsed = time.perf_counter() - started
+        stop.set()
+        loop.join(10)
+        cluster.close()
+        source.close()
+        counts = Counter(transport.counts.counts) - synced
+        mock = server.mock
+        assert mock is not None
+        methods = Counter(m for m, _ in mock.log if m != "GET")
+        return {
+            "initial_lists": synced["read"],
+            "reads_after_sync": counts["read"],
+            "writes": counts["write"],
+            "noop_writes": mock.noop_writes,
+            "watch_requests": synced["watch"] + counts["watch"],
+            "server_writes_by_method": dict(methods),
+            "seconds": round(elapsed, 2),
+        }
+
+
+def _drive(setup: Transport, player: ClusterPlayer) -> None:
+    raw = yaml.safe_load((DATA / "from-volume-resume.yaml").read_text("utf-8"))
+    body = default_experiment(Experiment.model_validate(raw)).model_dump(
+        by_alias=True, exclude_none=True, mode="json"
+    )
+    ns, name = body["metadata"]["namespace"], body["metadata"]["name"]
+    path = f"/apis/{KATIB}/namespaces/{ns}/experiments"
+    setup.request("POST", path, body=body)
+
+    def experiment() -> dict[str, object]:
+        return player.objects(f"{KATIB}/experiments")[0]
+
+    _until(player, lambda: ("Succeeded", "True") in _conditions(experiment()))
+    patch = {"spec": {"maxTrialCount": 20}}
+    setup.request("PATCH", f"{path}/{name}", body=patch, content_type=MERGE_PATCH)
+    _until(player, lambda: len(player.objects(f"{KATIB}/trials")) >= 20)
+    _until(player, lambda: ("Succeeded", "True") in _conditions(experiment()))
+    setup.request("DELETE", f"{path}/{name}")
+    _until(player, lambda: not player.objects(f"{KATIB}/suggestions"))
+
+
+def _until(player: ClusterPlayer, check: Callable[[], bool], seconds: float = 60.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the lifecycle did not progress")
+        player.tick()
+        time.sleep(0.05)
+
+
+def help_startup(runs: int = 7) -> dict[str, float]:
+    """``katib-resume --help``: the median wall time of a fresh process, in seconds."""
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "app.cli", "--help"], check=True, capture_output=True)
+        times.append(time.perf_counter() - started)
+    return {"help_seconds_median": round(median(times), 3), "runs": runs}
