@@ -27,12 +27,12 @@ from app.host import Host
 from app.httpd import TEXT, Answer, ProbeServer, parse_address
 from app.inputs import InputError
 from app.logs import configure
-from app.metrics import Metrics
 
 if TYPE_CHECKING:  # imported for real inside the command: `--help` must not load kubernetes
     from adapters.k8s.cluster import KubeCluster
     from adapters.k8s.config_map import ConfigMapSource
     from adapters.k8s.lease import LeaseElector
+    from app.metrics import Metrics
 
 log = logging.getLogger("katib_resume.controller")
 SERVICE_ACCOUNT_NAMESPACE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
@@ -108,6 +108,7 @@ def run(settings: Settings, stop: threading.Event) -> int:
     from adapters.k8s.config_map import ConfigMapSource
     from adapters.k8s.connect import ConnectError, connect
     from adapters.k8s.lease import LeaseElector
+    from app.metrics import Metrics
 
     try:
         transport = connect(settings.kubeconfig)
