@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from app.cli_install import add_manifests
+
 EXIT_DENIED = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
@@ -170,6 +172,7 @@ def build_parser() -> Parser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_core_commands(commands)
     add_embedded_commands(commands)
+    add_manifests(commands)
     return parser
 
 

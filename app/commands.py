@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from app import cmd_delete, cmd_demo, cmd_describe, cmd_edit, cmd_get, cmd_run
+from app import cmd_delete, cmd_demo, cmd_describe, cmd_edit, cmd_get, cmd_manifests, cmd_run
 from app.inputs import InputError, load_config, load_experiment
 from app.output import as_list, one_line, render
 from app.preview import Denied, created_objects
@@ -33,6 +33,7 @@ def run(args: argparse.Namespace) -> int:
         "edit": cmd_edit.edit,
         "delete": cmd_delete.delete,
         "demo": cmd_demo.demo,
+        "manifests": cmd_manifests.manifests,
     }[args.command]
     try:
         return command(args)
