@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import base64
 import re
-import ssl
 import sys
 from importlib import resources
 from pathlib import Path
@@ -21,8 +20,10 @@ from app.inputs import SHIPPED_CONFIG, InputError, load_config
 from app.manifests import Options, default_image, generate, render
 
 PEM_CERTIFICATE = re.compile(
-    r"-----BEGIN CERTIFICATE-----\s.*?-----END CERTIFICATE-----", flags=re.DOTALL
+    r"-----BEGIN CERTIFICATE-----\s(.*?)-----END CERTIFICATE-----", flags=re.DOTALL
 )
+DER_SEQUENCE = 0x30
+"""The first byte of every DER certificate (an ASN.1 SEQUENCE)."""
 NO_TRUST_WARNING = (
     "katib-resume: warning: neither --ca-bundle nor --cert-manager: the webhook configurations "
     "have no caBundle, so every Experiment write outside the install's namespace fails until "
@@ -55,16 +56,23 @@ def read_ca_bundle(path: str) -> str:
     except (OSError, UnicodeDecodeError) as error:
         reason = error.strerror if isinstance(error, OSError) else "not an ASCII PEM file"
         raise InputError(f"{path}: cannot read: {reason}") from None
-    blocks = PEM_CERTIFICATE.findall(text)
+    blocks = list(PEM_CERTIFICATE.finditer(text))
     if not blocks:
         raise InputError(f"{path}: no PEM certificate (-----BEGIN CERTIFICATE-----) found")
     for number, block in enumerate(blocks, start=1):
-        try:
-            ssl.PEM_cert_to_DER_cert(block)
-        except ValueError:
-            raise InputError(f"{path}: certificate {number} is not valid PEM") from None
-    pem = "\n".join(blocks) + "\n"
+        if not _is_der_certificate(block.group(1)):
+            raise InputError(f"{path}: certificate {number} is not valid PEM")
+    pem = "\n".join(block.group(0) for block in blocks) + "\n"
     return base64.b64encode(pem.encode("ascii")).decode("ascii")
+
+
+def _is_der_certificate(body: str) -> bool:
+    """Strict base64 of something that starts as a DER certificate does (not a full parse)."""
+    try:
+        der = base64.b64decode("".join(body.split()), validate=True)
+    except ValueError:
+        return False
+    return len(der) > 1 and der[0] == DER_SEQUENCE
 
 
 def _katib_config_text(path: str | None) -> str:
