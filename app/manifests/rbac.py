@@ -11,9 +11,12 @@ Why some rows are what they are:
 - ``*`` on Trials: the controller creates the early-stopping Role of a Suggestion, which grants
   ``*`` on ``trials`` and ``trials/status`` (``core.resources.desired_rbac``), and Kubernetes lets
   a subject grant only what it holds itself (RBAC escalation prevention).
+- Experiments are only read and their status written: the planner never changes an
+  Experiment's spec or metadata (``core.actions``: its only Experiment write is ``UpdateStatus``).
 - ``/finalizers``: setting ``blockOwnerDeletion`` on an owner reference needs ``update`` on the
   owner's ``finalizers`` subresource (the ``OwnerReferencesPermissionEnforcement`` admission
-  plugin); children name the Suggestion, Suggestions and Trials the Experiment.
+  plugin); children name the Suggestion, Suggestions and Trials the Experiment. The PV-cleanup
+  finalizer itself is on the Suggestion (``core.plan.finalizer``).
 - ``delete`` on PersistentVolumes: the controller's PV-cleanup finalizer removes the volume Katib
   leaves behind (BEHAVIOR.md §4.7, bug 4).
 - ConfigMaps and Leases only in the install's namespace (a Role): the katib-config and the
@@ -42,7 +45,7 @@ class Permission:
 
 
 CONTROLLER_CLUSTER = (
-    Permission(GROUP, ("experiments",), (*READ, "update", "patch")),
+    Permission(GROUP, ("experiments",), READ),
     Permission(GROUP, ("experiments/status", "suggestions/status"), STATUS),
     Permission(GROUP, ("experiments/finalizers", "suggestions/finalizers"), ("update",)),
     Permission(GROUP, ("suggestions",), OWN),

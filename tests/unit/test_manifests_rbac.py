@@ -36,7 +36,7 @@ CONTROLLER_WRITES = [
 """The kinds the planner creates and deletes (``core.plan``), read through watches."""
 
 CONTROLLER_SPEC = [
-    ("kubeflow.org", "experiments", "update"),
+    ("kubeflow.org", "suggestions", "update"),
     ("kubeflow.org", "experiments/status", "update"),
     ("kubeflow.org", "suggestions/status", "update"),
     ("kubeflow.org", "experiments/finalizers", "update"),
@@ -44,7 +44,8 @@ CONTROLLER_SPEC = [
     ("", "events", "create"),
     ("events.k8s.io", "events", "create"),
 ]
-"""Status writes, finalizers (ours on Experiments, owner references), Events through either API."""
+"""The Suggestion's spec (``requests``), status writes, finalizers (ours on the Suggestion, and
+``blockOwnerDeletion`` owner references), Events through either API."""
 
 
 def documents() -> list[dict[str, Any]]:
@@ -112,6 +113,12 @@ def test_the_controller_holds_what_the_early_stopping_role_grants() -> None:
         for group in rule["apiGroups"]:
             for resource in rule["resources"]:
                 assert any(group in h["apiGroups"] and resource in h["resources"] for h in held)
+
+
+def test_the_controller_never_writes_an_experiment_but_its_status() -> None:
+    granted = rules("ClusterRole", n.CONTROLLER)
+    for verb in ("create", "update", "patch", "delete"):
+        assert not allows(granted, "kubeflow.org", "experiments", verb)
 
 
 def test_the_controller_may_delete_volumes_and_the_webhook_only_reads() -> None:
