@@ -16,7 +16,6 @@ CONTROLLER: Final = "katib-resume-controller"
 WEBHOOK: Final = "katib-resume-webhook"
 WEBHOOK_SECRET: Final = "katib-resume-webhook-cert"
 WEBHOOK_CONFIGURATION: Final = "katib-resume"
-LEASE: Final = "katib-resume-controller"  # the controller's own choice; listed for the docs
 
 METRICS_PORT: Final = 8080
 HEALTH_PORT: Final = 18080
