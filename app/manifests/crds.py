@@ -11,6 +11,7 @@ Katib's files already enable it, so today this only guarantees it.
 from __future__ import annotations
 
 import copy
+import functools
 from importlib import resources
 
 import yaml
@@ -33,7 +34,9 @@ def with_status_subresource(crd: Manifest) -> Manifest:
     return found
 
 
+@functools.cache
 def _load(name: str) -> Manifest:
+    """Parsed once per process; callers get copies (``with_status_subresource``)."""
     text = resources.files("app").joinpath("data", name).read_text("utf-8")
     document: Manifest = yaml.safe_load(text)
     return document

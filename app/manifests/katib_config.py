@@ -59,7 +59,8 @@ def storage_class() -> Manifest:
 
 
 def _select_local_volume(entry: dict[str, Any], prefix: str | None) -> None:
-    claim = entry.setdefault("persistentVolumeClaimSpec", {})
+    claim = entry.get("persistentVolumeClaimSpec") or {}
+    entry["persistentVolumeClaimSpec"] = claim
     if claim.get("storageClassName") not in (None, "", names.STORAGE_CLASS):
         return
     claim["storageClassName"] = names.STORAGE_CLASS
