@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from app.cli_install import add_manifests
+
 EXIT_DENIED = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
@@ -200,6 +202,7 @@ def build_parser() -> Parser:
     add_core_commands(commands)
     add_embedded_commands(commands)
     add_cluster_commands(commands)
+    add_manifests(commands)
     return parser
 
 

@@ -18,6 +18,7 @@ from app import (
     cmd_describe,
     cmd_edit,
     cmd_get,
+    cmd_manifests,
     cmd_run,
 )
 from app.inputs import InputError, load_config, load_experiment
@@ -42,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
         "delete": cmd_delete.delete,
         "demo": cmd_demo.demo,
         "controller": cmd_controller.controller,
+        "manifests": cmd_manifests.manifests,
     }[args.command]
     try:
         return command(args)

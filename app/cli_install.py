@@ -1,0 +1,85 @@
+"""The ``manifests`` command's flags, checked as they are parsed (bad ones: one line, exit 2).
+
+Kept apart from ``cli.py``, which holds the embedded commands, and as light as it: only
+``argparse`` and ``re`` are imported, so ``katib-resume --help`` pays nothing for it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.cli import Parser
+
+DEFAULT_NAMESPACE = "kubeflow"
+DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+MAX_LABEL = 63
+
+
+def dns_label(text: str) -> str:
+    """A namespace name: a DNS-1123 label, as Kubernetes requires."""
+    if not DNS_LABEL.fullmatch(text) or len(text) > MAX_LABEL:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a valid namespace name (lower-case letters, digits and '-', "
+            "starting and ending with a letter or digit, at most 63 characters)"
+        )
+    return text
+
+
+def image_reference(text: str) -> str:
+    if not text or any(ch.isspace() or not ch.isprintable() for ch in text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not an image reference")
+    return text
+
+
+def absolute_path(text: str) -> str:
+    if not text.startswith("/") or any(not ch.isprintable() for ch in text):
+        raise argparse.ArgumentTypeError(f"expected an absolute path, got {text!r}")
+    return text
+
+
+def add_manifests(commands: argparse._SubParsersAction[Parser]) -> None:
+    manifests = commands.add_parser(
+        "manifests", help="print the YAML that installs katib-resume in a cluster"
+    )
+    manifests.add_argument(
+        "-n",
+        "--namespace",
+        type=dns_label,
+        default=DEFAULT_NAMESPACE,
+        metavar="NS",
+        help="where the controller, the webhook and katib-config live (default: kubeflow)",
+    )
+    manifests.add_argument(
+        "--image", type=image_reference, metavar="IMAGE", help="default: katib-resume:<version>"
+    )
+    manifests.add_argument(
+        "--config",
+        metavar="KATIB_CONFIG.yaml",
+        help="the katib-config to install (default: Katib's shipped one)",
+    )
+    manifests.add_argument(
+        "--local-volumes",
+        action="store_true",
+        help="add the katib-suggestion StorageClass and select it in katib-config",
+    )
+    manifests.add_argument(
+        "--local-volume-path-prefix",
+        type=absolute_path,
+        metavar="PATH",
+        help="with --local-volumes: the nodes' directory for the volumes "
+        "(default: the controller's, /tmp/katib/suggestions)",
+    )
+    trust = manifests.add_mutually_exclusive_group()
+    trust.add_argument(
+        "--ca-bundle",
+        metavar="PEM_FILE",
+        help="the CA that signed the webhook's certificate, written into caBundle",
+    )
+    trust.add_argument(
+        "--cert-manager",
+        action="store_true",
+        help="let cert-manager issue the webhook's certificate and inject caBundle",
+    )
