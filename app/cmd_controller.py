@@ -114,7 +114,7 @@ def run(settings: Settings, stop: threading.Event) -> int:
         transport = connect(settings.kubeconfig)
     except ConnectError as error:
         raise InputError(str(error)) from None
-    identity = f"{socket.gethostname()}_{os.getpid()}"
+    identity = os.environ.get("POD_NAME") or f"{socket.gethostname()}_{os.getpid()}"
     cluster = KubeCluster(transport, namespace=settings.namespace, instance=identity)
     config = ConfigMapSource(transport, *settings.config_map)
     metrics = Metrics(cluster, lambda: dict(transport.counts.counts))

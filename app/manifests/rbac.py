@@ -60,7 +60,7 @@ CONTROLLER_CLUSTER = (
 )
 CONTROLLER_NAMESPACED = (
     Permission("", ("configmaps",), READ),
-    Permission("coordination.k8s.io", ("leases",), ("get", "create", "update")),
+    Permission("coordination.k8s.io", ("leases",), ("get", "create", "update", "patch")),
 )
 WEBHOOK_CLUSTER = (
     Permission("", ("namespaces",), READ),

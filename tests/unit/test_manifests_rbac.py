@@ -43,6 +43,10 @@ CONTROLLER_SPEC = [
     ("kubeflow.org", "suggestions/finalizers", "update"),
     ("", "events", "create"),
     ("events.k8s.io", "events", "create"),
+    # adapters.k8s writes every update as a merge patch guarded by resourceVersion
+    ("kubeflow.org", "suggestions", "patch"),
+    ("kubeflow.org", "experiments/status", "patch"),
+    ("kubeflow.org", "suggestions/status", "patch"),
 ]
 """The Suggestion's spec (``requests``), status writes, finalizers (ours on the Suggestion, and
 ``blockOwnerDeletion`` owner references), Events through either API."""
@@ -90,7 +94,7 @@ def test_the_controller_may_do_what_the_planner_asks(need: tuple[str, str, str])
 @pytest.mark.parametrize(
     "need",
     [("", "configmaps", v) for v in ("get", "list", "watch")]
-    + [("coordination.k8s.io", "leases", v) for v in ("get", "create", "update")],
+    + [("coordination.k8s.io", "leases", v) for v in ("get", "create", "update", "patch")],
 )
 def test_config_and_lease_only_in_the_install_namespace(need: tuple[str, str, str]) -> None:
     assert allows(rules("Role", n.CONTROLLER), *need)
