@@ -56,6 +56,11 @@ class Watched(Cluster, Protocol):
 
     def changes_since(self, cursor: int) -> tuple[int, Sequence[Change]]: ...
 
+    def list_at(self, api_version: str, kind: str) -> tuple[int, Sequence[Manifest]]:
+        """Every object of a kind and the cursor the answer is current at (a list's
+        ``resourceVersion``): watching from there misses nothing."""
+        ...
+
 
 def _key(api_version: str, kind: str, namespace: str | None, name: str) -> CacheKey:
     return (api_version, kind, namespace or "", name)
@@ -76,13 +81,21 @@ class Informer:
         self.relist()
 
     def relist(self) -> None:
-        """List every cached kind again and watch from now on."""
-        self.cursor = self.inner.cursor
-        self.objects = {
-            _key_of(obj): obj
-            for api_version, kind in KINDS
-            for obj in self.inner.list(api_version, kind, None, {})
-        }
+        """List every cached kind again and watch from the oldest list's cursor.
+
+        A list may be older than the newest change (served from a lagging cache); watching from
+        *now* would then lose the changes in between for good, since nothing would ever replay
+        them. Watching from the list's own cursor replays them; the events the lists already
+        reflect are dropped by the version check in ``_remember``.
+        """
+        self.objects = {}
+        cursors = []
+        for api_version, kind in KINDS:
+            cursor, items = self.inner.list_at(api_version, kind)
+            cursors.append(cursor)
+            for obj in items:
+                self.objects[_key_of(obj)] = obj
+        self.cursor = min(cursors)
 
     def sync(self) -> Sequence[Change] | None:
         """Apply the watch events since the last sync; ``None`` when it had to list again."""

@@ -68,6 +68,19 @@ class FakeCluster:
             return select(self.store.lagging_all(), api_version, kind, namespace, labels)
         return self.api.list(api_version, kind, namespace, labels)
 
+    def list_at(self, api_version: str, kind: str) -> tuple[int, Sequence[Manifest]]:
+        """Every object of a kind, and the watch cursor the answer is current at.
+
+        An API server's list says which ``resourceVersion`` it is current at, and a watch from
+        there misses nothing. A stale list (the fault) is one change behind, so it says so: its
+        cursor is one back, and a watch from it replays that change.
+        """
+        if self.faults.take_stale_read():
+            behind = 0 if self.store.undo is None else 1
+            items = select(self.store.lagging_all(), api_version, kind, None, {})
+            return self.cursor - behind, items
+        return self.cursor, self.api.list(api_version, kind, None, {})
+
     def create(self, manifest: Manifest) -> Manifest:
         return self._write(f"create {ObjectRef.of(manifest)}", lambda: self.api.create(manifest))
 

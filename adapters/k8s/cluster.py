@@ -110,6 +110,9 @@ class KubeCluster:
     ) -> Sequence[Manifest]:
         return self.store.select(api_version, kind, namespace, labels)
 
+    def list_at(self, api_version: str, kind: str) -> tuple[int, Sequence[Manifest]]:
+        return self.store.select_at(api_version, kind)
+
     # -- writes: to the API server ---------------------------------------------------------
 
     def create(self, manifest: Manifest) -> Manifest:
