@@ -5,7 +5,9 @@ controller, the suggestion services and the trial runner (``adapters.local``) in
 ``Runtime``, and saves the cluster atomically when the command is done, whatever happened; a
 lock file keeps two commands from working on the same state directory at once. The katib-config
 given with ``--config`` is stored in the state directory, as a cluster keeps its ConfigMap, so
-later commands use it without repeating the flag.
+later commands use it without repeating the flag. Without one, the runtime uses Katib's shipped
+katib-config in the local volume mode (``app.inputs.embedded_config``): a FromVolume Suggestion
+gets a hostPath PV of its own, whose directory lives under the state directory's ``volumes/``.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from adapters.fake import StateFileError, load, save
-from app.inputs import InputError, load_config, read_yaml
+from app.inputs import InputError, embedded_config, load_config, read_yaml
 from app.runtime import Runtime
 from core.config import ConfigError, KatibConfig, parse_katib_config
 
@@ -67,7 +69,7 @@ def _config(options: Options) -> KatibConfig:
         stored.write_text(Path(options.config).read_text(encoding="utf-8"), encoding="utf-8")
         return config
     if not stored.exists():
-        return load_config(None)
+        return embedded_config()
     try:
         return parse_katib_config(read_yaml(str(stored)))
     except ConfigError as error:

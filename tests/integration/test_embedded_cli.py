@@ -221,8 +221,8 @@ def test_edit_then_run_resumes_to_20_trials_on_the_same_pvc(state: Path) -> None
 
 
 def test_delete_removes_everything_including_the_volume(state: Path) -> None:
-    volumes = state / "volumes" / "host" / "var" / "lib" / "fake-provisioner"
-    assert any(volumes.iterdir())
+    volumes = state / "volumes" / "host" / "tmp" / "katib" / "suggestions"
+    assert [path.name for path in volumes.iterdir()] == [f"{PVC_NAME}-{NS}"]
     text = ok("delete", "experiment", NAME, "-n", NS, "--state-dir", state)
     assert f"removed PersistentVolumeClaim {PVC_NAME}" in text
     assert "removed 12 Trials" in text and "removed volume directory" in text
