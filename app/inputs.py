@@ -20,6 +20,10 @@ from core.model import Experiment
 
 SHIPPED_CONFIG = "katib-config.yaml"
 SHIPPED_ORIGIN = "shipped katib-config"
+EMBEDDED_HEADER = (
+    "# Katib's shipped katib-config in the local volume mode (docs/local-volumes.md),\n"
+    "# written by the first command on this state directory.\n"
+)
 
 
 class InputError(Exception):
@@ -70,8 +74,14 @@ def load_config(path: str | None) -> KatibConfig:
 
 def embedded_config() -> KatibConfig:
     """Katib's shipped katib-config in the local volume mode (``docs/local-volumes.md``): what
-    the embedded runtime uses when it is given no ``--config``."""
+    a new embedded state directory starts with when it is given no ``--config``."""
     return _parse_config(with_local_volumes(_shipped_data()), SHIPPED_ORIGIN)
+
+
+def embedded_config_text() -> str:
+    """``embedded_config`` as the YAML a state directory keeps."""
+    data = with_local_volumes(_shipped_data())
+    return EMBEDDED_HEADER + yaml.safe_dump(data, sort_keys=False)
 
 
 def _shipped_data() -> Any:
