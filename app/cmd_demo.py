@@ -184,7 +184,8 @@ class Story:
             steps = wait_until_running(runtime, self.ns, self.name)
             after = children(runtime, self.ns, self.name)
             report = restart_report(before, after, runtime.cluster.events[mark:], steps)
-            mounted = runtime.world.volume_dir(self.ns, after.get("Deployment", ("", ""))[0])
+            deployment = after.get("Deployment")
+            mounted = runtime.world.volume_dir(self.ns, deployment[0]) if deployment else None
             run_to_completion(runtime, EXPERIMENT.ref(self.ns, self.name))
             resumed = assignments(runtime, self.ns, self.name)
             experiment = runtime.cluster.get(EXPERIMENT.ref(self.ns, self.name))

@@ -43,7 +43,7 @@ DEFAULT_ACCESS_MODE = "ReadWriteOnce"
 DEFAULT_STORAGE = "1Gi"
 RECLAIM_POLICY_DELETE = "Delete"
 
-# The seed design's local volume mode (BEHAVIOR.md §4.6, #1275-#1450; restored here, issue 5).
+# The seed design's local volume mode (BEHAVIOR.md §4.6: #1275 until #1552; ours again, issue 5).
 DEFAULT_SUGGESTION_STORAGE_CLASS = "katib-suggestion"
 DEFAULT_LOCAL_VOLUME_PATH_PREFIX = "/tmp/katib/suggestions"
 LOCAL_VOLUME_LABELS = (("type", "local"),)

@@ -37,7 +37,8 @@ class VolumeSource:
 
 
 def is_local(config: SuggestionConfig) -> bool:
-    """The entry selects the local mode: a claim of the default suggestion storage class."""
+    """The entry's claim uses the default suggestion storage class (a configured
+    ``persistentVolumeSpec`` still wins over the local PV: ``volume_source``)."""
     storage_class = config.persistent_volume_claim_spec.storage_class_name
     return storage_class == DEFAULT_SUGGESTION_STORAGE_CLASS
 

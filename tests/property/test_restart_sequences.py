@@ -28,7 +28,7 @@ from core.kube import Manifest
 from tests.support.sim import CHILD, NAMESPACE, PV_NAME, Sim, local_config
 
 LIFECYCLES = int(os.environ.get("RESTART_LIFECYCLES", "2000"))
-LOCAL_SHARE = 4  # the local volume mode explores a quarter as many lifecycles (FromVolume only)
+LOCAL_SHARE = 8  # the local volume mode explores an eighth as many lifecycles (FromVolume only)
 MAX_BUDGET = 12  # keeps a lifecycle small: depth comes from restarts, not from trial counts
 
 
