@@ -219,3 +219,19 @@ def test_an_invalid_field_type_names_the_field(tmp_path: Path) -> None:
     done = run("plan", "-f", write(tmp_path, "e.yaml", data))
     assert done.returncode == 2
     assert "e.yaml: spec.maxTrialCount:" in done.stderr
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback(tmp_path: Path) -> None:
+    """``katib-resume demo | head -1``: the pipe closes while the command still writes."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "app.cli", "demo"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.readline()
+    process.stdout.close()
+    error = process.stderr.read()
+    assert process.wait(60) in (0, 141)
+    assert "Traceback" not in error
