@@ -78,12 +78,12 @@ def select(
     (with ``copy=False`` the stored objects themselves, for readers that never mutate them)."""
     found = []
     for obj in objects:
-        meta = obj["metadata"]
-        if (obj["apiVersion"], obj["kind"]) != (api_version, kind):
+        if obj["kind"] != kind or obj["apiVersion"] != api_version:
             continue
+        meta = obj["metadata"]
         if namespace is not None and meta.get("namespace") != namespace:
             continue
-        if all(meta.get("labels", {}).get(k) == v for k, v in labels.items()):
+        if not labels or all(meta.get("labels", {}).get(k) == v for k, v in labels.items()):
             found.append(clone(obj) if copy else obj)
     return sorted(found, key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
 

@@ -134,7 +134,10 @@ def _status(
     """The new status, or ``None`` when it would equal the observed one (no no-op writes)."""
     old = experiment.status.to_dict()
     status = replace_status_counts(old, counts) if counts.total else dict(old)
-    status["conditions"] = [c.to_dict() for c in conditions]
+    if conditions is experiment.status.conditions and "conditions" in old:
+        status["conditions"] = old["conditions"]  # unchanged: already dumped with the status
+    else:
+        status["conditions"] = [c.to_dict() for c in conditions]
     generation = experiment.metadata.generation
     if generation is not None:
         status["observedGeneration"] = generation
