@@ -24,6 +24,9 @@ EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
 DEFAULT_STATE_DIR = ".katib-resume"
 GET_KINDS = "experiments|suggestions|trials|deployments|services|pvc|pv|events"
+MAX_PORT = 65535
+DEFAULT_WEBHOOK_PORT = 8443
+DEFAULT_CONFIG_MAP = ("kubeflow", "katib-config")
 
 
 class Parser(argparse.ArgumentParser):
@@ -50,6 +53,22 @@ def positive(text: str) -> int:
 
 def seed(text: str) -> int:
     return _whole(text, 0, "must not be negative")
+
+
+def port(text: str) -> int:
+    """``--port``: 1-65535, or 0 for any free one (the server logs the port it chose)."""
+    value = _whole(text, 0, "must not be negative")
+    if value > MAX_PORT:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_PORT}, got {value}")
+    return value
+
+
+def config_map(text: str) -> tuple[str, str]:
+    """``--config-map NAMESPACE/NAME``."""
+    namespace, slash, name = text.partition("/")
+    if not (slash and namespace and name) or "/" in name:
+        raise argparse.ArgumentTypeError(f"expected NAMESPACE/NAME, got {text!r}")
+    return namespace, name
 
 
 def common_flags() -> Parser:
@@ -162,6 +181,29 @@ def _add_writers(commands: argparse._SubParsersAction[Parser], common: list[Pars
     delete.add_argument("name", metavar="NAME")
 
 
+def add_cluster_commands(commands: argparse._SubParsersAction[Parser]) -> None:
+    """The commands that serve a real cluster (``docs/webhook.md``)."""
+    webhook = commands.add_parser(
+        "webhook", help="serve the admission webhook (validate and default Experiments) over HTTPS"
+    )
+    webhook.add_argument(
+        "--cert-dir", required=True, metavar="DIR", help="holds tls.crt and tls.key (re-read)"
+    )
+    webhook.add_argument(
+        "--port", type=port, default=DEFAULT_WEBHOOK_PORT, help=f"default: {DEFAULT_WEBHOOK_PORT}"
+    )
+    webhook.add_argument(
+        "--kubeconfig", metavar="PATH", help="default: the in-cluster service account"
+    )
+    webhook.add_argument(
+        "--config-map",
+        type=config_map,
+        default=DEFAULT_CONFIG_MAP,
+        metavar="NS/NAME",
+        help="the katib-config ConfigMap (default: {}/{})".format(*DEFAULT_CONFIG_MAP),
+    )
+
+
 def build_parser() -> Parser:
     parser = Parser(
         prog="katib-resume",
@@ -170,6 +212,7 @@ def build_parser() -> Parser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_core_commands(commands)
     add_embedded_commands(commands)
+    add_cluster_commands(commands)
     return parser
 
 

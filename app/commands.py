@@ -2,8 +2,8 @@
 
 ``plan``, ``validate`` and ``diagram`` live here; the commands on the embedded cluster live in
 one module per group (``cmd_run``, ``cmd_get``, ``cmd_describe``, ``cmd_edit``, ``cmd_delete``,
-``cmd_demo``). An admission denial from any of them is ``Denied``: Katib's message on stderr and
-exit status 1, in this one place.
+``cmd_demo``), the admission webhook in ``cmd_webhook``. An admission denial from any of them is
+``Denied``: Katib's message on stderr and exit status 1, in this one place.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from app import cmd_delete, cmd_demo, cmd_describe, cmd_edit, cmd_get, cmd_run
+from app import cmd_delete, cmd_demo, cmd_describe, cmd_edit, cmd_get, cmd_run, cmd_webhook
 from app.inputs import InputError, load_config, load_experiment
 from app.output import as_list, one_line, render
 from app.preview import Denied, created_objects
@@ -33,6 +33,7 @@ def run(args: argparse.Namespace) -> int:
         "edit": cmd_edit.edit,
         "delete": cmd_delete.delete,
         "demo": cmd_demo.demo,
+        "webhook": cmd_webhook.webhook,
     }[args.command]
     try:
         return command(args)

@@ -1,0 +1,66 @@
+"""``katib-resume webhook``: serve the admission webhook over HTTPS until SIGTERM or SIGINT.
+
+The cluster and katib-config come through one function, ``_connect``, which builds the live
+adapters (``adapters.k8s``: the only code that imports ``kubernetes``, imported here only when
+the command runs, so ``katib-resume --help`` never pays for it). Tests and embedders pass their
+own ``connect`` (a fake cluster and a static config) to ``webhook``.
+
+Start-up problems are one line and exit status 2: an unreadable certificate pair, a port that is
+taken. Once serving, the process exits 0 after a graceful stop on SIGTERM (what Kubernetes sends
+a Pod) or SIGINT.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from app.inputs import InputError
+
+if TYPE_CHECKING:
+    from core.ports import Cluster, ConfigSource
+
+EXIT_OK = 0
+Connect = Callable[[str | None, tuple[str, str]], "tuple[Cluster, ConfigSource]"]
+
+
+def _connect(kubeconfig: str | None, config_map: tuple[str, str]) -> tuple[Cluster, ConfigSource]:
+    """The live cluster and the katib-config ConfigMap ``(namespace, name)`` it holds."""
+    raise SystemExit(
+        "katib-resume: error: the webhook needs the live cluster adapter (adapters/k8s), "
+        "which is not available in this build"
+    )
+
+
+def webhook(args: argparse.Namespace, connect: Connect | None = None) -> int:
+    from app.webhook import Admission, CertificateError, JsonLog, create_server, serve_in_thread
+
+    log = JsonLog()
+    cluster, config = (connect or _connect)(args.kubeconfig, args.config_map)
+    try:
+        server = create_server(Admission(cluster, config), Path(args.cert_dir), args.port, log)
+    except CertificateError as error:
+        raise InputError(f"--cert-dir {error}") from None
+    except OSError as error:
+        raise InputError(f"cannot listen on port {args.port}: {error.strerror or error}") from None
+    stop = _stop_on_signals()
+    serve_in_thread(server)
+    log.info("serving", port=server.port, cert_dir=args.cert_dir, paths=["/validate-experiment",
+             "/mutate-experiment", "/healthz"])
+    while not stop.wait(0.5):
+        pass
+    log.info("stopping", reason="signal")
+    server.close()
+    log.info("stopped")
+    return EXIT_OK
+
+
+def _stop_on_signals() -> threading.Event:
+    stop = threading.Event()
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, lambda *_: stop.set())
+    return stop

@@ -1,0 +1,87 @@
+"""The serving certificate, re-read when its files change, never lost to a half-written pair.
+
+``--cert-dir`` holds ``tls.crt`` and ``tls.key``, the names a Kubernetes TLS Secret mounts
+(cert-manager and similar rotate them in place). Before each new connection the server asks for
+the current context; that costs two ``stat`` calls, and only when the files' identity (device,
+inode, size, modification time) changed is the pair loaded again. A Secret volume swaps both
+files at once through a symlink; a pair copied by hand is written one file after the other, so
+for a moment the certificate does not match the key. Such a pair fails to load: the server keeps
+the previous context, logs ``certificate-reload-failed`` once for that state of the files, and
+tries again when they change again. Connections already open keep the context they started with.
+
+Only the first load may fail hard (``CertificateError``): without a certificate there is nothing
+to serve.
+"""
+
+from __future__ import annotations
+
+import os
+import ssl
+from pathlib import Path
+
+from app.webhook.logs import JsonLog
+
+CERT_FILE, KEY_FILE = "tls.crt", "tls.key"
+Signature = tuple[tuple[int, int, int, int] | None, ...]
+
+
+class CertificateError(Exception):
+    """The certificate pair cannot be loaded; the message names the directory and the reason."""
+
+
+class Certificates:
+    def __init__(self, cert_dir: Path, log: JsonLog) -> None:
+        self.cert_dir, self._log = cert_dir, log
+        self._seen = self._signature()
+        self._context = load_context(cert_dir)
+        self.loaded = 1
+        """How many times a pair was loaded (tests and logs watch rotations with it)."""
+
+    def context(self) -> ssl.SSLContext:
+        """The context for a new connection: reloaded first if the files changed."""
+        signature = self._signature()
+        if signature != self._seen:
+            self._seen = signature
+            self._reload()
+        return self._context
+
+    def _reload(self) -> None:
+        try:
+            self._context = load_context(self.cert_dir)
+        except CertificateError as error:
+            self._log.warning("certificate-reload-failed", reason=str(error), keeping="previous")
+            return
+        self.loaded += 1
+        self._log.info("certificate-reloaded", cert_dir=str(self.cert_dir), loads=self.loaded)
+
+    def _signature(self) -> Signature:
+        return tuple(_identity(self.cert_dir / name) for name in (CERT_FILE, KEY_FILE))
+
+
+def load_context(cert_dir: Path) -> ssl.SSLContext:
+    """A server context with the pair in ``cert_dir`` (TLS 1.2 or later)."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    try:
+        context.load_cert_chain(cert_dir / CERT_FILE, cert_dir / KEY_FILE, password=_no_password)
+    except FileNotFoundError as error:
+        raise CertificateError(f"{cert_dir}: {Path(str(error.filename)).name} not found") from None
+    except (ssl.SSLError, OSError) as error:
+        reason = getattr(error, "reason", None) or error.strerror or str(error)
+        raise CertificateError(
+            f"{cert_dir}: cannot load {CERT_FILE} and {KEY_FILE}: {reason}"
+        ) from None
+    return context
+
+
+def _no_password() -> bytes:
+    """An encrypted key fails to load instead of prompting on a terminal nobody watches."""
+    return b""
+
+
+def _identity(path: Path) -> tuple[int, int, int, int] | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns)
