@@ -49,8 +49,12 @@ def webhook(args: argparse.Namespace, connect: Connect | None = None) -> int:
         raise InputError(f"cannot listen on port {args.port}: {error.strerror or error}") from None
     stop = _stop_on_signals()
     serve_in_thread(server)
-    log.info("serving", port=server.port, cert_dir=args.cert_dir, paths=["/validate-experiment",
-             "/mutate-experiment", "/healthz"])
+    log.info(
+        "serving",
+        port=server.port,
+        cert_dir=args.cert_dir,
+        paths=["/validate-experiment", "/mutate-experiment", "/healthz"],
+    )
     while not stop.wait(0.5):
         pass
     log.info("stopping", reason="signal")

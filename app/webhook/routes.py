@@ -73,8 +73,13 @@ def handle(admission: Admission, log: JsonLog, incoming: Incoming) -> Reply:
         return _malformed(log, route, error, content_type)
     except Exception as error:  # a bug: deny, log the traceback, keep serving
         uid = uid_of(_quiet_decode(body))
-        log.error("internal-error", path=route, uid=uid, error=repr(error),
-                  traceback=traceback.format_exc())
+        log.error(
+            "internal-error",
+            path=route,
+            uid=uid,
+            error=repr(error),
+            traceback=traceback.format_exc(),
+        )
         if uid is None:
             return status(500, "internal error; see the webhook's log")
         return Reply(200, denied(uid, "internal error in the admission webhook; see its log", 500))

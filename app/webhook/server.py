@@ -92,8 +92,11 @@ class WebhookServer(ThreadingHTTPServer):
     def verify_request(self, request: Any, client_address: Any) -> bool:
         if self.deadlines.open_connections() < self.limits.max_connections:
             return True
-        self.log.warning("connection-refused", client=_client(client_address),
-                         reason=f"{self.limits.max_connections} connections open")
+        self.log.warning(
+            "connection-refused",
+            client=_client(client_address),
+            reason=f"{self.limits.max_connections} connections open",
+        )
         return False
 
     def process_request(self, request: Any, client_address: Any) -> None:
