@@ -18,6 +18,7 @@ Transport is all this module does; what a request means is ``routes.handle``. Th
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import socket
@@ -38,6 +39,8 @@ from app.webhook.logs import JsonLog
 from app.webhook.routes import Incoming, Reply, handle, status
 
 CONTENT_LENGTH = re.compile(r"[0-9]{1,15}")
+LINGER_SECONDS = 0.25
+LINGER_BYTES = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,23 +187,41 @@ class Handler(BaseHTTPRequestHandler):
     def _read_body(self) -> bytes | None:
         """The body, or None once an error has been answered (and the connection is closing)."""
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            self.send_error(411, "a Content-Length is required (chunked bodies are not accepted)")
+            self._refuse(411, "a Content-Length is required (chunked bodies are not accepted)")
             return None
         length = self.headers.get("Content-Length")
         if length is None:
             if self.command == "POST":
-                self.send_error(411, "a Content-Length is required")
+                self._refuse(411, "a Content-Length is required")
                 return None
             return b""
         if CONTENT_LENGTH.fullmatch(length.strip()) is None:
-            self.send_error(400, f"Content-Length is not a whole number: {length[:40]!r}")
+            self._refuse(400, f"Content-Length is not a whole number: {length[:40]!r}")
             return None
         size = int(length)
         if size > self.server.limits.max_body:
             limit = self.server.limits.max_body
-            self.send_error(413, f"body of {size} bytes is over the limit of {limit}")
+            self._refuse(413, f"body of {size} bytes is over the limit of {limit}")
             return None
         return self._read_exactly(size)
+
+    def _refuse(self, code: int, message: str) -> None:
+        """Answer before the body is read, then discard what the client still sends, briefly.
+
+        Closing a connection with unread data makes TCP reset it, and a client still writing
+        its body would see the reset instead of our answer (a lingering close, as nginx does).
+        """
+        self.send_error(code, message)
+        self.wfile.flush()
+        deadline = time.monotonic() + LINGER_SECONDS
+        with contextlib.suppress(OSError, ValueError):
+            self.connection.settimeout(LINGER_SECONDS)
+            discarded = 0
+            while discarded < LINGER_BYTES and time.monotonic() < deadline:
+                chunk = self.rfile.read1(1 << 16)
+                if not chunk:
+                    break
+                discarded += len(chunk)
 
     def _read_exactly(self, size: int) -> bytes | None:
         try:

@@ -562,7 +562,10 @@ def test_connections_over_the_limit_are_closed_at_accept(tmp_path: Path) -> None
 class SlowCluster(FailingReads):
     """Reads take a while: a request is still being decided when shutdown begins."""
 
+    deciding = threading.Event()
+
     def get(self, ref: ObjectRef) -> Manifest:
+        self.deciding.set()
         time.sleep(0.5)
         return self.inner.get(ref)
 
@@ -570,14 +573,15 @@ class SlowCluster(FailingReads):
 def test_shutdown_lets_the_request_in_flight_finish(tmp_path: Path) -> None:
     from app.webhook import Limits
 
-    slow = Admission(SlowCluster(world(), ""), shipped_config())
+    cluster = SlowCluster(world(), "")
+    slow = Admission(cluster, shipped_config())
     webhook = TlsWebhook(tmp_path, slow, Limits(request_seconds=5.0, grace_seconds=3.0))
     result: list[tuple[int, Any]] = []
     client = threading.Thread(
         target=lambda: result.append(webhook.post(VALIDATE, review(defaulted(example()), uid=UID)))
     )
     client.start()
-    time.sleep(0.2)
+    assert cluster.deciding.wait(5)
     webhook.server.close()
     client.join(5)
     assert webhook.server.deadlines.open_connections() == 0
