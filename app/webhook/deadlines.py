@@ -22,13 +22,18 @@ class Deadlines:
     def __init__(self) -> None:
         self._due: dict[socket.socket, float] = {}
         self._lock = threading.Lock()
+        self._closing = False
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._watch, name="webhook-deadlines", daemon=True)
         self._thread.start()
 
     def arm(self, conn: socket.socket, seconds: float) -> None:
+        """Give ``conn`` until ``seconds`` from now; after ``expire_all``, end it at once."""
         with self._lock:
-            self._due[conn] = time.monotonic() + seconds
+            if not self._closing:
+                self._due[conn] = time.monotonic() + seconds
+                return
+        _cut(conn)
 
     def disarm(self, conn: socket.socket) -> None:
         with self._lock:
@@ -39,8 +44,9 @@ class Deadlines:
             return len(self._due)
 
     def expire_all(self) -> None:
-        """End every open connection now (shutdown, after the grace period)."""
+        """End every open connection now, and any that finishes an answer later (shutdown)."""
         with self._lock:
+            self._closing = True
             expired, self._due = list(self._due), {}
         for conn in expired:
             _cut(conn)

@@ -169,7 +169,8 @@ class Handler(BaseHTTPRequestHandler):
         with self.server.busy():
             incoming = Incoming(self.command, self.path, self.headers.get("Content-Type"), body)
             reply = handle(self.server.admission, self.server.log, incoming)
-        self._send(reply)
+            self._send(reply)
+            self.wfile.flush()  # inside: shutdown waits until the answer has left
         self.server.deadlines.arm(self.connection, self.server.limits.request_seconds)
 
     def do_GET(self) -> None:
