@@ -3,7 +3,10 @@
 ``--cert-dir`` holds ``tls.crt`` and ``tls.key``, the names a Kubernetes TLS Secret mounts
 (cert-manager and similar rotate them in place). Before each new connection the server asks for
 the current context; that costs two ``stat`` calls, and only when the files' identity (device,
-inode, size, modification time) changed is the pair loaded again. A Secret volume swaps both
+inode, size, modification time) changed is the pair loaded again. File times come from a coarse
+clock (a few milliseconds), so a file rewritten in place within one tick of the last look could
+keep its identity; as git does for its "racily clean" index, a file modified in the last two
+seconds is also identified by a hash of its content. A Secret volume swaps both
 files at once through a symlink; a pair copied by hand is written one file after the other, so
 for a moment the certificate does not match the key. Such a pair fails to load: the server keeps
 the previous context, logs ``certificate-reload-failed`` once for that state of the files, and
@@ -15,14 +18,17 @@ to serve.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import ssl
+import time
 from pathlib import Path
 
 from app.webhook.logs import JsonLog
 
 CERT_FILE, KEY_FILE = "tls.crt", "tls.key"
-Signature = tuple[tuple[int, int, int, int] | None, ...]
+RACY_NS = 2_000_000_000
+Signature = tuple[tuple[object, ...] | None, ...]
 
 
 class CertificateError(Exception):
@@ -62,14 +68,20 @@ def load_context(cert_dir: Path) -> ssl.SSLContext:
     """A server context with the pair in ``cert_dir`` (TLS 1.2 or later)."""
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.minimum_version = ssl.TLSVersion.TLSv1_2
+    for name in (CERT_FILE, KEY_FILE):
+        if not (cert_dir / name).is_file():
+            raise CertificateError(f"{cert_dir}: {name} not found")
     try:
         context.load_cert_chain(cert_dir / CERT_FILE, cert_dir / KEY_FILE, password=_no_password)
-    except FileNotFoundError as error:
-        raise CertificateError(f"{cert_dir}: {Path(str(error.filename)).name} not found") from None
-    except (ssl.SSLError, OSError) as error:
-        reason = getattr(error, "reason", None) or error.strerror or str(error)
+    except ssl.SSLError as error:
+        detail = error.reason or str(error)
         raise CertificateError(
-            f"{cert_dir}: cannot load {CERT_FILE} and {KEY_FILE}: {reason}"
+            f"{cert_dir}: cannot load {CERT_FILE} and {KEY_FILE}: not a PEM certificate chain "
+            f"and its private key ({detail})"
+        ) from None
+    except OSError as error:
+        raise CertificateError(
+            f"{cert_dir}: cannot read {CERT_FILE} and {KEY_FILE}: {error.strerror or error}"
         ) from None
     return context
 
@@ -79,9 +91,17 @@ def _no_password() -> bytes:
     return b""
 
 
-def _identity(path: Path) -> tuple[int, int, int, int] | None:
+def _identity(path: Path) -> tuple[object, ...] | None:
     try:
         found = os.stat(path)
+        identity: tuple[object, ...] = (
+            found.st_dev,
+            found.st_ino,
+            found.st_size,
+            found.st_mtime_ns,
+        )
+        if time.time_ns() - found.st_mtime_ns < RACY_NS:
+            identity += (hashlib.sha256(path.read_bytes()).digest(),)
     except OSError:
         return None
-    return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns)
+    return identity

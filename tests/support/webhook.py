@@ -206,3 +206,7 @@ class TlsWebhook:
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+
+
+VALIDATE_OK = ("/validate-experiment", review(example()))
+"""A request every test server allows: the from-volume example, created in ``kubeflow``."""
