@@ -90,7 +90,7 @@ def parse_request(document: object, uid: str | None) -> Request:
 
 def _request(raw: dict[str, Any], uid: str) -> Request:
     operation = raw.get("operation")
-    if operation not in OPERATIONS:
+    if not isinstance(operation, str) or operation not in OPERATIONS:
         expected = ", ".join(sorted(OPERATIONS))
         found = _shown(operation)
         raise Malformed(f"request.operation: expected one of {expected}, found {found}", uid)
