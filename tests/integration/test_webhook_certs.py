@@ -15,7 +15,7 @@ import pytest
 import trustme
 
 from app.webhook import CertificateError, JsonLog, create_server
-from tests.support.webhook import VALIDATE_OK, Certs, TlsWebhook, admission
+from tests.support.webhook import VALIDATE_OK, Certs, TlsWebhook, default_admission
 
 
 @pytest.fixture
@@ -135,8 +135,8 @@ def test_a_kubernetes_secret_volume_swap_is_followed(tmp_path: Path) -> None:
 
 def test_without_a_loadable_pair_the_server_does_not_start(tmp_path: Path) -> None:
     with pytest.raises(CertificateError, match=r"certs: tls\.crt not found"):
-        create_server(admission(), tmp_path / "certs", 0, JsonLog(), host="127.0.0.1")
+        create_server(default_admission(), tmp_path / "certs", 0, JsonLog(), host="127.0.0.1")
     certs = Certs(tmp_path / "certs")
     (certs.cert_dir / "tls.key").write_bytes(trustme.CA().issue_cert("x").private_key_pem.bytes())
     with pytest.raises(CertificateError, match=r"cannot load tls\.crt and tls\.key: "):
-        create_server(admission(), certs.cert_dir, 0, JsonLog(), host="127.0.0.1")
+        create_server(default_admission(), certs.cert_dir, 0, JsonLog(), host="127.0.0.1")

@@ -29,9 +29,9 @@ from core.model import Experiment
 from tests.support.webhook import (
     NAMESPACE,
     TlsWebhook,
-    admission,
     apply_patch,
     completed,
+    default_admission,
     example,
     review,
 )
@@ -237,7 +237,7 @@ def run_direct(incoming: Incoming) -> None:
     check(incoming, reply.status, reply.body, sink.getvalue())
 
 
-ADMISSION = admission()
+ADMISSION = default_admission()
 
 
 def test_broken_reviews_are_answered_by_uid() -> None:

@@ -54,7 +54,9 @@ def shipped_config() -> StaticConfig:
     return StaticConfig(load_config(None))
 
 
-def admission(cluster: Cluster | None = None, config: ConfigSource | None = None) -> Admission:
+def default_admission(
+    cluster: Cluster | None = None, config: ConfigSource | None = None
+) -> Admission:
     return Admission(cluster or world(), config or shipped_config())
 
 
@@ -154,27 +156,11 @@ class Certs:
         return context
 
 
-class TlsWebhook:
-    """The real server on 127.0.0.1 and a keep-alive HTTPS client; logs kept in ``log_text``."""
+class Client:
+    """A keep-alive HTTPS client of a webhook on 127.0.0.1, trusting ``certs``' CA."""
 
-    def __init__(
-        self,
-        cert_dir: Path,
-        admission: Admission | None = None,
-        limits: Limits = TEST_LIMITS,
-    ) -> None:
-        self.certs = Certs(cert_dir)
-        self.logs = io.StringIO()
-        self.server: WebhookServer = create_server(
-            admission or globals()["admission"](),
-            cert_dir,
-            0,
-            JsonLog(self.logs),
-            host="127.0.0.1",
-            limits=limits,
-        )
-        self.port = self.server.port
-        serve_in_thread(self.server)
+    def __init__(self, certs: Certs, port: int) -> None:
+        self.certs, self.port = certs, port
         self.connection = self.connect()
 
     def connect(self, context: ssl.SSLContext | None = None) -> http.client.HTTPSConnection:
@@ -191,6 +177,29 @@ class TlsWebhook:
     def read(connection: http.client.HTTPSConnection) -> tuple[int, Any]:
         response = connection.getresponse()
         return response.status, json.loads(response.read())
+
+
+class TlsWebhook(Client):
+    """The real server on 127.0.0.1 and a client of it; logs kept in ``logs``."""
+
+    def __init__(
+        self,
+        cert_dir: Path,
+        admission: Admission | None = None,
+        limits: Limits = TEST_LIMITS,
+    ) -> None:
+        certs = Certs(cert_dir)
+        self.logs = io.StringIO()
+        self.server: WebhookServer = create_server(
+            admission or default_admission(),
+            cert_dir,
+            0,
+            JsonLog(self.logs),
+            host="127.0.0.1",
+            limits=limits,
+        )
+        serve_in_thread(self.server)
+        super().__init__(certs, self.server.port)
 
     def log_events(self) -> list[Manifest]:
         return [json.loads(line) for line in self.logs.getvalue().splitlines()]
