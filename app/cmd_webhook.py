@@ -37,7 +37,7 @@ def _connect(kubeconfig: str | None, config_map: tuple[str, str]) -> tuple[Clust
 
 
 def webhook(args: argparse.Namespace, connect: Connect | None = None) -> int:
-    from app.webhook import Admission, CertificateError, JsonLog, create_server, serve_in_thread
+    from app.webhook import Admission, CertificateError, JsonLog, create_server
 
     log = JsonLog()
     cluster, config = (connect or _connect)(args.kubeconfig, args.config_map)
@@ -48,7 +48,7 @@ def webhook(args: argparse.Namespace, connect: Connect | None = None) -> int:
     except OSError as error:
         raise InputError(f"cannot listen on port {args.port}: {error.strerror or error}") from None
     stop = _stop_on_signals()
-    serve_in_thread(server)
+    server.start()
     log.info(
         "serving",
         port=server.port,

@@ -19,7 +19,7 @@ from app.webhook.admission import Admission
 from app.webhook.certs import CertificateError
 from app.webhook.logs import JsonLog
 from app.webhook.routes import MUTATE, VALIDATE, Incoming, Reply, handle
-from app.webhook.server import Limits, WebhookServer, create_server, serve_in_thread
+from app.webhook.server import Limits, WebhookServer, create_server
 
 __all__ = [
     "MUTATE",
@@ -33,5 +33,4 @@ __all__ = [
     "WebhookServer",
     "create_server",
     "handle",
-    "serve_in_thread",
 ]

@@ -45,12 +45,6 @@ class Request:
     old: Manifest | None
 
 
-def parse_review(body: bytes) -> Request:
-    """The review's request, or ``Malformed`` naming the first problem found."""
-    document = decode(body)
-    return parse_request(document, uid_of(document))
-
-
 def decode(body: bytes) -> object:
     """The body as JSON (strict: no ``NaN``), or ``Malformed`` without a uid."""
     try:

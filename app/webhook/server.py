@@ -71,11 +71,21 @@ class WebhookServer(ThreadingHTTPServer):
         self.deadlines = Deadlines()
         self._busy = 0
         self._idle = threading.Condition()
+        self._serving = False
         try:
             super().__init__(address, Handler)
         except OSError:
             self.deadlines.stop()
             raise
+
+    def start(self) -> threading.Thread:
+        """Serve in a background thread (the caller's thread waits for signals)."""
+        self._serving = True
+        thread = threading.Thread(
+            target=self.serve_forever, kwargs={"poll_interval": 0.1}, name="webhook", daemon=True
+        )
+        thread.start()
+        return thread
 
     @property
     def port(self) -> int:
@@ -122,7 +132,8 @@ class WebhookServer(ThreadingHTTPServer):
 
     def close(self) -> None:
         """Stop accepting, let requests in flight finish (bounded), end all connections."""
-        self.shutdown()
+        if self._serving:  # shutdown() waits for serve_forever: it would hang without one
+            self.shutdown()
         deadline = time.monotonic() + self.limits.grace_seconds
         with self._idle:
             while self._busy and time.monotonic() < deadline:
@@ -279,12 +290,4 @@ def create_server(
     return WebhookServer((host, port), admission, certs, log, limits)
 
 
-def serve_in_thread(server: WebhookServer) -> threading.Thread:
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.1}, name="webhook", daemon=True
-    )
-    thread.start()
-    return thread
-
-
-__all__ = ["Limits", "WebhookServer", "create_server", "serve_in_thread"]
+__all__ = ["Limits", "WebhookServer", "create_server"]

@@ -24,7 +24,7 @@ import yaml
 from adapters.fake import FakeCluster
 from app.inputs import load_config
 from app.runtime import StaticConfig
-from app.webhook import Admission, JsonLog, Limits, WebhookServer, create_server, serve_in_thread
+from app.webhook import Admission, JsonLog, Limits, WebhookServer, create_server
 from core.kube import Manifest
 from core.ports import Cluster, ConfigSource
 
@@ -198,7 +198,7 @@ class TlsWebhook(Client):
             host="127.0.0.1",
             limits=limits,
         )
-        serve_in_thread(self.server)
+        self.server.start()
         super().__init__(certs, self.server.port)
 
     def log_events(self) -> list[Manifest]:
