@@ -2,7 +2,8 @@
 
 Layers, each a module, from the wire inwards:
 
-* ``server``: HTTPS (``ThreadingHTTPServer`` + ``ssl``), deadlines, body and connection limits;
+* ``server``: HTTPS (``ThreadingHTTPServer`` + ``ssl``), connection limits, graceful close;
+* ``handler``: one connection's HTTP exchange, with a bounded body; ``deadlines`` cut slow ones;
 * ``certs``: the serving certificate, re-read when ``tls.crt``/``tls.key`` change;
 * ``routes``: one request to one reply, every refusal decided here (no sockets: the fuzz calls it);
 * ``review``: the AdmissionReview ``admission.k8s.io/v1`` format, in and out;
