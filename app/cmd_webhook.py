@@ -37,7 +37,15 @@ def _connect(kubeconfig: str | None, config_map: tuple[str, str]) -> tuple[Clust
 
 
 def webhook(args: argparse.Namespace, connect: Connect | None = None) -> int:
-    from app.webhook import Admission, CertificateError, JsonLog, create_server
+    from app.webhook import (
+        HEALTHZ,
+        MUTATE,
+        VALIDATE,
+        Admission,
+        CertificateError,
+        JsonLog,
+        create_server,
+    )
 
     log = JsonLog()
     cluster, config = (connect or _connect)(args.kubeconfig, args.config_map)
@@ -53,7 +61,7 @@ def webhook(args: argparse.Namespace, connect: Connect | None = None) -> int:
         "serving",
         port=server.port,
         cert_dir=args.cert_dir,
-        paths=["/validate-experiment", "/mutate-experiment", "/healthz"],
+        paths=[VALIDATE, MUTATE, HEALTHZ],
     )
     while not stop.wait(0.5):
         pass

@@ -19,10 +19,11 @@ against any cluster: the tests use ``adapters.fake``, the command the live adapt
 from app.webhook.admission import Admission
 from app.webhook.certs import CertificateError
 from app.webhook.logs import JsonLog
-from app.webhook.routes import MUTATE, VALIDATE, Incoming, Reply, handle
+from app.webhook.routes import HEALTHZ, MUTATE, VALIDATE, Incoming, Reply, handle
 from app.webhook.server import Limits, WebhookServer, create_server
 
 __all__ = [
+    "HEALTHZ",
     "MUTATE",
     "VALIDATE",
     "Admission",

@@ -20,12 +20,12 @@ from core.kube import Manifest
 
 def json_patch(old: Any, new: Any, path: str = "") -> list[Manifest]:
     """Operations turning ``old`` into ``new`` (both JSON values); empty when they are equal."""
-    if _same(old, new):
-        return []
     if isinstance(old, dict) and isinstance(new, dict):
         return _object_patch(old, new, path)
     if isinstance(old, list) and isinstance(new, list):
         return _list_patch(old, new, path)
+    if _same(old, new):
+        return []
     return [{"op": "replace", "path": path, "value": new}]
 
 
@@ -53,7 +53,7 @@ def _list_patch(old: list[Any], new: list[Any], path: str) -> list[Manifest]:
 
 
 def _same(old: Any, new: Any) -> bool:
-    """JSON equality: ``1`` and ``true`` or ``1`` and ``1.0`` differ on the wire."""
+    """Scalar JSON equality: ``1``, ``1.0`` and ``true`` are equal in Python, not on the wire."""
     return type(old) is type(new) and old == new
 
 

@@ -72,17 +72,7 @@ def handle(admission: Admission, log: JsonLog, incoming: Incoming) -> Reply:
     except Malformed as error:
         return _malformed(log, route, error, content_type)
     except Exception as error:  # a bug: deny, log the traceback, keep serving
-        uid = uid_of(_quiet_decode(body))
-        log.error(
-            "internal-error",
-            path=route,
-            uid=uid,
-            error=repr(error),
-            traceback=traceback.format_exc(),
-        )
-        if uid is None:
-            return status(500, "internal error; see the webhook's log")
-        return Reply(200, denied(uid, "internal error in the admission webhook; see its log", 500))
+        return _internal_error(log, route, body, error)
     _log_decision(log, route, request, review, started)
     return Reply(200, review)
 
@@ -117,6 +107,15 @@ def _malformed(log: JsonLog, route: str, error: Malformed, content_type: str | N
         return _unknown(route)
     code = 415 if _content_type_problem(content_type) else 400
     return status(code, str(error))
+
+
+def _internal_error(log: JsonLog, route: str, body: bytes, error: Exception) -> Reply:
+    uid = uid_of(_quiet_decode(body))
+    trace = traceback.format_exc()
+    log.error("internal-error", path=route, uid=uid, error=repr(error), traceback=trace)
+    if uid is None:
+        return status(500, "internal error; see the webhook's log")
+    return Reply(200, denied(uid, "internal error in the admission webhook; see its log", 500))
 
 
 def _wrong_method(method: str, route: str) -> Reply:
