@@ -36,7 +36,7 @@ def wire(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
 
-@settings(max_examples=2_000)
+@settings(max_examples=300)
 @given(objects, objects)
 def test_the_patch_turns_one_object_into_the_other(
     old: dict[str, Any], new: dict[str, Any]
