@@ -2,15 +2,18 @@
 
 ``--cert-dir`` holds ``tls.crt`` and ``tls.key``, the names a Kubernetes TLS Secret mounts
 (cert-manager and similar rotate them in place). Before each new connection the server asks for
-the current context; that costs two ``stat`` calls, and only when the files' identity (device,
-inode, size, modification time) changed is the pair loaded again. File times come from a coarse
-clock (a few milliseconds), so a file rewritten in place within one tick of the last look could
-keep its identity; as git does for its "racily clean" index, a file modified in the last two
-seconds is also identified by a hash of its content. A Secret volume swaps both
-files at once through a symlink; a pair copied by hand is written one file after the other, so
-for a moment the certificate does not match the key. Such a pair fails to load: the server keeps
-the previous context, logs ``certificate-reload-failed`` once for that state of the files, and
-tries again when they change again. Connections already open keep the context they started with.
+the current context. The pair is loaded again when the content of either file changed; the
+content is read (and hashed) only when the file's identity (device, inode, size, modification
+time) changed, so the usual cost is two ``stat`` calls. File times come from a coarse clock (a
+few milliseconds), so a file rewritten in place within one tick of the last look could keep its
+identity: as git does for its "racily clean" index, a file modified in the last two seconds is
+read every time.
+
+A Secret volume swaps both files at once through a symlink; a pair copied by hand is written one
+file after the other, so for a moment the certificate does not match the key. Such a pair fails
+to load: the server keeps the previous context, logs ``certificate-reload-failed`` once for that
+state of the files, and tries again when they change again. Connections already open keep the
+context they started with.
 
 Only the first load may fail hard (``CertificateError``): without a certificate there is nothing
 to serve.
@@ -22,13 +25,22 @@ import hashlib
 import os
 import ssl
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from app.webhook.logs import JsonLog
 
 CERT_FILE, KEY_FILE = "tls.crt", "tls.key"
 RACY_NS = 2_000_000_000
-Signature = tuple[tuple[object, ...] | None, ...]
+Identity = tuple[int, int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """One file as last looked at: its identity and a hash of its content (None: unreadable)."""
+
+    identity: Identity | None
+    digest: bytes | None
 
 
 class CertificateError(Exception):
@@ -38,16 +50,17 @@ class CertificateError(Exception):
 class Certificates:
     def __init__(self, cert_dir: Path, log: JsonLog) -> None:
         self.cert_dir, self._log = cert_dir, log
-        self._seen = self._signature()
+        self._seen = self._look((Seen(None, None), Seen(None, None)))
         self._context = load_context(cert_dir)
         self.loaded = 1
         """How many times a pair was loaded (tests and logs watch rotations with it)."""
 
     def context(self) -> ssl.SSLContext:
         """The context for a new connection: reloaded first if the files changed."""
-        signature = self._signature()
-        if signature != self._seen:
-            self._seen = signature
+        seen = self._look(self._seen)
+        changed = [now.digest for now in seen] != [then.digest for then in self._seen]
+        self._seen = seen
+        if changed:
             self._reload()
         return self._context
 
@@ -60,8 +73,9 @@ class Certificates:
         self.loaded += 1
         self._log.info("certificate-reloaded", cert_dir=str(self.cert_dir), loads=self.loaded)
 
-    def _signature(self) -> Signature:
-        return tuple(_identity(self.cert_dir / name) for name in (CERT_FILE, KEY_FILE))
+    def _look(self, before: tuple[Seen, Seen]) -> tuple[Seen, Seen]:
+        cert, key = before
+        return _observe(self.cert_dir / CERT_FILE, cert), _observe(self.cert_dir / KEY_FILE, key)
 
 
 def load_context(cert_dir: Path) -> ssl.SSLContext:
@@ -91,17 +105,14 @@ def _no_password() -> bytes:
     return b""
 
 
-def _identity(path: Path) -> tuple[object, ...] | None:
+def _observe(path: Path, before: Seen) -> Seen:
+    """``path`` now: re-read only if its identity changed or it was just modified."""
     try:
         found = os.stat(path)
-        identity: tuple[object, ...] = (
-            found.st_dev,
-            found.st_ino,
-            found.st_size,
-            found.st_mtime_ns,
-        )
-        if time.time_ns() - found.st_mtime_ns < RACY_NS:
-            identity += (hashlib.sha256(path.read_bytes()).digest(),)
+        identity = (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns)
+        racy = time.time_ns() - found.st_mtime_ns < RACY_NS
+        if identity == before.identity and not racy:
+            return before
+        return Seen(identity, hashlib.sha256(path.read_bytes()).digest())
     except OSError:
-        return None
-    return identity
+        return Seen(None, None)

@@ -115,6 +115,17 @@ def test_a_rewrite_in_place_within_one_clock_tick_is_still_seen(webhook: TlsWebh
         assert served(webhook, ca) == der(leaf)
 
 
+def test_the_same_content_written_again_is_not_a_rotation(webhook: TlsWebhook) -> None:
+    ca = webhook.certs.ca
+    first = served(webhook, ca)
+    for name in ("tls.crt", "tls.key"):
+        path = webhook.certs.cert_dir / name
+        replace(path, path.read_bytes())  # a new inode and mtime, the same bytes
+    assert served(webhook, ca) == first
+    assert webhook.server.certs.loaded == 1
+    assert events(webhook, "certificate-reloaded") == 0
+
+
 def test_a_kubernetes_secret_volume_swap_is_followed(tmp_path: Path) -> None:
     """A Secret volume: files are links through ``..data``, which is swapped atomically."""
     mount = tmp_path / "mount"
