@@ -28,6 +28,9 @@ EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
 DEFAULT_STATE_DIR = ".katib-resume"
 GET_KINDS = "experiments|suggestions|trials|deployments|services|pvc|pv|events"
+MAX_PORT = 65535
+DEFAULT_WEBHOOK_PORT = 8443
+DEFAULT_CONFIG_MAP = ("kubeflow", "katib-config")
 
 
 class Parser(argparse.ArgumentParser):
@@ -54,6 +57,22 @@ def positive(text: str) -> int:
 
 def seed(text: str) -> int:
     return _whole(text, 0, "must not be negative")
+
+
+def port(text: str) -> int:
+    """``--port``: 1-65535, or 0 for any free one (the server logs the port it chose)."""
+    value = _whole(text, 0, "must not be negative")
+    if value > MAX_PORT:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_PORT}, got {value}")
+    return value
+
+
+def config_map(text: str) -> tuple[str, str]:
+    """``--config-map NAMESPACE/NAME``."""
+    namespace, slash, name = text.partition("/")
+    if not (slash and namespace and name) or "/" in name:
+        raise argparse.ArgumentTypeError(f"expected NAMESPACE/NAME, got {text!r}")
+    return namespace, name
 
 
 def common_flags() -> Parser:
@@ -167,7 +186,13 @@ def _add_writers(commands: argparse._SubParsersAction[Parser], common: list[Pars
 
 
 def add_cluster_commands(commands: argparse._SubParsersAction[Parser]) -> None:
-    """The commands that run in (or against) a real cluster."""
+    """The commands that run in (or serve) a real cluster (``docs/cluster.md``,
+    ``docs/webhook.md``)."""
+    _add_controller(commands)
+    _add_webhook(commands)
+
+
+def _add_controller(commands: argparse._SubParsersAction[Parser]) -> None:
     controller = commands.add_parser(
         "controller", help="run the reconcile loop against a Kubernetes cluster"
     )
@@ -181,6 +206,7 @@ def add_cluster_commands(commands: argparse._SubParsersAction[Parser]) -> None:
     )
     controller.add_argument(
         "--config-map",
+        type=config_map,
         metavar="NS/NAME",
         help="the katib-config ConfigMap (default: <own namespace>/katib-config)",
     )
@@ -192,6 +218,28 @@ def add_cluster_commands(commands: argparse._SubParsersAction[Parser]) -> None:
     controller.add_argument("--workers", type=positive, default=2, metavar="N")
     controller.add_argument(
         "--log-level", choices=("debug", "info", "warning", "error"), default="info"
+    )
+
+
+def _add_webhook(commands: argparse._SubParsersAction[Parser]) -> None:
+    webhook = commands.add_parser(
+        "webhook", help="serve the admission webhook (validate and default Experiments) over HTTPS"
+    )
+    webhook.add_argument(
+        "--cert-dir", required=True, metavar="DIR", help="holds tls.crt and tls.key (re-read)"
+    )
+    webhook.add_argument(
+        "--port", type=port, default=DEFAULT_WEBHOOK_PORT, help=f"default: {DEFAULT_WEBHOOK_PORT}"
+    )
+    webhook.add_argument(
+        "--kubeconfig", metavar="PATH", help="default: the in-cluster service account"
+    )
+    webhook.add_argument(
+        "--config-map",
+        type=config_map,
+        default=DEFAULT_CONFIG_MAP,
+        metavar="NS/NAME",
+        help="the katib-config ConfigMap (default: {}/{})".format(*DEFAULT_CONFIG_MAP),
     )
 
 

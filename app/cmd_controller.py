@@ -57,14 +57,9 @@ def own_namespace() -> str:
         return DEFAULT_NAMESPACE
 
 
-def config_map_ref(text: str | None) -> tuple[str, str]:
-    """``NS/NAME`` (default: the controller's namespace and ``katib-config``)."""
-    if text is None:
-        return own_namespace(), "katib-config"
-    namespace, sep, name = text.partition("/")
-    if not sep or not namespace or not name or "/" in name:
-        raise InputError(f"--config-map: expected NAMESPACE/NAME, got {text!r}")
-    return namespace, name
+def config_map_ref(given: tuple[str, str] | None) -> tuple[str, str]:
+    """``--config-map`` as parsed (default: the controller's namespace and ``katib-config``)."""
+    return given if given is not None else (own_namespace(), "katib-config")
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,8 +2,8 @@
 
 ``plan``, ``validate`` and ``diagram`` live here; the commands on the embedded cluster live in
 one module per group (``cmd_run``, ``cmd_get``, ``cmd_describe``, ``cmd_edit``, ``cmd_delete``,
-``cmd_demo``). An admission denial from any of them is ``Denied``: Katib's message on stderr and
-exit status 1, in this one place.
+``cmd_demo``), the admission webhook in ``cmd_webhook``. An admission denial from any of them is
+``Denied``: Katib's message on stderr and exit status 1, in this one place.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from app import (
     cmd_get,
     cmd_manifests,
     cmd_run,
+    cmd_webhook,
 )
 from app.inputs import InputError, load_config, load_experiment
 from app.output import as_list, one_line, render
@@ -44,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
         "demo": cmd_demo.demo,
         "controller": cmd_controller.controller,
         "manifests": cmd_manifests.manifests,
+        "webhook": cmd_webhook.webhook,
     }[args.command]
     try:
         return command(args)

@@ -76,7 +76,11 @@ def _default_spec(spec: ExperimentSpec) -> ExperimentSpec:
 def _default_objective(objective: ObjectiveSpec) -> ObjectiveSpec:
     """Append a strategy for every metric that has none (first occurrence of a name wins)."""
     value = STRATEGY_BY_OBJECTIVE_TYPE.get(objective.type or "", STRATEGY_OTHERWISE)
-    seen = {s.get("name") for s in objective.metric_strategies if isinstance(s, Mapping)}
+    seen = {  # only string names count: a name of another type is left for admission to judge
+        s["name"]
+        for s in objective.metric_strategies
+        if isinstance(s, Mapping) and isinstance(s.get("name"), str)
+    }
     added: list[dict[str, Any]] = []
     for name in (objective.objective_metric_name, *objective.additional_metric_names):
         if name is not None and name not in seen:

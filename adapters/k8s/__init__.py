@@ -7,3 +7,8 @@ place where HTTP answers become the port's errors (``errors``). ``connect`` load
 ``ConfigMapSource`` is the config port on the katib-config ConfigMap; ``LeaseElector`` is
 leader election on a ``coordination.k8s.io`` Lease.
 """
+
+import logging
+
+# A library's loggers stay silent until the program configures logging (app.logs does).
+logging.getLogger("katib_resume").addHandler(logging.NullHandler())

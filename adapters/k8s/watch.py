@@ -64,6 +64,8 @@ class KindWatch:
             except Gone:
                 needs_list = True
             except ClusterError as error:
+                if self.stop.is_set():
+                    return  # closing: the interrupted stream is ours
                 log.warning(
                     "watch interrupted", extra={"kind": self.resource.kind, "error": str(error)}
                 )

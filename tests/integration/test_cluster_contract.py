@@ -27,14 +27,29 @@ KATIB = "kubeflow.org/v1beta1"
 
 
 class Subject:
-    def __init__(self, cluster: Cluster, settle: Callable[[], None], name: str) -> None:
-        self.cluster, self.settle, self.name = cluster, settle, name
+    def __init__(self, cluster: Cluster, name: str) -> None:
+        self.cluster, self.name = cluster, name
+
+    def until(self, check: Callable[[], bool], seconds: float = 10.0) -> None:
+        """Wait for ``check`` (a watch-fed cluster sees another writer's change a moment
+        later; the fake at once)."""
+        deadline = time.monotonic() + seconds
+        while not check():
+            assert time.monotonic() < deadline, "the cluster never showed the change"
+            time.sleep(0.01)
+
+    def gone(self, at: ObjectRef) -> bool:
+        try:
+            self.cluster.get(at)
+        except NotFound:
+            return True
+        return False
 
 
 @pytest.fixture(params=["fake", "kube", pytest.param("real", marks=pytest.mark.cluster)])
 def subject(request: pytest.FixtureRequest, namespace: str) -> Iterator[Subject]:
     if request.param == "fake":
-        yield Subject(FakeCluster(), lambda: None, "fake")
+        yield Subject(FakeCluster(), "fake")
         return
     if request.param == "real":
         transport = _real_cluster(namespace)
@@ -43,11 +58,7 @@ def subject(request: pytest.FixtureRequest, namespace: str) -> Iterator[Subject]
         transport = to_url(kube.url)
     cluster = KubeCluster(transport, namespace=namespace)
     assert cluster.start(10)
-
-    def settle() -> None:  # let the watch deliver what the server did
-        time.sleep(0.2)
-
-    yield Subject(cluster, settle, "kube")
+    yield Subject(cluster, "kube")
     cluster.close()
 
 
@@ -99,7 +110,7 @@ def test_a_second_create_of_a_name_is_already_exists(subject: Subject, namespace
 def test_lists_select_by_namespace_and_labels(subject: Subject, namespace: str) -> None:
     subject.cluster.create(trial(namespace, "a", "one"))
     subject.cluster.create(trial(namespace, "b", "two"))
-    subject.settle()
+    subject.until(lambda: len(subject.cluster.list(KATIB, "Trial", namespace, {})) == 2)
     found = subject.cluster.list(
         KATIB, "Trial", namespace, {"katib.kubeflow.org/experiment": "two"}
     )
@@ -139,13 +150,13 @@ def test_finalizers_hold_a_deleted_object_until_removed(subject: Subject, namesp
         ref(namespace, "t"), ["x.io/keep"], created["metadata"]["resourceVersion"]
     )
     subject.cluster.delete(ref(namespace, "t"), created["metadata"]["uid"])
-    subject.settle()
+    subject.until(
+        lambda: bool(subject.cluster.get(ref(namespace, "t"))["metadata"].get("deletionTimestamp"))
+    )
     deleting = subject.cluster.get(ref(namespace, "t"))
     assert deleting["metadata"].get("deletionTimestamp")
     subject.cluster.set_finalizers(ref(namespace, "t"), [], deleting["metadata"]["resourceVersion"])
-    subject.settle()
-    with pytest.raises(NotFound):
-        subject.cluster.get(ref(namespace, "t"))
+    subject.until(lambda: subject.gone(ref(namespace, "t")))
     assert held["metadata"]["finalizers"] == ["x.io/keep"]
 
 

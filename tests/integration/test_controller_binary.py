@@ -26,26 +26,12 @@ from adapters.k8s.transport import MERGE_PATCH, Transport
 from core.defaults import default_experiment
 from core.model import Experiment
 from tests.support.cluster_player import ClusterPlayer
-from tests.support.kube_mock import MockServer
+from tests.support.kube_mock import MockServer, write_kubeconfig
 
 DATA = Path(__file__).resolve().parents[2] / "app" / "data"
 KATIB = "kubeflow.org/v1beta1"
 HOST_PATH = "/tmp/katib/suggestions"
 Json = dict[str, Any]
-
-
-def kubeconfig(tmp: Path, url: str) -> Path:
-    path = tmp / "kubeconfig"
-    config = {
-        "apiVersion": "v1",
-        "kind": "Config",
-        "clusters": [{"name": "mock", "cluster": {"server": url}}],
-        "users": [{"name": "me", "user": {}}],
-        "contexts": [{"name": "mock", "context": {"cluster": "mock", "user": "me"}}],
-        "current-context": "mock",
-    }
-    path.write_text(yaml.safe_dump(config), encoding="utf-8")
-    return path
 
 
 def katib_config_with_volume() -> str:
@@ -102,7 +88,7 @@ def run(kube: MockServer, tmp_path: Path) -> Iterator[Run]:
     log = (tmp_path / "controller.log").open("w")
     command = [
         sys.executable, "-m", "app.cli", "controller",
-        "--kubeconfig", str(kubeconfig(tmp_path, kube.url)),
+        "--kubeconfig", str(write_kubeconfig(tmp_path, kube.url)),
         "--config-map", "kubeflow/katib-config",
         "--metrics-addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0",
         "--leader-elect", "--workers", "2",

@@ -17,12 +17,14 @@ from __future__ import annotations
 import asyncio
 import copy
 import itertools
+import json
 import threading
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import aiohttp.web
@@ -86,6 +88,7 @@ class KubeMock(kmock.KubernetesEmulator):
             self.resources[resource] = kmock.ResourceInfo(kind=kind, namespaced=namespaced)
         self.faults: list[Fault] = []
         self.counter = itertools.count(1)
+        self.namespaces: dict[str, Json] = {}
         self.noop_writes = 0
         """Patches that changed nothing but the version: a controller should send none."""
         self.log: list[tuple[str, str]] = []
@@ -109,6 +112,33 @@ class KubeMock(kmock.KubernetesEmulator):
         if request.action == enums.action.CREATE and response.status == 200:
             response.set_status(201)
         return response
+
+    async def __call__(self, raw: aiohttp.web.BaseRequest) -> aiohttp.web.StreamResponse:
+        answer = await self._namespace_request(raw)
+        return answer if answer is not None else await super().__call__(raw)
+
+    async def _namespace_request(
+        self, raw: aiohttp.web.BaseRequest
+    ) -> aiohttp.web.StreamResponse | None:
+        """Namespaces themselves: kmock reads ``/api/v1/namespaces[/<name>]`` as a namespace
+        prefix with no resource and cannot even parse the request, so these are served here."""
+        path, prefix = raw.path.rstrip("/"), "/api/v1/namespaces/"
+        if path == "/api/v1/namespaces" and raw.method == "POST":
+            data = await raw.json()
+            if data["metadata"]["name"] in self.namespaces:
+                text = f'namespaces "{data["metadata"]["name"]}" already exists'
+                return aiohttp.web.json_response(_status(409, "AlreadyExists", text), status=409)
+            self._stamp_new(data)
+            self.namespaces[data["metadata"]["name"]] = data
+            return aiohttp.web.json_response(data, status=201)
+        if raw.method == "GET" and path.startswith(prefix) and "/" not in path[len(prefix) :]:
+            name = path[len(prefix) :]
+            found = self.namespaces.get(name)
+            if found is None:
+                body = _status(404, "NotFound", f'namespaces "{name}" not found')
+                return aiohttp.web.json_response(body, status=404)
+            return aiohttp.web.json_response(found)
+        return None
 
     def _fault_for(self, request: rendering.Request) -> Fault | None:
         for fault in self.faults:
@@ -307,6 +337,21 @@ class MockServer:
             return fn(self.mock)  # type: ignore[arg-type]
 
         return asyncio.run_coroutine_threadsafe(run(), self.loop).result(10)
+
+
+def write_kubeconfig(directory: Path, url: str) -> Path:
+    """A kubeconfig for ``url`` with no credentials, as a process under test would be given."""
+    path = directory / "kubeconfig"
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "mock", "cluster": {"server": url}}],
+        "users": [{"name": "me", "user": {}}],
+        "contexts": [{"name": "mock", "context": {"cluster": "mock", "user": "me"}}],
+        "current-context": "mock",
+    }
+    path.write_text(json.dumps(config), encoding="utf-8")
+    return path
 
 
 @contextmanager

@@ -82,6 +82,14 @@ def test_metric_strategies_follow_the_objective_type(objective_type: str, value:
     )
 
 
+def test_a_strategy_whose_name_is_not_a_string_is_left_alone() -> None:
+    """Found by the webhook fuzz: a list as a name used to raise (unhashable) while defaulting."""
+    odd = {"name": ["loss"], "value": "min"}
+    objective = {"type": "minimize", "objectiveMetricName": "loss", "metricStrategies": [odd]}
+    spec = default_experiment(experiment(objective=objective)).to_dict()["spec"]
+    assert spec["objective"]["metricStrategies"] == [odd, {"name": "loss", "value": "min"}]
+
+
 def test_collector_is_added_to_a_spec_without_one() -> None:
     exp = experiment(metricsCollectorSpec={"source": {"x": 1}})
     assert extras(default_experiment(exp))["metricsCollectorSpec"] == {

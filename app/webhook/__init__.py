@@ -1,0 +1,38 @@
+"""The admission webhook: Katib's validating and mutating webhooks for Experiments, over HTTPS.
+
+Layers, each a module, from the wire inwards:
+
+* ``server``: HTTPS (``ThreadingHTTPServer`` + ``ssl``), connection limits, graceful close;
+* ``handler``: one connection's HTTP exchange, with a bounded body; ``deadlines`` cut slow ones;
+* ``certs``: the serving certificate, re-read when ``tls.crt``/``tls.key`` change;
+* ``routes``: one request to one reply, every refusal decided here (no sockets: the fuzz calls it);
+* ``review``: the AdmissionReview ``admission.k8s.io/v1`` format, in and out;
+* ``admission``: the two decisions, made by the core (``core.validation``, ``core.defaults``),
+  with what they need read through the ports (``lookups``: Namespace labels, katib-config, the
+  stale PV read live) and the defaults answered as a JSON Patch (``patch``);
+* ``logs``: one JSON object per line.
+
+The webhook reaches the world only through ``core.ports.Cluster`` and ``ConfigSource``, so it runs
+against any cluster: the tests use ``adapters.fake``, the command the live adapter.
+"""
+
+from app.webhook.admission import Admission
+from app.webhook.certs import CertificateError
+from app.webhook.logs import JsonLog
+from app.webhook.routes import HEALTHZ, MUTATE, VALIDATE, Incoming, Reply, handle
+from app.webhook.server import Limits, WebhookServer, create_server
+
+__all__ = [
+    "HEALTHZ",
+    "MUTATE",
+    "VALIDATE",
+    "Admission",
+    "CertificateError",
+    "Incoming",
+    "JsonLog",
+    "Limits",
+    "Reply",
+    "WebhookServer",
+    "create_server",
+    "handle",
+]

@@ -1,0 +1,110 @@
+"""The two admission decisions over the ports: Katib's validating and mutating webhooks.
+
+Both decide with the core, exactly as ``katib-resume validate`` and ``run -f`` do: the rules and
+messages are ``core.validation.validate``'s, the defaults ``core.defaults.default_experiment``'s.
+What this module adds is what a webhook must gather from a live cluster:
+
+* the Namespace's labels (the metrics-collector-injection rule) and katib-config's algorithm
+  catalog, both lazily (``lookups``);
+* the stale-PV check (BEHAVIOR.md §6.4): on CREATE of a ``FromVolume`` Experiment that passed
+  every other rule, the PV ``<name>-<algorithm>-<namespace>`` is read *live* from the API server,
+  never from a cache, so that a PV left by a deleted Experiment is seen the moment it exists. A
+  read that fails denies with Katib's ``..., error: <err>`` text. (The admission-time check is a
+  courtesy, not the guarantee: the controller re-checks ownership when it creates the volume.)
+
+The object is checked as the API server sent it: the mutating webhook runs first, so it has
+already been defaulted. DELETE and CONNECT are allowed untouched (nothing to judge).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pydantic import ValidationError
+
+from app.inputs import describe
+from app.kinds import PV
+from app.webhook.lookups import LiveCatalog, LookupFailed, NamespaceLabels
+from app.webhook.patch import json_patch
+from app.webhook.review import Malformed, Request, allowed, denied
+from core.defaults import default_experiment
+from core.kube import Manifest
+from core.model import Experiment
+from core.names import pv_name
+from core.policy import ResumePolicy
+from core.ports import Cluster, ClusterError, ConfigSource, NotFound
+from core.validation import ALLOWED, Decision, validate
+
+JUDGED = frozenset({"CREATE", "UPDATE"})
+SERVER_ERROR = 500
+
+
+@dataclass(frozen=True, slots=True)
+class Admission:
+    cluster: Cluster
+    config: ConfigSource
+
+    def validate(self, request: Request) -> Manifest:
+        """``/validate-experiment``: the AdmissionReview answering ``request``."""
+        if request.operation not in JUDGED:
+            return allowed(request.uid)
+        new = experiment(request, "object")
+        old = experiment(request, "oldObject") if request.operation == "UPDATE" else None
+        try:
+            decision = validate(
+                new,
+                old,
+                catalog=LiveCatalog(self.config),
+                namespace_labels=NamespaceLabels(self.cluster, new.namespace),
+            )
+        except LookupFailed as error:
+            return denied(request.uid, str(error), SERVER_ERROR)
+        if decision.allowed and old is None:
+            decision = self._stale_volume(new)
+        if decision.allowed:
+            return allowed(request.uid)
+        return denied(request.uid, decision.message)
+
+    def mutate(self, request: Request) -> Manifest:
+        """``/mutate-experiment``: Katib's defaults as a JSON Patch of what they change."""
+        if request.operation not in JUDGED:
+            return allowed(request.uid)
+        given = experiment(request, "object")
+        patch = json_patch(given.to_dict(), default_experiment(given).to_dict())
+        return allowed(request.uid, patch)
+
+    def _stale_volume(self, exp: Experiment) -> Decision:
+        """§6.4: a FromVolume Experiment may not be created over a PV that still exists."""
+        if exp.spec.resume_policy != ResumePolicy.FROM_VOLUME:
+            return ALLOWED
+        name = pv_name(exp.metadata.name, exp.spec.algorithm.algorithm_name, exp.namespace)
+        try:
+            self.cluster.get(PV.ref("", name))
+        except NotFound:
+            return ALLOWED
+        except ClusterError as error:
+            message = (
+                f"Cannot create the Experiment: {exp.metadata.name} in namespace: "
+                f"{exp.namespace}, error: {error}"
+            )
+            return Decision(allowed=False, message=message)
+        return validate(exp, existing_pvs=frozenset({name}))  # the core's own denial text
+
+
+def experiment(request: Request, field: str) -> Experiment:
+    """``request.object`` or ``request.oldObject`` as an Experiment, or ``Malformed``.
+
+    The API server fills in ``metadata.namespace`` before admission; a review that omits it
+    takes the request's namespace, as the object will be stored there.
+    """
+    raw = request.obj if field == "object" else request.old
+    if raw is None:
+        raise Malformed(f"request.{field}: expected an object, found nothing", request.uid)
+    metadata = raw.get("metadata")
+    if isinstance(metadata, dict) and not metadata.get("namespace") and request.namespace:
+        raw = {**raw, "metadata": {**metadata, "namespace": request.namespace}}
+    try:
+        return Experiment.model_validate(raw)
+    except ValidationError as error:
+        problem = f"request.{field}: not an Experiment: {describe(error)}"
+        raise Malformed(problem, request.uid) from None

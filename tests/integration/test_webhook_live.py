@@ -1,0 +1,95 @@
+"""``katib-resume webhook`` on the live adapters, against kmock over HTTP.
+
+The stale-volume check must read the API server as it is *now*: a PersistentVolume created a
+moment ago denies the Experiment, and deleting it admits it again, with no cache in between.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import pytest
+
+from adapters.k8s.connect import to_url
+from adapters.k8s.transport import Transport
+from core.ports import AlreadyExists
+from tests.support.kube_mock import MockServer, write_kubeconfig
+from tests.support.webhook import INJECTION, NAMESPACE, Certs, Client, example, review
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "app" / "data"
+PV = "from-volume-resume-random-kubeflow"
+
+
+def put(transport: Transport, path: str, body: Mapping[str, object]) -> None:
+    """Create, or leave what an earlier test on this server made."""
+    with contextlib.suppress(AlreadyExists):
+        transport.request("POST", path, body=body)
+
+
+@pytest.fixture
+def live(kube: MockServer, tmp_path: Path) -> Iterator[tuple[Client, Transport]]:
+    transport = to_url(kube.url)
+    put(
+        transport,
+        "/api/v1/namespaces",
+        {
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {"name": NAMESPACE, "labels": INJECTION},
+        },
+    )
+    config_map = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "katib-config", "namespace": "ops"},
+        "data": {"katib-config.yaml": (DATA / "katib-config.yaml").read_text(encoding="utf-8")},
+    }
+    put(transport, "/api/v1/namespaces/ops/configmaps", config_map)
+    certs = Certs(tmp_path / "certs")
+    command = [
+        sys.executable, "-m", "app.cli", "webhook",
+        "--cert-dir", str(certs.cert_dir), "--port", "0",
+        "--kubeconfig", str(write_kubeconfig(tmp_path, kube.url)),
+        "--config-map", "ops/katib-config",
+    ]  # fmt: skip
+    process = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stderr is not None
+        started = json.loads(process.stderr.readline())
+        assert started["event"] == "serving", started
+        yield Client(certs, int(started["port"])), transport
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def test_the_stale_volume_check_reads_the_server_live(live: tuple[Client, Transport]) -> None:
+    client, transport = live
+    status, answer = client.post("/validate-experiment", review(example()))
+    assert status == 200 and answer["response"]["allowed"] is True
+    volume = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": PV}}
+    put(transport, "/api/v1/persistentvolumes", volume)
+    _, answer = client.post("/validate-experiment", review(example()))
+    assert answer["response"]["allowed"] is False
+    assert PV in answer["response"]["status"]["message"]
+    transport.request("DELETE", f"/api/v1/persistentvolumes/{PV}")
+    _, answer = client.post("/validate-experiment", review(example()))
+    assert answer["response"]["allowed"] is True
+
+
+def test_a_missing_config_map_denies_with_its_name_until_it_appears(
+    live: tuple[Client, Transport],
+) -> None:
+    client, transport = live
+    transport.request("DELETE", "/api/v1/namespaces/ops/configmaps/katib-config")
+    for _ in range(50):  # the watch brings the deletion
+        _, answer = client.post("/validate-experiment", review(example()))
+        if answer["response"]["allowed"] is False:
+            break
+    assert "ConfigMap ops/katib-config" in answer["response"]["status"]["message"]

@@ -1,0 +1,221 @@
+"""The admission webhook under test: a fake cluster, Katib's shipped katib-config, real TLS.
+
+``world()`` is a ``FakeCluster`` holding the namespace ``kubeflow`` with Katib's injection label;
+``review()`` builds an AdmissionReview as the API server sends it; ``TlsWebhook`` runs the real
+server on a free port with a certificate from a trustme CA and talks to it over one keep-alive
+HTTPS connection, as the API server does.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import http.client
+import io
+import json
+import ssl
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import trustme
+import yaml
+
+from adapters.fake import FakeCluster
+from app.inputs import load_config
+from app.runtime import StaticConfig
+from app.webhook import Admission, JsonLog, Limits, WebhookServer, create_server
+from core.kube import Manifest
+from core.ports import Cluster, ConfigSource
+
+ROOT = Path(__file__).resolve().parents[2]
+NAMESPACE = "kubeflow"
+INJECTION = {"katib.kubeflow.org/metrics-collector-injection": "enabled"}
+TEST_LIMITS = Limits(request_seconds=5.0, io_seconds=2.0, grace_seconds=1.0)
+EXPERIMENT_KIND = {"group": "kubeflow.org", "version": "v1beta1", "kind": "Experiment"}
+
+
+def example(name: str = "from-volume-resume") -> Manifest:
+    data: Manifest = yaml.safe_load((ROOT / "examples" / f"{name}.yaml").read_text())
+    return data
+
+
+def namespace(name: str, labels: dict[str, str] | None = None) -> Manifest:
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}}
+
+
+def world() -> FakeCluster:
+    cluster = FakeCluster()
+    cluster.create(namespace(NAMESPACE, INJECTION))
+    return cluster
+
+
+def shipped_config() -> StaticConfig:
+    return StaticConfig(load_config(None))
+
+
+def default_admission(
+    cluster: Cluster | None = None, config: ConfigSource | None = None
+) -> Admission:
+    return Admission(cluster or world(), config or shipped_config())
+
+
+def review(
+    obj: Manifest | None,
+    old: Manifest | None = None,
+    *,
+    operation: str = "CREATE",
+    uid: str = "0df28fbd-5f5f-4f44-8d0b-1a1c3f1e2a10",
+) -> Manifest:
+    """An AdmissionReview ``admission.k8s.io/v1`` as the API server sends it."""
+    meta = (obj or old or {}).get("metadata", {})
+    request = {
+        "uid": uid,
+        "kind": EXPERIMENT_KIND,
+        "resource": {"group": "kubeflow.org", "version": "v1beta1", "resource": "experiments"},
+        "operation": operation,
+        "namespace": meta.get("namespace"),
+        "name": meta.get("name"),
+        "userInfo": {"username": "kubernetes-admin"},
+        "object": obj,
+        "oldObject": old,
+        "dryRun": False,
+    }
+    return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}
+
+
+def completed(
+    exp: Manifest, reason: str = "ExperimentMaxTrialsReached", trials: int = 12
+) -> Manifest:
+    """``exp`` as stored after it succeeded (or, with another reason, failed/finished)."""
+    done = copy.deepcopy(exp)
+    kind = "Failed" if reason == "ExperimentFailed" else "Succeeded"
+    done["status"] = {
+        "conditions": [{"type": kind, "status": "True", "reason": reason, "message": "done"}],
+        "trials": trials,
+        "trialsSucceeded": trials,
+    }
+    return done
+
+
+def apply_patch(document: Any, patch: list[Manifest]) -> Any:
+    """RFC 6902 ``add``/``replace``/``remove``, enough to apply what the webhook answers."""
+    document = copy.deepcopy(document)
+    for op in patch:
+        *parents, last = [_unescape(p) for p in op["path"].split("/")[1:]]
+        target = document
+        for part in parents:
+            target = target[int(part)] if isinstance(target, list) else target[part]
+        if isinstance(target, list):
+            index = len(target) if last == "-" else int(last)
+            if op["op"] == "add":
+                target.insert(index, op["value"])
+            elif op["op"] == "replace":
+                target[index] = op["value"]
+            else:
+                del target[index]
+        elif op["op"] == "remove":
+            del target[last]
+        else:
+            assert op["op"] == "add" or last in target, f"replace of a missing member: {op}"
+            target[last] = op["value"]
+    return document
+
+
+def _unescape(part: str) -> str:
+    return part.replace("~1", "/").replace("~0", "~")
+
+
+def patch_of(answer: Manifest) -> list[Manifest]:
+    response = answer["response"]
+    if "patch" not in response:
+        return []
+    assert response["patchType"] == "JSONPatch"
+    ops: list[Manifest] = json.loads(base64.b64decode(response["patch"]))
+    return ops
+
+
+class Certs:
+    """A trustme CA and a serving certificate for localhost, written as a TLS Secret mounts it."""
+
+    def __init__(self, cert_dir: Path, ca: trustme.CA | None = None) -> None:
+        self.cert_dir = cert_dir
+        self.ca = ca or trustme.CA()
+        cert_dir.mkdir(parents=True, exist_ok=True)
+        self.issue()
+
+    def issue(self) -> trustme.LeafCert:
+        leaf = self.ca.issue_cert("localhost", "127.0.0.1")
+        (self.cert_dir / "tls.crt").write_bytes(b"".join(p.bytes() for p in leaf.cert_chain_pems))
+        (self.cert_dir / "tls.key").write_bytes(leaf.private_key_pem.bytes())
+        return leaf
+
+    def client_context(self) -> ssl.SSLContext:
+        context = ssl.create_default_context()
+        self.ca.configure_trust(context)
+        return context
+
+
+class Client:
+    """A keep-alive HTTPS client of a webhook on 127.0.0.1, trusting ``certs``' CA."""
+
+    def __init__(self, certs: Certs, port: int) -> None:
+        self.certs, self.port = certs, port
+        self.connection = self.connect()
+
+    def connect(self, context: ssl.SSLContext | None = None) -> http.client.HTTPSConnection:
+        return http.client.HTTPSConnection(
+            "localhost", self.port, context=context or self.certs.client_context(), timeout=10
+        )
+
+    def post(self, path: str, body: Any, content_type: str = "application/json") -> tuple[int, Any]:
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        self.connection.request("POST", path, data, {"Content-Type": content_type})
+        return self.read(self.connection)
+
+    @staticmethod
+    def read(connection: http.client.HTTPSConnection) -> tuple[int, Any]:
+        response = connection.getresponse()
+        return response.status, json.loads(response.read())
+
+
+class TlsWebhook(Client):
+    """The real server on 127.0.0.1 and a client of it; logs kept in ``logs``."""
+
+    def __init__(
+        self,
+        cert_dir: Path,
+        admission: Admission | None = None,
+        limits: Limits = TEST_LIMITS,
+    ) -> None:
+        certs = Certs(cert_dir)
+        self.logs = io.StringIO()
+        self.server: WebhookServer = create_server(
+            admission or default_admission(),
+            cert_dir,
+            0,
+            JsonLog(self.logs),
+            host="127.0.0.1",
+            limits=limits,
+        )
+        self.server.start()
+        super().__init__(certs, self.server.port)
+
+    def log_events(self) -> list[Manifest]:
+        return [json.loads(line) for line in self.logs.getvalue().splitlines()]
+
+    def close(self) -> None:
+        self.connection.close()
+        self.server.close()
+
+    def __enter__(self) -> TlsWebhook:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+VALIDATE_OK = ("/validate-experiment", review(example()))
+"""A request every test server allows: the from-volume example, created in ``kubeflow``."""
