@@ -101,6 +101,7 @@ class KatibServer:
     def __init__(self, behaviour: Behaviour, port: int = 0) -> None:
         self.behaviour = behaviour
         self.requests: list[tuple[str, Wire]] = []
+        self.replies: list[Wire] = []  # the answers to GetSuggestions
         self.server = grpc.server(ThreadPoolExecutor(max_workers=4))
         for service in ("Suggestion", "EarlyStopping"):
             handlers = {
@@ -135,6 +136,9 @@ class KatibServer:
         if handler is None:
             context.abort(grpc.StatusCode.UNIMPLEMENTED, f"{method.name} is not implemented")
         try:
-            return handler(request)
+            reply = handler(request)
         except Abort as error:
             context.abort(error.code, error.details)
+        if method.name == "GetSuggestions":
+            self.replies.append(reply)
+        return reply
