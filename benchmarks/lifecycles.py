@@ -43,6 +43,10 @@ class CountingCluster:
         self.calls["watch"] += 1
         return self.inner.changes_since(cursor)
 
+    def list_at(self, api_version: str, kind: str) -> tuple[int, Sequence[Manifest]]:
+        self.calls["list"] += 1
+        return self.inner.list_at(api_version, kind)
+
     def get(self, ref: ObjectRef) -> Manifest:
         self.calls["get"] += 1
         return self.inner.get(ref)
