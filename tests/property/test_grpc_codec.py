@@ -109,7 +109,7 @@ def trials(draw: st.DrawFn) -> tuple[dict[str, Any], TrialPhase, dict[str, Any]]
         "status": {**times, "conditions": conditions, "observation": {"metrics": observed}},
     }
     seen = [{"name": m["name"], "value": m[strategy[m["name"]]]} for m in observed]
-    status = {**times, "condition": phase.value, "observation": {"metrics": seen}}
+    status: dict[str, Any] = {**times, "condition": phase.value, "observation": {"metrics": seen}}
     expected = {
         "metadata": trial["metadata"],
         "spec": spec,
