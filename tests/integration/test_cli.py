@@ -170,3 +170,20 @@ def test_an_invalid_field_type_names_the_field(tmp_path: Path) -> None:
     done = run("plan", "-f", write(tmp_path, "e.yaml", data))
     assert done.returncode == 2
     assert "e.yaml: spec.maxTrialCount:" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("flags", "error"),
+    [
+        (["--suggestion-endpoint", "{svc}.{namespace}:6789"], "unknown placeholder {svc}"),
+        (["--early-stopping-endpoint", "{service"], "invalid endpoint template '{service'"),
+        (["--suggestion-timeout", "0"], "must be a positive number of seconds, got 0"),
+        (["--suggestion-timeout", "soon"], "expected a number of seconds, got 'soon'"),
+    ],
+)
+def test_the_controller_refuses_bad_suggestion_flags_in_one_line(
+    flags: list[str], error: str
+) -> None:
+    done = run("controller", "--kubeconfig", "/nonexistent", *flags)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and error in done.stderr
