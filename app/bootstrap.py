@@ -5,7 +5,13 @@ controller, the suggestion services and the trial runner (``adapters.local``) in
 ``Runtime``, and saves the cluster atomically when the command is done, whatever happened; a
 lock file keeps two commands from working on the same state directory at once. The katib-config
 given with ``--config`` is stored in the state directory, as a cluster keeps its ConfigMap, so
-later commands use it without repeating the flag.
+later commands use it without repeating the flag. A new state directory given no ``--config``
+starts with, and keeps, Katib's shipped katib-config in the local volume mode
+(``app.inputs.embedded_config_text``): a FromVolume Suggestion gets a hostPath PV of its own,
+whose directory lives under the state directory's ``volumes/``. Keeping it means a later
+release with another default never changes the config under the Experiments already there;
+a state directory made before this mode, which has a cluster but no stored config, keeps using
+Katib's shipped config as it always did.
 """
 
 from __future__ import annotations
@@ -17,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from adapters.fake import StateFileError, load, save
-from app.inputs import InputError, load_config, read_yaml
+from adapters.fake.persistence import STATE_FILE
+from app.inputs import InputError, embedded_config_text, load_config, read_yaml
 from app.runtime import Runtime
 from core.config import ConfigError, KatibConfig, parse_katib_config
 
@@ -67,7 +74,9 @@ def _config(options: Options) -> KatibConfig:
         stored.write_text(Path(options.config).read_text(encoding="utf-8"), encoding="utf-8")
         return config
     if not stored.exists():
-        return load_config(None)
+        if (options.state_dir / STATE_FILE).exists():
+            return load_config(None)  # made before the local volume mode: keeps Katib's config
+        stored.write_text(embedded_config_text(), encoding="utf-8")
     try:
         return parse_katib_config(read_yaml(str(stored)))
     except ConfigError as error:

@@ -7,6 +7,11 @@ functions the commands use (admission, defaulting, the runtime, the edit, the de
 sentence it prints is a claim followed by its evidence read off the cluster, and every claim is
 checked before it is printed: if one is false the demo stops with that claim and exit status 3,
 so the demo cannot tell a story the code no longer lives up to.
+
+It tells the seed design's story (``docs/local-volumes.md``): the embedded runtime's default
+katib-config is in the local volume mode, so the first run creates the PVC *and* a local hostPath
+PV pre-bound to it, the directory outlives the service through completion, the resumed service
+mounts that same directory, and deleting the Experiment removes the PV and the directory.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import time
 from importlib import resources
 from pathlib import Path
 
-from adapters.fake.node import host_dir
+from adapters.fake.node import host_dir, host_path
 from app.bootstrap import Options, session
 from app.cmd_delete import delete_experiment
 from app.cmd_edit import apply_edit
@@ -29,8 +34,11 @@ from app.kinds import EXPERIMENT, PV, PVC, SUGGESTION
 from app.preview import Denied
 from app.restart import Children, children, restart_report, wait_until_running
 from app.runtime import Runtime
+from core.katib import DEFAULT_LOCAL_VOLUME_PATH_PREFIX, DEFAULT_SUGGESTION_STORAGE_CLASS
 from core.kube import Manifest
 from core.model import Experiment
+from core.names import pv_name
+from core.volumes import per_volume_path
 
 EXIT_OK, EXIT_CLAIM_FALSE = 0, 3
 EXAMPLE = "from-volume-resume.yaml"
@@ -80,6 +88,7 @@ class Story:
         self.ns, self.name = experiment.namespace, experiment.metadata.name
         self.first: Assignments = []
         self.pvc: tuple[str, str] = ("", "")
+        self.directory = Path()
 
     def tell(self) -> None:
         print(f"Katib's {self.name} example, on the embedded cluster in {self.scratch}:")
@@ -96,6 +105,7 @@ class Story:
             steps = run_to_completion(runtime, EXPERIMENT.ref(self.ns, self.name))
             experiment = runtime.cluster.get(EXPERIMENT.ref(self.ns, self.name))
             self.first = assignments(runtime, self.ns, self.name)
+            volume = self.local_volume(runtime)
         trials = experiment["status"].get("trials")
         check(trials == FIRST, f"the first run made {FIRST} trials (it made {trials})")
         check(_reason(experiment) == "ExperimentMaxTrialsReached", "it completed by max trials")
@@ -103,7 +113,36 @@ class Story:
             f"1. Applied it (resumePolicy FromVolume, random search, seed {SEED}) through "
             f"admission and defaulting, and ran it: {FIRST} trials in {steps} simulated seconds.",
             f"Experiment: {condition_text(experiment)}",
+            *volume,
         )
+
+    def local_volume(self, runtime: Runtime) -> list[str]:
+        """The local volume mode's claims about the first run's PVC and PV, checked."""
+        found = children(runtime, self.ns, self.name)
+        check(PVC.kind in found and PV.kind in found, "the first run created a PVC and a PV")
+        pv = runtime.cluster.get(PV.ref(self.ns, found[PV.kind][0]))
+        pvc = runtime.cluster.get(PVC.ref(self.ns, found[PVC.kind][0]))
+        algorithm = self.experiment.spec.algorithm.algorithm_name
+        name = pv_name(self.name, algorithm, self.ns)
+        path = per_volume_path(DEFAULT_LOCAL_VOLUME_PATH_PREFIX, name)
+        spec, labels = pv["spec"], pv["metadata"].get("labels") or {}
+        local_class = DEFAULT_SUGGESTION_STORAGE_CLASS
+        check(pvc["spec"].get("storageClassName") == local_class, f"the PVC claims {local_class}")
+        check(pvc["spec"].get("volumeName") == name, f"the PVC is pre-bound to {name}")
+        check((pvc.get("status") or {}).get("phase") == "Bound", "the PVC is Bound")
+        check(labels.get("type") == "local", "the PV is labelled type: local")
+        check(spec.get("storageClassName") == local_class, f"the PV's class is {local_class}")
+        check(host_path(pv) == path, f"the PV's hostPath is {path}")
+        check((spec.get("claimRef") or {}).get("name") == found[PVC.kind][0], "pre-bound PV")
+        directory = host_dir(runtime.world.volume_root, pv)
+        check(directory is not None and directory.is_dir(), "the PV's directory exists")
+        self.directory = directory or Path()
+        return [
+            f"PersistentVolumeClaim {found[PVC.kind][0]}: storage class {local_class}, "
+            f"Bound to the local PV made for it",
+            f"PersistentVolume {name}: type=local, hostPath {path}, pre-bound to its claim",
+            f"on this machine the simulated node keeps it in {self.directory}",
+        ]
 
     def completion(self) -> None:
         with session(self.options) as runtime:
@@ -112,12 +151,13 @@ class Story:
             check(PVC.kind in found and PV.kind in found, "the PVC and its PV are kept")
             pv = runtime.cluster.get(PV.ref(self.ns, found[PV.kind][0]))
             directory = host_dir(runtime.world.volume_root, pv)
-        files = sorted(p.name for p in directory.iterdir()) if directory else []
+        check(directory == self.directory, "the PV keeps the same directory")
+        files = sorted(p.name for p in self.directory.iterdir())
         check("suggestion-state.json" in files, "the service saved its state on the volume")
         self.pvc = found[PVC.kind]
         say(
             "2. On completion the suggestion service was released: its Deployment and Service "
-            "are gone, its volume is kept.",
+            "are gone, its volume and its directory are kept.",
             f"PersistentVolumeClaim {self.pvc[0]}, UID {self.pvc[1]}",
             f"PersistentVolume {found[PV.kind][0]}, directory {directory}: {', '.join(files)}",
         )
@@ -144,13 +184,16 @@ class Story:
             steps = wait_until_running(runtime, self.ns, self.name)
             after = children(runtime, self.ns, self.name)
             report = restart_report(before, after, runtime.cluster.events[mark:], steps)
+            deployment = after.get("Deployment")
+            mounted = runtime.world.volume_dir(self.ns, deployment[0]) if deployment else None
             run_to_completion(runtime, EXPERIMENT.ref(self.ns, self.name))
             resumed = assignments(runtime, self.ns, self.name)
             experiment = runtime.cluster.get(EXPERIMENT.ref(self.ns, self.name))
         self.check_resume(report, after, resumed)
+        check(mounted == self.directory, "the resumed service mounts the same directory")
         say(
-            "4. Resumed from the volume: the service came back on the same PVC and restored its "
-            "search state from it.",
+            "4. Resumed from the volume: the service came back on the same PVC and PV, mounted "
+            "the same directory and restored its search state from it.",
             *(line.strip() for line in report),
         )
         say(
@@ -188,9 +231,13 @@ class Story:
             removal = delete_experiment(runtime, self.ns, self.name)
             left = [f"{o['kind']} {o['metadata']['name']}" for o in runtime.cluster.store.all()]
         check(not left, f"nothing is left after deletion (left: {', '.join(left)})")
-        check(bool(removal.directories) and not removal.kept, "the volume directory is removed")
-        check(not any(path.exists() for path in removal.directories), "directory gone")
-        say("7. Deleted it: nothing is left in the cluster, and the volume is gone.")
+        check(removal.directories == [self.directory] and not removal.kept, "directory removed")
+        check(not self.directory.exists(), "the volume directory is gone")
+        check(PV.kind in removal.objects, "the local PV is removed with the Experiment")
+        say(
+            "7. Deleted it: nothing is left in the cluster, and the volume is gone: the local PV "
+            "and its directory were removed with the Experiment."
+        )
         for line in removal.lines():
             print(f"     {line.strip()}")
 

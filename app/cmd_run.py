@@ -74,6 +74,8 @@ def create(runtime: Runtime, experiment: Experiment, ns: str | None, seed: int) 
     """Admit, default and create ``experiment``; ``Denied`` with Katib's message if refused."""
     experiment = _in_namespace(experiment, ns)
     cluster = runtime.cluster
+    if _current(runtime, EXPERIMENT.ref(experiment.namespace, experiment.metadata.name)):
+        raise _already_exists(experiment)  # before admission: its own PV would be "stale"
     pvs = frozenset(
         pv["metadata"]["name"] for pv in cluster.list(PV.api_version, PV.kind, None, {})
     )
@@ -86,11 +88,15 @@ def create(runtime: Runtime, experiment: Experiment, ns: str | None, seed: int) 
     try:
         return ObjectRef.of(cluster.create(manifest))
     except AlreadyExists:
-        name, where = experiment.metadata.name, experiment.namespace
-        raise InputError(
-            f'experiment "{name}" already exists in namespace "{where}"; '
-            f"use `katib-resume run {name} -n {where}` or `edit`"
-        ) from None
+        raise _already_exists(experiment) from None
+
+
+def _already_exists(experiment: Experiment) -> InputError:
+    name, where = experiment.metadata.name, experiment.namespace
+    return InputError(
+        f'experiment "{name}" already exists in namespace "{where}"; '
+        f"use `katib-resume run {name} -n {where}` or `edit`"
+    )
 
 
 def _in_namespace(experiment: Experiment, ns: str | None) -> Experiment:

@@ -37,7 +37,9 @@ KINDS = (
 )
 """The kinds the controller reads: everything else in the cluster is not cached."""
 
-CacheKey = tuple[str, str, str, str]
+Kind = tuple[str, str]
+Name = tuple[str, str]
+"""An object's kind (apiVersion, kind) and its name within the kind (namespace, name)."""
 
 
 class Change(Protocol):
@@ -62,13 +64,9 @@ class Watched(Cluster, Protocol):
         ...
 
 
-def _key(api_version: str, kind: str, namespace: str | None, name: str) -> CacheKey:
-    return (api_version, kind, namespace or "", name)
-
-
-def _key_of(obj: Manifest) -> CacheKey:
+def _key_of(obj: Manifest) -> tuple[Kind, Name]:
     meta = obj["metadata"]
-    return _key(obj["apiVersion"], obj["kind"], meta.get("namespace"), meta["name"])
+    return (obj["apiVersion"], obj["kind"]), (meta.get("namespace") or "", meta["name"])
 
 
 class Informer:
@@ -76,7 +74,8 @@ class Informer:
 
     def __init__(self, cluster: Watched) -> None:
         self.inner = cluster
-        self.objects: dict[CacheKey, Manifest] = {}
+        self.objects: dict[Kind, dict[Name, Manifest]] = {}
+        """By kind, then by name: a list reads one kind, never the whole cache."""
         self.cursor = 0
         self.relist()
 
@@ -93,8 +92,7 @@ class Informer:
         for api_version, kind in KINDS:
             cursor, items = self.inner.list_at(api_version, kind)
             cursors.append(cursor)
-            for obj in items:
-                self.objects[_key_of(obj)] = obj
+            self.objects[(api_version, kind)] = {_key_of(obj)[1]: obj for obj in items}
         self.cursor = min(cursors)
 
     def sync(self) -> Sequence[Change] | None:
@@ -105,15 +103,16 @@ class Informer:
             self.relist()
             return None
         for change in changes:
-            key = _key_of(change.object)
             if change.type == "DELETED":
-                self.objects.pop(key, None)
+                kind, name = _key_of(change.object)
+                self.objects.get(kind, {}).pop(name, None)
             else:
                 self._remember(change.object)
         return changes
 
     def get(self, ref: ObjectRef) -> Manifest:
-        found = self.objects.get(_key(ref.api_version, ref.kind, ref.namespace, ref.name))
+        of_kind = self.objects.get((ref.api_version, ref.kind), {})
+        found = of_kind.get((ref.namespace or "", ref.name))
         if found is None:
             raise NotFound(f"{ref} not found")
         return found
@@ -123,9 +122,8 @@ class Informer:
     ) -> Sequence[Manifest]:
         return [
             obj
-            for (version, kind_, ns, _), obj in self.objects.items()
-            if (version, kind_) == (api_version, kind)
-            and (namespace is None or ns == namespace)
+            for (ns, _), obj in self.objects.get((api_version, kind), {}).items()
+            if (namespace is None or ns == namespace)
             and all((obj["metadata"].get("labels") or {}).get(k) == v for k, v in labels.items())
         ]
 
@@ -158,10 +156,11 @@ class Informer:
         """Keep ``obj`` unless the cache already holds this version or a newer one (keeping the
         held object for the same version keeps its identity, which ``app.reconcile.Parsed``
         relies on)."""
-        key = _key_of(obj)
-        held = self.objects.get(key)
+        kind, name = _key_of(obj)
+        of_kind = self.objects.setdefault(kind, {})
+        held = of_kind.get(name)
         if held is None or _version(held) < _version(obj):
-            self.objects[key] = obj
+            of_kind[name] = obj
         return obj
 
 

@@ -15,9 +15,15 @@ from pydantic import ValidationError
 
 from core.config import ConfigError, KatibConfig, parse_katib_config
 from core.katib import API_VERSION
+from core.local_volumes import with_local_volumes
 from core.model import Experiment
 
 SHIPPED_CONFIG = "katib-config.yaml"
+SHIPPED_ORIGIN = "shipped katib-config"
+EMBEDDED_HEADER = (
+    "# Katib's shipped katib-config in the local volume mode (docs/local-volumes.md),\n"
+    "# written by the first command on this state directory.\n"
+)
 
 
 class InputError(Exception):
@@ -62,10 +68,28 @@ def load_experiment(path: str) -> Experiment:
 def load_config(path: str | None) -> KatibConfig:
     """The katib-config at ``path``, or Katib's shipped one when ``path`` is ``None``."""
     if path is None:
-        text = resources.files("app").joinpath("data", SHIPPED_CONFIG).read_text("utf-8")
-        data, origin = parse_yaml(text, "shipped katib-config"), "shipped katib-config"
-    else:
-        data, origin = read_yaml(path), path
+        return _parse_config(_shipped_data(), SHIPPED_ORIGIN)
+    return _parse_config(read_yaml(path), path)
+
+
+def embedded_config() -> KatibConfig:
+    """Katib's shipped katib-config in the local volume mode (``docs/local-volumes.md``): what
+    a new embedded state directory starts with when it is given no ``--config``."""
+    return _parse_config(with_local_volumes(_shipped_data()), SHIPPED_ORIGIN)
+
+
+def embedded_config_text() -> str:
+    """``embedded_config`` as the YAML a state directory keeps."""
+    data = with_local_volumes(_shipped_data())
+    return EMBEDDED_HEADER + yaml.safe_dump(data, sort_keys=False)
+
+
+def _shipped_data() -> Any:
+    text = resources.files("app").joinpath("data", SHIPPED_CONFIG).read_text("utf-8")
+    return parse_yaml(text, SHIPPED_ORIGIN)
+
+
+def _parse_config(data: Any, origin: str) -> KatibConfig:
     try:
         return parse_katib_config(data)
     except ConfigError as error:

@@ -97,37 +97,39 @@ def gather(cluster: Cluster, key: Key, parsed: Parsed | None = None) -> Observed
         parsed.parse(Trial, obj)
         for obj in cluster.list(API_VERSION, "Trial", ns, {LABEL_EXPERIMENT: name})
     )
-    observed = Observed(ns, name, experiment, suggestion, trials)
     if suggestion is None:
-        return observed
+        return Observed(ns, name, experiment, suggestion, trials)
     child = service_name(name, suggestion.algorithm)
 
     def owned(api_version: str, kind: str) -> OwnedObject | None:
         return _read(cluster, OwnedObject, ObjectRef(api_version, kind, ns, child), parsed)
 
-    observed = replace(
-        observed,
-        deployment=_read(
-            cluster, Deployment, ObjectRef("apps/v1", "Deployment", ns, child), parsed
-        ),
-        service=owned("v1", "Service"),
-    )
+    deployment = _read(cluster, Deployment, ObjectRef("apps/v1", "Deployment", ns, child), parsed)
+    service = owned("v1", "Service")
+    pvc: PersistentVolumeClaim | None = None
+    pv: PersistentVolume | None = None
     if traits(suggestion.spec.policy).has_volume:  # only a volume policy has a PVC and PV
-        pv = ObjectRef("v1", "PersistentVolume", None, pv_name(name, suggestion.algorithm, ns))
         claim = ObjectRef("v1", "PersistentVolumeClaim", ns, child)
-        observed = replace(
-            observed,
-            pvc=_read(cluster, PersistentVolumeClaim, claim, parsed),
-            pv=_read(cluster, PersistentVolume, pv, parsed),
-        )
+        pvc = _read(cluster, PersistentVolumeClaim, claim, parsed)
+        volume = ObjectRef("v1", "PersistentVolume", None, pv_name(name, suggestion.algorithm, ns))
+        pv = _read(cluster, PersistentVolume, volume, parsed)
+    rbac: tuple[OwnedObject | None, ...] = (None, None, None)
     if suggestion.spec.early_stopping is not None:  # only early stopping has RBAC objects
-        observed = replace(
-            observed,
-            service_account=owned("v1", "ServiceAccount"),
-            role=owned(RBAC, "Role"),
-            role_binding=owned(RBAC, "RoleBinding"),
-        )
-    return observed
+        rbac = (owned("v1", "ServiceAccount"), owned(RBAC, "Role"), owned(RBAC, "RoleBinding"))
+    return Observed(  # built once: each ``dataclasses.replace`` copies every field again
+        ns,
+        name,
+        experiment,
+        suggestion,
+        trials,
+        deployment=deployment,
+        service=service,
+        pvc=pvc,
+        pv=pv,
+        service_account=rbac[0],
+        role=rbac[1],
+        role_binding=rbac[2],
+    )
 
 
 def apply(cluster: Cluster, decided: Plan) -> float | None:

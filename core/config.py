@@ -18,12 +18,13 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import Field, PrivateAttr, ValidationError, ValidationInfo, field_validator
-from pydantic_core import ErrorDetails
+from pydantic_core import ErrorDetails, PydanticCustomError
 
 from core.config_specs import ClaimSpecConfig, ResourceRequirements, VolumeSpecConfig
 from core.katib import (
     CONFIG_KEY,
     CONFIG_MAP_NAME,
+    DEFAULT_LOCAL_VOLUME_PATH_PREFIX,
     DEFAULT_MOUNT_PATH,
     SUGGESTION_PORT,
     SUGGESTION_PORT_NAME,
@@ -127,11 +128,29 @@ class SuggestionConfig(_ImageConfig):
     persistent_volume_claim_spec: ClaimSpecConfig = Field(ClaimSpecConfig(), validate_default=True)
     persistent_volume_spec: VolumeSpecConfig = Field(VolumeSpecConfig(), validate_default=True)
     persistent_volume_labels: dict[str, str] | None = None
+    local_volume_path_prefix: str = Field(DEFAULT_LOCAL_VOLUME_PATH_PREFIX, validate_default=True)
+    """Ours (``localVolumePathPrefix``): where the local volume mode puts its directories."""
 
     @field_validator("volume_mount_path")
     @classmethod
     def _default_mount_path(cls, value: str) -> str:
         return value or DEFAULT_MOUNT_PATH
+
+    @field_validator("local_volume_path_prefix")
+    @classmethod
+    def _check_prefix(cls, value: str) -> str:
+        """Empty takes the default, as Katib defaults its other fields; a relative path or a
+        ``..`` would put the directory wherever the kubelet happens to resolve it, so the
+        config is refused at load time rather than when the first PV is created."""
+        if not value:
+            return DEFAULT_LOCAL_VOLUME_PATH_PREFIX
+        if not value.startswith("/") or ".." in value.split("/"):
+            raise PydanticCustomError(
+                "local_volume_path_prefix",
+                "must be an absolute path without '..', got '{value}'",
+                {"value": value},
+            )
+        return value
 
     @field_validator("persistent_volume_claim_spec")
     @classmethod

@@ -59,7 +59,7 @@ def desired_trial(experiment: Experiment, assignment: Manifest) -> Manifest:
     replaced by the value of the parameter ``X`` references; a placeholder whose parameter has
     no value stays as it is, so the trial fails visibly instead of running with a wrong value.
     """
-    template: Manifest = experiment.to_dict()["spec"].get("trialTemplate") or {}
+    template: Manifest = _extra(experiment, "trialTemplate")
     values = {p["name"]: str(p["value"]) for p in assignment.get("parameterAssignments", ())}
     substitutions = {
         f"${{trialParameters.{tp['name']}}}": values[tp["reference"]]
@@ -83,6 +83,14 @@ def desired_trial(experiment: Experiment, assignment: Manifest) -> Manifest:
         "ownerReferences": [experiment_owner(experiment)],
     }
     return {"apiVersion": API_VERSION, "kind": "Trial", "metadata": metadata, "spec": spec}
+
+
+def _extra(experiment: Experiment, field: str) -> Manifest:
+    """A spec field the model keeps as an extra, read in place: it is the parsed JSON itself,
+    so serialising the whole Experiment to find it (its largest part) would only copy it.
+    Read-only: ``_render`` builds the new Trial's spec from it without changing it."""
+    value = (experiment.spec.model_extra or {}).get(field)
+    return value if isinstance(value, dict) else {}
 
 
 def _render(node: object, substitutions: dict[str, str]) -> object:

@@ -43,6 +43,11 @@ DEFAULT_ACCESS_MODE = "ReadWriteOnce"
 DEFAULT_STORAGE = "1Gi"
 RECLAIM_POLICY_DELETE = "Delete"
 
+# The seed design's local volume mode (BEHAVIOR.md §4.6: #1275 until #1552; ours again, issue 5).
+DEFAULT_SUGGESTION_STORAGE_CLASS = "katib-suggestion"
+DEFAULT_LOCAL_VOLUME_PATH_PREFIX = "/tmp/katib/suggestions"
+LOCAL_VOLUME_LABELS = (("type", "local"),)
+
 # Ours: cleanup of the cluster-scoped PV, and its ownership record.
 FINALIZER_PV_CLEANUP = "resume.katib.kubeflow.org/pv-cleanup"
 ANNOTATION_OWNER_UID = "resume.katib.kubeflow.org/owner-uid"

@@ -42,6 +42,7 @@ class KubeModel(BaseModel):
         ser_json_inf_nan="constants",
     )
 
-    def to_dict(self) -> Manifest:
-        """The object as Kubernetes JSON: only the fields that were given or set, extras kept."""
-        return self.model_dump(by_alias=True, exclude_unset=True, mode="json")
+    def to_dict(self, exclude: set[str] | None = None) -> Manifest:
+        """The object as Kubernetes JSON: only the fields that were given or set, extras kept
+        (``exclude``: fields, by their Python names, left out)."""
+        return self.model_dump(by_alias=True, exclude_unset=True, mode="json", exclude=exclude)

@@ -16,6 +16,10 @@ the four problems of bugs 4 and 6, which this plan fixes:
     ``<prefix>/<pv-name>``, so two Experiments never share (or wipe) one directory.
 (d) *The PVC is owned.* It carries the Suggestion as controller owner and is collected with it.
 
+The PV's spec comes from ``core.local_volumes.volume_source``: the entry's ``persistentVolumeSpec``
+or, for a claim of storage class ``katib-suggestion`` without one, the seed design's local hostPath
+PV (prefix ``localVolumePathPrefix``). Both then go through the same rules above.
+
 Existing objects are never adopted: ``claim_conflict`` and ``volume_conflict`` say, in words a
 user can act on, why an object with our name is not ours; the planner reports that instead of
 mounting somebody else's data.
@@ -29,6 +33,7 @@ from dataclasses import dataclass, field
 from core.config import SuggestionConfig
 from core.katib import ANNOTATION_OWNER, ANNOTATION_OWNER_UID, RECLAIM_POLICY_DELETE
 from core.kube import Manifest
+from core.local_volumes import VolumeSource, volume_source
 from core.model import PersistentVolume, PersistentVolumeClaim, Suggestion
 from core.names import pv_name, service_name
 from core.resources import owner_reference
@@ -99,11 +104,10 @@ def per_volume_path(prefix: str, volume: str) -> str:
 
 
 def volume_plan(suggestion: Suggestion, config: SuggestionConfig) -> VolumePlan:
-    """The PVC (and, when configured, the PV) of a FromVolume ``suggestion``."""
+    """The PVC (and, when configured or local, the PV) of a FromVolume ``suggestion``."""
     claim_name = service_name(suggestion.name, suggestion.algorithm)
-    volume = None
-    if not config.persistent_volume_spec.is_empty:
-        volume = _volume(suggestion, config, claim_name)
+    source = volume_source(config)
+    volume = _volume(suggestion, source, claim_name) if source is not None else None
     spec = config.persistent_volume_claim_spec.spec()
     if volume is not None:
         spec["volumeName"] = volume.name
@@ -111,11 +115,9 @@ def volume_plan(suggestion: Suggestion, config: SuggestionConfig) -> VolumePlan:
     return VolumePlan(claim, volume)
 
 
-def _volume(
-    suggestion: Suggestion, config: SuggestionConfig, claim_name: str
-) -> PersistentVolumePlan:
+def _volume(suggestion: Suggestion, source: VolumeSource, claim_name: str) -> PersistentVolumePlan:
     name = pv_name(suggestion.name, suggestion.algorithm, suggestion.namespace)
-    spec = config.persistent_volume_spec.spec()
+    spec = copy.deepcopy(source.spec)
     spec["persistentVolumeReclaimPolicy"] = RECLAIM_POLICY_DELETE
     spec["claimRef"] = {
         "apiVersion": "v1",
@@ -129,8 +131,7 @@ def _volume(
     annotations = {ANNOTATION_OWNER: f"{suggestion.namespace}/{suggestion.name}"}
     if suggestion.metadata.uid:
         annotations[ANNOTATION_OWNER_UID] = suggestion.metadata.uid
-    labels = config.persistent_volume_labels
-    labels = dict(labels) if labels is not None else None
+    labels = dict(source.labels) if source.labels is not None else None
     return PersistentVolumePlan(name, labels, annotations, spec)
 
 

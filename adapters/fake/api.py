@@ -59,8 +59,8 @@ class ApiServer:
         ref = ObjectRef.of(manifest)
         if self.store.find(ref) is not None:
             raise AlreadyExists(f"{ref} already exists")
-        obj = clone(manifest)
-        obj.pop("status", None)
+        # one private copy, converted to the JSON the server keeps (a status is ignored)
+        obj = as_json({key: value for key, value in manifest.items() if key != "status"})
         _default(obj)
         for plugin in self.admission:
             plugin(obj)
@@ -76,7 +76,7 @@ class ApiServer:
         )
         for transient in ("deletionTimestamp", "resourceVersion"):
             meta.pop(transient, None)
-        return self.store.put(ref, obj)
+        return self.store.put_json(ref, obj)
 
     def update(self, manifest: Manifest) -> Manifest:
         """Replace metadata (labels, annotations, finalizers, owners) and spec; not status."""
@@ -153,7 +153,7 @@ class ApiServer:
             if "deletionTimestamp" not in current["metadata"]:
                 obj = _shallow(current)
                 obj["metadata"]["deletionTimestamp"] = format_time(self.clock.now())
-                self.store.put_json(ref, obj)
+                self.store.keep_json(ref, obj)  # a delete answers nothing: no copy
             return
         self._finish(ref, current["metadata"]["uid"])
 

@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+import marshal
 import pickle
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 T = TypeVar("T")
 
 
 def clone(obj: T) -> T:
-    """A deep copy of JSON-like data; ``pickle`` does it about 3.5x faster than ``deepcopy``,
-    which matters because every read hands out a copy (a caller can never mutate the cluster)."""
-    copied: T = pickle.loads(pickle.dumps(obj, pickle.HIGHEST_PROTOCOL))
-    return copied
+    """A deep copy of JSON-like data, which matters because every read hands out a copy (a
+    caller can never mutate the cluster).
+
+    ``marshal`` copies plain dicts, lists, strings and numbers (all a stored object holds)
+    about twice as fast as ``pickle``, and ``pickle`` about 3.5x as fast as ``deepcopy``;
+    anything ``marshal`` refuses (a ``str`` enum in a caller's manifest, a ``datetime``) is
+    copied by ``pickle``. Both keep shared parts shared, as ``deepcopy`` does.
+    """
+    try:
+        data = marshal.dumps(cast(Any, obj))  # refuses what it cannot copy exactly
+    except ValueError:
+        copied: T = pickle.loads(pickle.dumps(obj, pickle.HIGHEST_PROTOCOL))
+        return copied
+    return cast(T, marshal.loads(data))

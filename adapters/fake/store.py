@@ -78,12 +78,12 @@ def select(
     (with ``copy=False`` the stored objects themselves, for readers that never mutate them)."""
     found = []
     for obj in objects:
-        meta = obj["metadata"]
-        if (obj["apiVersion"], obj["kind"]) != (api_version, kind):
+        if obj["kind"] != kind or obj["apiVersion"] != api_version:
             continue
+        meta = obj["metadata"]
         if namespace is not None and meta.get("namespace") != namespace:
             continue
-        if all(meta.get("labels", {}).get(k) == v for k, v in labels.items()):
+        if not labels or all(meta.get("labels", {}).get(k) == v for k, v in labels.items()):
             found.append(clone(obj) if copy else obj)
     return sorted(found, key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
 
@@ -107,10 +107,6 @@ class Store:
     def find(self, ref: ObjectRef) -> Manifest | None:
         return self.objects.get(key_of(ref))
 
-    def put(self, ref: ObjectRef, obj: Manifest) -> Manifest:
-        """Store ``obj`` as the JSON the API server would keep and return a copy of it."""
-        return self.put_json(ref, as_json(obj))
-
     def put_json(self, ref: ObjectRef, obj: Manifest) -> Manifest:
         """Store ``obj``, already JSON, and return a copy of it.
 
@@ -120,25 +116,32 @@ class Store:
         readers get copies or, for the watch and the world's controllers, read only). Only
         ``obj`` itself and its ``metadata`` must be new: the version is written into them.
         """
+        return clone(self.keep_json(ref, obj))
+
+    def keep_json(self, ref: ObjectRef, obj: Manifest) -> Manifest:
+        """``put_json`` without the copy: the stored object itself, for the API server's own
+        writes whose answer nobody reads (it must never be mutated nor handed out)."""
         key = key_of(ref)
         before = self.objects.get(key)
         if before is not None and _same(before, obj):
-            return clone(before)
+            return before
         version = obj["metadata"]["resourceVersion"] = self.next_version()
         self.objects[key] = obj
         self.undo = (key, before)
         kind: EventKind = "ADDED" if before is None else "MODIFIED"
         self.log.append(WatchEvent(kind, ObjectRef.of(obj), obj, version))  # never mutated:
-        # a write stores a new object; readers of the log get copies (``WatchLog.since``)
-        return clone(obj)
+        # a write stores a new object; the log's readers only read (``WatchLog.since``)
+        return obj
 
     def drop(self, ref: ObjectRef) -> Manifest | None:
         key = key_of(ref)
         obj = self.objects.pop(key, None)
         if obj is not None:
             self.undo = (key, obj)
-            last = clone(obj)
-            version = last["metadata"]["resourceVersion"] = self.next_version()
+            version = self.next_version()
+            # the object's last state at the deletion's version: only the metadata is new, the
+            # rest is shared with the stored object (never mutated, as in ``put_json``)
+            last = {**obj, "metadata": {**obj["metadata"], "resourceVersion": version}}
             self.log.append(WatchEvent("DELETED", ObjectRef.of(last), last, version))
         return obj
 

@@ -14,15 +14,13 @@ somehow is not pre-bound stays Pending instead of binding to a stranger's volume
 
 from __future__ import annotations
 
-import copy
-from typing import Any
-
 import yaml
 
 from app.manifests import names
 from app.manifests.options import Options
 from core.katib import CONFIG_KEY, CONFIG_MAP_NAME
 from core.kube import Manifest
+from core.local_volumes import with_local_volumes
 
 PREFIX_FIELD = "localVolumePathPrefix"
 
@@ -41,10 +39,14 @@ def config_map(options: Options) -> Manifest:
 
 
 def local_volume_config(config: Manifest, prefix: str | None) -> Manifest:
-    """A copy of the katib-config whose suggestion entries select the local-volume class."""
-    found = copy.deepcopy(config)
+    """A copy of the katib-config whose suggestion entries select the local-volume class (the
+    core's own rule, ``core.local_volumes.with_local_volumes``), with ``prefix`` if given."""
+    found = with_local_volumes(config)
     for entry in (found.get("runtime") or {}).get("suggestions") or []:
-        _select_local_volume(entry, prefix)
+        claim = entry.get("persistentVolumeClaimSpec") or {}
+        local = claim.get("storageClassName") == names.STORAGE_CLASS
+        if prefix is not None and local and not entry.get("persistentVolumeSpec"):
+            entry[PREFIX_FIELD] = prefix
     return found
 
 
@@ -56,13 +58,3 @@ def storage_class() -> Manifest:
         "provisioner": "kubernetes.io/no-provisioner",
         "volumeBindingMode": "WaitForFirstConsumer",
     }
-
-
-def _select_local_volume(entry: dict[str, Any], prefix: str | None) -> None:
-    claim = entry.get("persistentVolumeClaimSpec") or {}
-    entry["persistentVolumeClaimSpec"] = claim
-    if claim.get("storageClassName") not in (None, "", names.STORAGE_CLASS):
-        return
-    claim["storageClassName"] = names.STORAGE_CLASS
-    if prefix is not None:
-        entry[PREFIX_FIELD] = prefix

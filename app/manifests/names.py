@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from core.katib import DEFAULT_SUGGESTION_STORAGE_CLASS
 from core.kube import Manifest
 
 APP: Final = "katib-resume"
@@ -29,7 +30,7 @@ MUTATE_PATH: Final = "/mutate-experiment"
 USER_ID: Final = 10001
 """The image's non-root user (``Dockerfile``); the pods run as it."""
 
-STORAGE_CLASS: Final = "katib-suggestion"
+STORAGE_CLASS: Final = DEFAULT_SUGGESTION_STORAGE_CLASS  # issue 5: the local volume mode
 NAMESPACE_NAME_LABEL: Final = "kubernetes.io/metadata.name"
 
 

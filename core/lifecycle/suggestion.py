@@ -65,7 +65,11 @@ _LIVE = (St.Pending, St.Created, St.Deploying, St.Blocked, St.Running, St.Restar
 TABLE: tuple[Transition[SuggestionState], ...] = (
     Transition("created", St.Pending, St.Created),
     Transition("deployment_requested", (St.Created, St.Restarting), St.Deploying),
-    Transition("ownership_conflict_found", (St.Created, St.Deploying, St.Running), St.Blocked),
+    Transition(
+        "ownership_conflict_found",
+        (St.Created, St.Deploying, St.Running, St.Restarting),
+        St.Blocked,
+    ),
     Transition("ownership_conflict_resolved", St.Blocked, St.Deploying),
     Transition(
         "deployment_became_available", St.Deploying, St.Running, conditions=("is_settings_valid",)

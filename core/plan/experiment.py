@@ -131,22 +131,36 @@ def _status(
     after: ExperimentState,
     now: datetime,
 ) -> Manifest | None:
-    """The new status, or ``None`` when it would equal the observed one (no no-op writes)."""
-    old = experiment.status.to_dict()
+    """The new status, or ``None`` when it would equal the observed one (no no-op writes).
+
+    Unchanged conditions (the observed tuple itself) are left out of the comparison, which
+    they cannot change, and dumped only for a write: most reconciles change no condition, and
+    the conditions are the costliest part of the status to serialise.
+    """
+    observed = experiment.status
+    kept = conditions is observed.conditions and (
+        bool(conditions) or "conditions" not in observed.model_fields_set
+    )
+    old = observed.to_dict(exclude={"conditions"}) if kept else observed.to_dict()
     status = replace_status_counts(old, counts) if counts.total else dict(old)
-    status["conditions"] = [c.to_dict() for c in conditions]
+    if not kept:
+        status["conditions"] = [c.to_dict() for c in conditions]
     generation = experiment.metadata.generation
     if generation is not None:
         status["observedGeneration"] = generation
-    if experiment.status.start_time is None and after is not X.Pending:
+    if observed.start_time is None and after is not X.Pending:
         status["startTime"] = format_time(now)
     if after is not before and after in (X.Succeeded, X.Failed):
         status["completionTime"] = format_time(now)
     if after is X.Running and before in (X.Succeeded, X.Failed):
         status.pop("completionTime", None)  # a restarted run has not completed (Katib bug 24)
-    if not status["conditions"]:
+    if not kept and not status["conditions"]:
         del status["conditions"]
-    return None if status == old else status
+    if status == old:
+        return None
+    if kept and conditions:  # in its place: first, as the full dump has it
+        return {"conditions": [c.to_dict() for c in conditions], **status}
+    return status
 
 
 def _ref(experiment: Experiment) -> ObjectRef:

@@ -66,6 +66,55 @@ def test_plan_with_a_configured_pv(tmp_path: Path) -> None:
     assert pv["spec"]["hostPath"]["path"] == "/srv/katib/from-volume-resume-random-kubeflow"
 
 
+def local_config(tmp_path: Path, **entry: Any) -> Path:
+    """The shared katib-config with the ``random`` entry in the local volume mode."""
+    config = yaml.safe_load((ROOT / "tests" / "data" / "katib-config.yaml").read_text())
+    random = config["runtime"]["suggestions"][0]
+    random.update(persistentVolumeClaimSpec={"storageClassName": "katib-suggestion"}, **entry)
+    return write(tmp_path, "local.yaml", config)
+
+
+def test_plan_shows_the_local_volume_pre_bound_to_its_claim(tmp_path: Path) -> None:
+    config = local_config(tmp_path, localVolumePathPrefix="/srv/katib")
+    done = run("plan", "-f", EXAMPLE, "--config", config, "-o", "json")
+    assert done.returncode == 0, done.stderr
+    items = json.loads(done.stdout)["items"]
+    assert [item["kind"] for item in items] == [
+        "Suggestion", "PersistentVolume", "PersistentVolumeClaim", "Service", "Deployment"
+    ]  # fmt: skip
+    pv, pvc = items[1], items[2]
+    assert pv["metadata"]["name"] == "from-volume-resume-random-kubeflow"
+    assert pv["metadata"]["labels"] == {"type": "local"}
+    assert pv["spec"]["storageClassName"] == "katib-suggestion"
+    assert pv["spec"]["hostPath"] == {
+        "path": "/srv/katib/from-volume-resume-random-kubeflow",
+        "type": "DirectoryOrCreate",
+    }
+    assert pv["spec"]["claimRef"]["name"] == pvc["metadata"]["name"]
+    assert pvc["spec"]["volumeName"] == pv["metadata"]["name"]
+
+
+def test_a_bad_prefix_is_bad_input(tmp_path: Path) -> None:
+    done = run("plan", "-f", EXAMPLE, "--config", local_config(tmp_path, localVolumePathPrefix="x"))
+    assert done.returncode == 2
+    assert done.stderr.strip().endswith(
+        "localVolumePathPrefix: must be an absolute path without '..', got 'x'"
+    )
+    assert "Traceback" not in done.stderr
+
+
+def test_validate_denies_a_stale_local_pv(tmp_path: Path) -> None:
+    pv = "from-volume-resume-random-kubeflow"
+    config = local_config(tmp_path)
+    done = run("validate", "-f", EXAMPLE, "--config", config, "--existing-pv", pv)
+    assert done.returncode == 1
+    assert done.stderr.strip() == (
+        f"Cannot create the Experiment: from-volume-resume in namespace: kubeflow, PV: {pv} "
+        "is not deleted"
+    )
+    assert run("validate", "-f", EXAMPLE, "--config", config, "--existing-pv", "x").returncode == 0
+
+
 def test_validate_allows_the_example() -> None:
     done = run("validate", "-f", EXAMPLE)
     assert (done.returncode, done.stdout.strip()) == (
@@ -170,6 +219,22 @@ def test_an_invalid_field_type_names_the_field(tmp_path: Path) -> None:
     done = run("plan", "-f", write(tmp_path, "e.yaml", data))
     assert done.returncode == 2
     assert "e.yaml: spec.maxTrialCount:" in done.stderr
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback(tmp_path: Path) -> None:
+    """``katib-resume demo | head -1``: the pipe closes while the command still writes."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "app.cli", "demo"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.readline()
+    process.stdout.close()
+    error = process.stderr.read()
+    assert process.wait(60) in (0, 141)
+    assert "Traceback" not in error
 
 
 @pytest.mark.parametrize(

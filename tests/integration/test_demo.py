@@ -19,17 +19,23 @@ from app import cmd_demo
 ROOT = Path(__file__).resolve().parents[2]
 CLAIMS = (
     "12 trials in",
-    "its Deployment and Service are gone, its volume is kept",
+    "PersistentVolumeClaim from-volume-resume-random: storage class katib-suggestion, Bound",
+    "PersistentVolume from-volume-resume-random-kubeflow: type=local, hostPath "
+    "/tmp/katib/suggestions/from-volume-resume-random-kubeflow, pre-bound to its claim",
+    "its Deployment and Service are gone, its volume and its directory are kept",
     "PersistentVolumeClaim from-volume-resume-random, UID ",
     "maxTrialCount 10 is denied, 20 is allowed (maxTrialCount 12 -> 20)",
     "must be greater than status.trials count",
     "Deployment from-volume-resume-random: comes back (new UID",
     "PersistentVolumeClaim from-volume-resume-random: reused, same UID",
+    "PersistentVolume from-volume-resume-random-kubeflow: reused, same UID",
+    "mounted the same directory",
     "suggestion state restored from ",
     "(12 assignments)",
     "trials 13-20 continued the sequence",
     "made exactly the same 20 assignments in the same order",
     "nothing is left in the cluster, and the volume is gone",
+    "removed PersistentVolume from-volume-resume-random-kubeflow",
     "removed volume directory ",
     "every claim above was checked",
 )
@@ -59,6 +65,20 @@ def test_the_pvc_uid_is_the_same_before_and_after_the_resume(
     out = capsys.readouterr().out
     kept = out.split("PersistentVolumeClaim from-volume-resume-random, UID ", 1)[1].split()[0]
     assert f"PersistentVolumeClaim from-volume-resume-random: reused, same UID {kept}" in out
+
+
+def test_one_directory_from_the_first_run_to_the_deletion(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert cmd_demo.demo(argparse.Namespace()) == 0
+    out = capsys.readouterr().out
+    directory = out.split("on this machine the simulated node keeps it in ", 1)[1].split()[0]
+    assert directory.endswith(
+        "/volumes/host/tmp/katib/suggestions/from-volume-resume-random-kubeflow"
+    )
+    assert f"directory {directory}: suggestion-state.json" in out  # kept through completion
+    assert f"suggestion state restored from {directory}/suggestion-state.json" in out
+    assert f"removed volume directory {directory}" in out
 
 
 def test_a_false_claim_stops_the_demo_with_exit_3(

@@ -221,8 +221,8 @@ def test_edit_then_run_resumes_to_20_trials_on_the_same_pvc(state: Path) -> None
 
 
 def test_delete_removes_everything_including_the_volume(state: Path) -> None:
-    volumes = state / "volumes" / "host" / "var" / "lib" / "fake-provisioner"
-    assert any(volumes.iterdir())
+    volumes = state / "volumes" / "host" / "tmp" / "katib" / "suggestions"
+    assert [path.name for path in volumes.iterdir()] == [f"{PVC_NAME}-{NS}"]
     text = ok("delete", "experiment", NAME, "-n", NS, "--state-dir", state)
     assert f"removed PersistentVolumeClaim {PVC_NAME}" in text
     assert "removed 12 Trials" in text and "removed volume directory" in text
@@ -343,3 +343,25 @@ def test_a_configured_pv_goes_with_the_experiment_so_run_is_admitted_again(tmp_p
     assert "kept volume directory" in removed  # a static hostPath outside /tmp/ keeps its data
     again = cli("run", "-f", EXAMPLE, "--state-dir", state)
     assert again.returncode == 0, again.stderr  # our finalizer deleted the PV: nothing left over
+
+
+def test_a_new_state_directory_keeps_the_local_volume_config(state: Path) -> None:
+    stored = yaml.safe_load((state / "katib-config.yaml").read_text())
+    claims = [entry["persistentVolumeClaimSpec"] for entry in stored["runtime"]["suggestions"]]
+    assert all(claim["storageClassName"] == "katib-suggestion" for claim in claims)
+    (pv,) = as_json("get", "pv", "--state-dir", state)["items"]
+    assert pv["metadata"]["name"] == f"{PVC_NAME}-{NS}"
+    assert pv["metadata"]["labels"] == {"type": "local"}
+    assert pv["spec"]["hostPath"]["path"] == f"/tmp/katib/suggestions/{PVC_NAME}-{NS}"
+
+
+def test_a_state_directory_from_before_the_mode_keeps_katibs_config(tmp_path: Path) -> None:
+    state = tmp_path / "s"
+    shipped = ROOT / "app" / "data" / "katib-config.yaml"
+    ok("run", "-f", EXAMPLE, "--config", shipped, "--state-dir", state)
+    (state / "katib-config.yaml").unlink()  # as a state directory made before the mode
+    ok("edit", "experiment", NAME, "-n", NS, "--max-trial-count", "15", "--state-dir", state)
+    ok("run", NAME, "-n", NS, "--state-dir", state)  # resumes on its provisioned volume
+    (pv,) = as_json("get", "pv", "--state-dir", state)["items"]
+    assert pv["metadata"]["name"].startswith("pvc-")
+    assert not (state / "katib-config.yaml").exists()

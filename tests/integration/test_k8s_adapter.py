@@ -15,6 +15,7 @@ import pytest
 
 from adapters.k8s.cluster import KubeCluster
 from adapters.k8s.connect import to_url
+from adapters.k8s.live import LiveCluster
 from adapters.k8s.resources import RESOURCES
 from adapters.k8s.store import Store
 from adapters.k8s.transport import Retry, Transport
@@ -289,3 +290,16 @@ def test_an_event_that_cannot_be_recorded_does_not_fail_the_reconcile(
     kube.call(lambda m: m.fail("POST", f"/{namespace}/events", 500, times=3))
     cluster.record_event(ref(namespace), "Warning", "X", "lost")
     assert cluster.dropped_events == 1
+
+
+def test_a_live_cluster_reads_the_server_every_time(
+    kube: MockServer, transport: Transport, namespace: str
+) -> None:
+    live = LiveCluster(transport)
+    with pytest.raises(NotFound):
+        live.get(ref(namespace))
+    path = f"/apis/{KATIB}/namespaces/{namespace}/experiments"
+    transport.request("POST", path, body=experiment(namespace, team="a"))
+    assert live.get(ref(namespace))["kind"] == "Experiment"  # no watch: read at once
+    assert [o["metadata"]["name"] for o in live.list(KATIB, "Experiment", namespace, {})] == ["exp"]
+    assert live.list(KATIB, "Experiment", namespace, {"team": "b"}) == []

@@ -214,3 +214,32 @@ def test_validation_unavailable_is_retried_not_fatal() -> None:
     bench.validation = None
     bench.settle()
     assert bench.conditions("Suggestion") == ["C", "DR+", "R+"]
+
+
+def test_a_conflict_found_on_restart_is_reported_not_waited_on_silently() -> None:
+    """A restart that meets a stranger's volume under our name says so, as a first run does
+    (it used to wait in Restarting with no word: the conflict was only reported while Created,
+    Deploying or Running)."""
+    bench = Bench(experiment("FromVolume"))
+    first_run(bench)
+    bench.config = shipped_config(persistentVolumeSpec=HOST_PV)  # now the entry brings a PV
+    foreign = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolume",
+        "metadata": {"name": "from-volume-resume-random-kubeflow"},
+        "spec": dict(HOST_PV),
+    }
+    stranger = bench.cluster.create(foreign)
+    bench.edit(maxTrialCount=15)
+    bench.settle()
+    ready = condition(bench, "Suggestion", "DeploymentReady")
+    assert (ready["status"], ready["reason"]) == ("False", "OwnershipConflict")
+    assert condition(bench, "Experiment", "Restarting")["status"] == "True"
+    assert bench.deployment() is None
+    bench.cluster.delete(
+        bench.ref("PersistentVolume", "-random-kubeflow", "v1"), stranger["metadata"]["uid"]
+    )
+    bench.settle()
+    assert bench.deployment() is not None
+    pv = bench.pv()
+    assert pv is not None and pv["metadata"]["uid"] != stranger["metadata"]["uid"]

@@ -52,7 +52,7 @@ def _sug_oracle() -> dict[tuple[SuggestionState, str], SugRule]:
         (St.Running, "deployment_became_unavailable"): lambda f: St.Deploying,
         (St.Succeeded, "restart_requested"): lambda f: St.Restarting if f.is_volume_kept else None,
     }
-    for state in (St.Created, St.Deploying, St.Running):
+    for state in (St.Created, St.Deploying, St.Running, St.Restarting):
         oracle[(state, "ownership_conflict_found")] = lambda f: St.Blocked
     for state in LIVE:
         oracle[(state, "experiment_completed")] = lambda f: (

@@ -25,9 +25,10 @@ from app.keys import Key
 from core.actions import ObjectRef
 from core.katib import API_VERSION
 from core.kube import Manifest
-from tests.support.sim import CHILD, NAMESPACE, Sim
+from tests.support.sim import CHILD, NAMESPACE, PV_NAME, Sim, local_config
 
 LIFECYCLES = int(os.environ.get("RESTART_LIFECYCLES", "2000"))
+LOCAL_SHARE = 8  # the local volume mode explores an eighth as many lifecycles (FromVolume only)
 MAX_BUDGET = 12  # keeps a lifecycle small: depth comes from restarts, not from trial counts
 
 
@@ -38,6 +39,7 @@ class RestartSequences(RuleBasedStateMachine):
         self.sim: Sim
         self.pvc_uid: str | None = None
         self.deleted = False
+        self.local = False
 
     @initialize(
         policy=st.sampled_from(["Never", "LongRunning", "FromVolume"]),
@@ -162,6 +164,19 @@ class RestartSequences(RuleBasedStateMachine):
             assert pvc is not None and pvc["metadata"]["uid"] == self.pvc_uid
 
     @invariant()
+    def a_bound_claim_has_its_own_volume(self) -> None:
+        """The claim is bound to the PV made for it: the local one, or a provisioned one."""
+        pvc = self.sim.pvc()
+        volume = (pvc or {}).get("spec", {}).get("volumeName")
+        if pvc is None or pvc.get("status", {}).get("phase") != "Bound":
+            return
+        assert volume == PV_NAME if self.local else volume == f"pvc-{pvc['metadata']['uid']}"
+        if self.local:
+            pv = self.sim.get("PersistentVolume", PV_NAME, "v1")
+            assert pv is not None
+            assert pv["spec"]["hostPath"]["path"] == f"/tmp/katib/suggestions/{PV_NAME}"
+
+    @invariant()
     def only_our_volume_is_mounted(self) -> None:
         deployment = self.sim.deployment()
         volumes = (deployment or {}).get("spec", {}).get("template", {}).get("spec", {})
@@ -196,6 +211,7 @@ class RestartSequences(RuleBasedStateMachine):
             store = self.sim.cluster.api.store
             for _ in range(50):
                 if not store.all():
+                    assert not self._local_directory().exists(), "the directory is removed"
                     return
                 self.sim.step()
             raise AssertionError(f"left behind: {[o['kind'] for o in store.all()]}")
@@ -214,10 +230,16 @@ class RestartSequences(RuleBasedStateMachine):
             assert self.sim.deployment() is None and self.sim.service() is None
         if self.sim.policy == "FromVolume":
             assert self.sim.pvc() is not None
+            pv = self.sim.get("PersistentVolume", PV_NAME, "v1")
+            assert (pv is not None) == self.local
         self.sim.runtime.controller.enqueue(Key(NAMESPACE, "from-volume-resume"))
         before = self.sim.runtime.controller.stats.writes
         self.sim.runtime.drain()
         assert self.sim.runtime.controller.stats.writes == before, "the fixed point writes nothing"
+
+    def _local_directory(self) -> Path:
+        """Where the simulated node keeps the local PV's directory."""
+        return self.root / "volumes" / "host" / "tmp" / "katib" / "suggestions" / PV_NAME
 
 
 def _terminal(trial: Manifest) -> bool:
@@ -234,7 +256,29 @@ def _succeeded_reason(experiment: Manifest | None) -> str | None:
     return None
 
 
+class LocalVolumeRestartSequences(RestartSequences):
+    """The same world events on the embedded runtime's default config, the local volume mode
+    (``docs/local-volumes.md``): the claim is bound to the local PV made for it, and deleting
+    the Experiment removes the PV and its directory."""
+
+    @initialize(budget=st.integers(1, 5), parallel=st.integers(1, 3), seed=st.integers(0, 3))
+    def start(self, budget: int, parallel: int, seed: int) -> None:
+        self.local = True
+        self.sim = Sim(
+            self.root,
+            "FromVolume",
+            max_trials=budget,
+            parallel=min(parallel, budget),
+            seed=seed,
+            config=local_config(),
+        )
+
+
 RestartSequences.TestCase.settings = settings(
     max_examples=LIFECYCLES, stateful_step_count=30, deadline=None
 )
 test_restart_sequences = RestartSequences.TestCase
+LocalVolumeRestartSequences.TestCase.settings = settings(
+    max_examples=max(1, LIFECYCLES // LOCAL_SHARE), stateful_step_count=30, deadline=None
+)
+test_restart_sequences_in_the_local_volume_mode = LocalVolumeRestartSequences.TestCase

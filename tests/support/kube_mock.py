@@ -283,6 +283,10 @@ class MockServer:
             self.url = str(server.url).rstrip("/")
             self.ready.set()
             await self.stopping.wait()
+            # open watch streams would hold the server's shutdown until they time out
+            for task in asyncio.all_tasks():
+                if task is not asyncio.current_task():
+                    task.cancel()
 
     def start(self) -> MockServer:
         self.thread.start()

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from adapters.fake import ControllerCrash, FakeClock, FakeCluster, FakeWorld
-from app.inputs import load_config
+from app.inputs import embedded_config, load_config
 from app.runtime import Runtime
 from core.actions import ObjectRef
 from core.config import KatibConfig
@@ -28,11 +28,18 @@ from tests.support.harness import load
 
 NAME, NAMESPACE = "from-volume-resume", "kubeflow"
 CHILD = f"{NAME}-random"
+PV_NAME = f"{CHILD}-{NAMESPACE}"
 
 
 @functools.cache
 def _shipped_config() -> KatibConfig:
     return load_config(None)  # frozen: safe to share
+
+
+@functools.cache
+def local_config() -> KatibConfig:
+    """The embedded runtime's default: the shipped katib-config in the local volume mode."""
+    return embedded_config()
 
 
 def example(policy: str, max_trials: int | None, parallel: int, seed: int) -> Manifest:

@@ -295,6 +295,28 @@ def test_start_reports_say_where_the_state_came_from(tmp_path: Path) -> None:
     )
 
 
+def test_a_new_search_is_saved_by_its_first_call_not_at_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    saves: list[int] = []
+    real = store.save
+
+    def counting(path: Path, state: Any) -> None:
+        saves.append(len(state.issued))
+        real(path, state)
+
+    monkeypatch.setattr(store, "save", counting)
+    server = started(tmp_path)
+    assert not (tmp_path / FILE_NAME).exists()  # a rebuild of no history gives the same state
+    assert server.get_suggestions([], 0) == []
+    assert store.load(tmp_path / FILE_NAME).issued == ()  # saved although nothing was issued
+    history = server.get_suggestions([], 2)
+    assert server.get_suggestions(history, 2) == []  # unchanged since the last save: no save
+    assert saves == [0, 2]
+    report = SuggestionServer(experiment(), 5, tmp_path).start(history)
+    assert report.source == "restored"
+
+
 def corrupt_checksum(path: Path) -> None:
     document = json.loads(path.read_text())
     document["sha256"] = "0" * 64

@@ -20,6 +20,11 @@ server issued, the server re-synchronises on ``have`` as it would on start (leve
 controller's list wins). A batch that changes the state is saved before it is returned, so
 nothing is handed out that the volume does not remember; if the save fails, the server keeps its
 previous state and the next call produces the same batch again.
+
+A new search (no saved state, no history) is not saved at start: its state is what a rebuild
+from the empty history gives, so a file holding it would add nothing but an atomic save (a new
+file, two ``fsync``s and a rename). The first ``get_suggestions`` call saves it, changed or not,
+so after any call the volume holds the state the answer came from.
 """
 
 from __future__ import annotations
@@ -76,6 +81,7 @@ class SuggestionServer:
         self._search: Search | None = None
         self._state: SearchState | None = None
         self._invalid: ValueError | None = None
+        self._saved_state: SearchState | None = None
 
     @property
     def path(self) -> Path | None:
@@ -93,7 +99,7 @@ class SuggestionServer:
 
     def start(self, history: Sequence[Manifest]) -> StartReport:
         """Restore the saved state, or rebuild it from ``history``; see the module docstring."""
-        self._search, self._state, self._invalid = None, None, None
+        self.stop()
         try:
             search = build(self.experiment, self.seed)
         except (SettingsError, SpaceError) as error:
@@ -101,13 +107,14 @@ class SuggestionServer:
             return StartReport("new", f"suggestion state not loaded: {error}")
         found = self._saved(search, history)
         if found.state is not None:
-            self._search, self._state = search, found.state
+            self._search, self._state, self._saved_state = search, found.state, found.state
             return StartReport("restored", f"{found.why} ({_count(len(found.state.issued))})")
         rebuilt, differ = self._rebuild(search, history)
+        if not found.trouble and not history:  # saved by the first call (module docstring)
+            self._search, self._state = search, rebuilt
+            return StartReport("new", f"{found.why}: a new search")
         self._save(rebuilt)
         self._search, self._state = search, rebuilt
-        if not found.trouble and not history:
-            return StartReport("new", f"{found.why}: a new search")
         reason = _rebuilt(found.why, len(history), differ)
         return StartReport("rebuilt", reason + (f"; {found.kept}" if found.kept else ""))
 
@@ -118,14 +125,14 @@ class SuggestionServer:
             state = self._rebuild(search, have)[0]
         if total > len(state.issued):
             state = self._extend(search, state, total - len(state.issued))
-        if state is not self._state:
+        if state is not self._saved_state:
             self._save(state)
-            self._state = state
+        self._state = state
         return list(normalized(state.issued[len(have) : total]))
 
     def stop(self) -> None:
         """Forget the in-memory state; everything worth keeping is already on the volume."""
-        self._search, self._state, self._invalid = None, None, None
+        self._search, self._state, self._invalid, self._saved_state = None, None, None, None
 
     def _running(self) -> tuple[Search, SearchState]:
         if self._invalid is not None:
@@ -202,8 +209,10 @@ class SuggestionServer:
         return replace(state, cursor=cursor, issued=tuple(issued))
 
     def _save(self, state: SearchState) -> None:
+        """Make ``state`` durable (remembered as saved only once the save succeeded)."""
         if self.path is not None:
             store.save(self.path, state)  # creates the directory if it is missing
+        self._saved_state = state
 
 
 def _is_prefix(have: Sequence[Manifest], issued: Sequence[Manifest]) -> bool:

@@ -1,0 +1,94 @@
+"""The Experiment's status write: unchanged conditions are left out of the comparison only.
+
+``core.plan.experiment`` compares the new status without the conditions when they are the
+observed tuple itself; these cases hold it to the plain rule (serialise the whole status, set
+the counters and times, write only if something differs), key order included.
+"""
+
+from __future__ import annotations
+
+import copy
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from adapters.fake.clock import EPOCH
+from core.lifecycle.experiment import ExperimentState
+from core.model import Experiment
+from core.plan.experiment import _status
+from core.trials import TrialCounts, replace_status_counts
+from tests.support.harness import load
+
+X = ExperimentState
+RUNNING = [
+    {"type": "Created", "status": "True", "reason": "ExperimentCreated"},
+    {"type": "Running", "status": "True", "reason": "ExperimentRunning"},
+]
+NOW = EPOCH + timedelta(minutes=5)
+
+
+def experiment(status: dict[str, Any]) -> Experiment:
+    raw = copy.deepcopy(load("from-volume-resume.yaml"))
+    raw["metadata"].update(uid="exp-uid", generation=1)
+    raw["status"] = status
+    return Experiment.model_validate(raw)
+
+
+def plain(exp: Experiment, counts: TrialCounts) -> dict[str, Any] | None:
+    """The rule without the shortcut (only the counters and generation are set here)."""
+    old = exp.status.to_dict()
+    status = replace_status_counts(old, counts) if counts.total else dict(old)
+    status["conditions"] = [c.to_dict() for c in exp.status.conditions]
+    status["observedGeneration"] = 1
+    if not status["conditions"]:
+        del status["conditions"]
+    return None if status == old else status
+
+
+STARTED = {"startTime": "2026-01-01T00:00:00Z", "observedGeneration": 1}
+COUNTED = {"trials": 1, "trialsRunning": 1, "runningTrialList": ["t1"]}
+ZEROS = {
+    "trialsSucceeded": 0,
+    "trialsFailed": 0,
+    "trialsKilled": 0,
+    "trialsPending": 0,
+    "trialsEarlyStopped": 0,
+    "trialMetricsUnavailable": 0,
+}
+
+
+@pytest.mark.parametrize(
+    ("status", "counts"),
+    [
+        ({"conditions": RUNNING, **STARTED}, TrialCounts()),  # nothing to write
+        ({"conditions": RUNNING, **STARTED}, TrialCounts(running_trials=("t1",))),
+        (
+            {"conditions": RUNNING, **STARTED, **COUNTED, **ZEROS},
+            TrialCounts(running_trials=("t1",)),
+        ),
+        (
+            {"conditions": RUNNING, **STARTED, **COUNTED, **ZEROS},
+            TrialCounts(succeeded_trials=("t1",)),
+        ),
+        ({"conditions": [], **STARTED}, TrialCounts()),  # an empty list is dropped: a write
+        ({**STARTED}, TrialCounts()),
+        ({"conditions": RUNNING, "startTime": "2026-01-01T00:00:00Z"}, TrialCounts()),
+    ],
+)
+def test_unchanged_conditions_write_what_the_whole_status_would(
+    status: dict[str, Any], counts: TrialCounts
+) -> None:
+    exp = experiment(status)
+    written = _status(
+        exp,
+        conditions=exp.status.conditions,
+        counts=counts,
+        before=X.Running,
+        after=X.Running,
+        now=NOW,
+    )
+    expected = plain(exp, counts)
+    assert written == expected
+    if written is not None and expected is not None:
+        assert list(written) == list(expected)  # the same key order as well
