@@ -131,10 +131,10 @@ def run(settings: Settings, stop: threading.Event) -> int:
     identity = os.environ.get("POD_NAME") or f"{socket.gethostname()}_{os.getpid()}"
     cluster = KubeCluster(transport, namespace=settings.namespace, instance=identity)
     config = ConfigMapSource(transport, *settings.config_map)
-    metrics = Metrics(cluster, lambda: dict(transport.counts.counts))
     service = GrpcSuggestionService(
         cluster, settings.endpoints, timeout=settings.suggestion_timeout
     )
+    metrics = Metrics(cluster, lambda: dict(transport.counts.counts), service.calls)
     host = Host(
         cluster,
         config,

@@ -22,6 +22,8 @@ is the watch-fed cache: asking costs no API call. Every call has a deadline.
 from __future__ import annotations
 
 import random
+import threading
+from collections import Counter
 from collections.abc import Sequence
 from functools import partial
 
@@ -73,6 +75,13 @@ class GrpcSuggestionService:
         self.timeout = timeout
         self.channels = channels or Channels(idle_seconds=max(300.0, 2 * timeout))
         self.suffix = random_suffix
+        self.lock = threading.Lock()
+        self.counts: Counter[tuple[str, str]] = Counter()
+
+    def calls(self) -> dict[tuple[str, str], int]:
+        """Calls made so far by (method, status code name): for the controller's metrics."""
+        with self.lock:
+            return dict(self.counts)
 
     def validate(self, suggestion: Suggestion) -> Validation:
         try:
@@ -134,7 +143,15 @@ class GrpcSuggestionService:
             request_serializer=partial(encode, method.request),
             response_deserializer=partial(decode, method.reply),
         )
-        reply: Wire = call(request, timeout=self.timeout)
+        code = grpc.StatusCode.OK
+        try:
+            reply: Wire = call(request, timeout=self.timeout)
+        except grpc.RpcError as error:
+            code = _status(error)[0]
+            raise
+        finally:
+            with self.lock:
+                self.counts[method.name, code.name] += 1
         return reply
 
     def _experiment(self, suggestion: Suggestion) -> Manifest:

@@ -146,6 +146,23 @@ def assigned(run: Run) -> dict[str, list[Json]]:
     }
 
 
+def assert_issued_by_the_service(run: Run) -> None:
+    trials = assigned(run)
+    assert set(trials) <= issued_names(run)
+    assert run.katib.requests_of("ValidateAlgorithmSettings")
+    for values in trials.values():
+        [lr, momentum] = values
+        assert lr["name"] == "lr" and 0.01 <= float(lr["value"]) <= 0.05
+        assert momentum["name"] == "momentum" and 0.5 <= float(momentum["value"]) <= 0.9
+
+
+def assert_suggestion_calls_counted(run: Run, metrics: str) -> None:
+    name = "katib_resume_suggestion_calls_total"
+    calls = len(run.katib.requests_of("GetSuggestions"))
+    assert f'{name}{{code="OK",method="GetSuggestions"}} {calls}.0' in metrics
+    assert f'{name}{{code="OK",method="ValidateAlgorithmSettings"}}' in metrics
+
+
 def addresses(log: Path) -> dict[str, str]:
     for line in log.read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
@@ -175,13 +192,7 @@ def test_a_from_volume_experiment_runs_completes_restarts_and_is_deleted(
     run.until(lambda: ("Succeeded", "True") in conditions(run.experiment()), "first completion")
     assert run.count(f"{KATIB}/trials") == 12
     # every Trial runs an assignment the service issued over gRPC, after a valid verdict
-    first = assigned(run)
-    assert set(first) <= issued_names(run)
-    assert run.katib.requests_of("ValidateAlgorithmSettings")
-    for values in first.values():
-        [lr, momentum] = values
-        assert lr["name"] == "lr" and 0.01 <= float(lr["value"]) <= 0.05
-        assert momentum["name"] == "momentum" and 0.5 <= float(momentum["value"]) <= 0.9
+    assert_issued_by_the_service(run)
     run.until(lambda: run.count("apps/v1/deployments") == 0, "deployment deleted")
     assert run.count("v1/services") == 0
     [claim] = run.objects("v1/persistentvolumeclaims")
@@ -199,6 +210,7 @@ def test_a_from_volume_experiment_runs_completes_restarts_and_is_deleted(
     assert status == 200
     assert 'katib_resume_reconciles_total{result="success"}' in metrics
     assert 'katib_resume_experiments{condition="Succeeded"} 1.0' in metrics
+    assert_suggestion_calls_counted(run, metrics)
 
     # raise the budget: the Experiment restarts and the same claim is mounted again
     path = f"/apis/{KATIB}/namespaces/{ns}/experiments/{name}"

@@ -396,6 +396,18 @@ def test_a_slow_server_hits_the_deadline(serve: Serving) -> None:
         client.get_suggestions(suggestion(), 1)
 
 
+def test_calls_are_counted_by_method_and_code(serve: Serving) -> None:
+    _, client = serve(scripted({"assignments": [pair("lr", "0.01")]}))
+    client.validate(suggestion())
+    client.get_suggestions(suggestion(), 1)
+    with pytest.raises(Unavailable):
+        client.get_suggestions(suggestion(), 2)  # answered OK, with the wrong count
+    assert client.calls() == {
+        ("ValidateAlgorithmSettings", "UNIMPLEMENTED"): 1,
+        ("GetSuggestions", "OK"): 2,
+    }
+
+
 def test_early_stopping_settings_are_validated_after_the_algorithm(serve: Serving) -> None:
     def refuse(request: Wire) -> Wire:
         raise Abort(grpc.StatusCode.INVALID_ARGUMENT, "min_trials_required must be positive")
