@@ -55,6 +55,17 @@ def positive(text: str) -> int:
     return _whole(text, 1, "must be at least 1")
 
 
+def seconds(text: str) -> float:
+    """A duration flag: a number of seconds greater than 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    return value
+
+
 def seed(text: str) -> int:
     return _whole(text, 0, "must not be negative")
 
@@ -218,6 +229,30 @@ def _add_controller(commands: argparse._SubParsersAction[Parser]) -> None:
     controller.add_argument("--workers", type=positive, default=2, metavar="N")
     controller.add_argument(
         "--log-level", choices=("debug", "info", "warning", "error"), default="info"
+    )
+    grpc = controller.add_argument_group(
+        "suggestion services (gRPC)",
+        "Endpoint templates may use {service} (<name>-<algorithm>), {name}, {algorithm} and "
+        "{namespace}; for example 127.0.0.1:6789 through kubectl port-forward.",
+    )
+    grpc.add_argument(
+        "--suggestion-endpoint",
+        default="{service}.{namespace}:6789",
+        metavar="TEMPLATE",
+        help="where a Suggestion's algorithm service answers (default: %(default)s)",
+    )
+    grpc.add_argument(
+        "--early-stopping-endpoint",
+        default="{service}.{namespace}:6788",
+        metavar="TEMPLATE",
+        help="where its early-stopping service answers (default: %(default)s)",
+    )
+    grpc.add_argument(
+        "--suggestion-timeout",
+        type=seconds,
+        default=10.0,
+        metavar="SECONDS",
+        help="the deadline of every call to a suggestion service (default: %(default)s)",
     )
 
 

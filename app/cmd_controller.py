@@ -1,8 +1,9 @@
 """``katib-resume controller``: the reconcile loop on a real cluster.
 
 Wiring only (the composition root of the cluster mode): credentials, the watch-fed cluster,
-the katib-config ConfigMap, leader election, probes, metrics, signals. The ``kubernetes``
-import happens here, inside the command, so no other command pays for it.
+the katib-config ConfigMap, the suggestion services' gRPC client, leader election, probes,
+metrics, signals. The ``kubernetes`` and ``grpc`` imports happen here, inside the command, so
+no other command (and no ``--help``) pays for them.
 
 Shutdown is graceful: SIGTERM or SIGINT stops new reconciles, lets those in flight finish,
 releases the Lease (a standby takes over at once) and exits 0. A leader that lost its Lease
@@ -28,7 +29,9 @@ from app.httpd import TEXT, Answer, ProbeServer, parse_address
 from app.inputs import InputError
 from app.logs import configure
 
-if TYPE_CHECKING:  # imported for real inside the command: `--help` must not load kubernetes
+if TYPE_CHECKING:  # imported for real inside the command: `--help` loads neither kubernetes
+    # nor grpc
+    from adapters.grpc import Endpoints
     from adapters.k8s.cluster import KubeCluster
     from adapters.k8s.config_map import ConfigMapSource
     from adapters.k8s.lease import LeaseElector
@@ -71,13 +74,21 @@ class Settings:
     health: tuple[str, int]
     leader_elect: bool
     workers: int
+    endpoints: Endpoints
+    suggestion_timeout: float
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Settings:
+        from adapters.grpc import Endpoints
+
         try:
             metrics, health = parse_address(args.metrics_addr), parse_address(args.health_addr)
         except ValueError as error:
             raise InputError(f"--metrics-addr/--health-addr: {error}") from None
+        try:
+            endpoints = Endpoints(args.suggestion_endpoint, args.early_stopping_endpoint)
+        except ValueError as error:
+            raise InputError(f"--suggestion-endpoint/--early-stopping-endpoint: {error}") from None
         return cls(
             kubeconfig=args.kubeconfig,
             namespace=None if args.all_namespaces else args.namespace,
@@ -86,6 +97,8 @@ class Settings:
             health=health,
             leader_elect=args.leader_elect,
             workers=args.workers,
+            endpoints=endpoints,
+            suggestion_timeout=args.suggestion_timeout,
         )
 
 
@@ -99,6 +112,7 @@ def controller(args: argparse.Namespace) -> int:
 
 def run(settings: Settings, stop: threading.Event) -> int:
     """Run until ``stop``; the exit status."""
+    from adapters.grpc import GrpcSuggestionService
     from adapters.k8s.cluster import KubeCluster
     from adapters.k8s.config_map import ConfigMapSource
     from adapters.k8s.connect import ConnectError, connect
@@ -112,8 +126,18 @@ def run(settings: Settings, stop: threading.Event) -> int:
     identity = os.environ.get("POD_NAME") or f"{socket.gethostname()}_{os.getpid()}"
     cluster = KubeCluster(transport, namespace=settings.namespace, instance=identity)
     config = ConfigMapSource(transport, *settings.config_map)
-    metrics = Metrics(cluster, lambda: dict(transport.counts.counts))
-    host = Host(cluster, config, SystemClock(), workers=settings.workers, observe=metrics.observe)
+    service = GrpcSuggestionService(
+        cluster, settings.endpoints, timeout=settings.suggestion_timeout
+    )
+    metrics = Metrics(cluster, lambda: dict(transport.counts.counts), service.calls)
+    host = Host(
+        cluster,
+        config,
+        SystemClock(),
+        service=service,
+        workers=settings.workers,
+        observe=metrics.observe,
+    )
     elector = None
     if settings.leader_elect:
         elector = LeaseElector(transport, settings.config_map[0], identity)
@@ -123,6 +147,7 @@ def run(settings: Settings, stop: threading.Event) -> int:
     finally:
         for server in probes:
             server.shutdown()
+        service.close()
         cluster.close()
         config.close()
 

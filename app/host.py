@@ -26,7 +26,7 @@ from app.keys import Key, key_of
 from app.reconcile import Parsed
 from core.katib import API_VERSION
 from core.kube import Manifest
-from core.ports import Clock, Cluster, ConfigSource, Gone
+from core.ports import Clock, Cluster, ConfigSource, Gone, SuggestionService
 
 log = logging.getLogger("katib_resume.controller")
 RESYNC_SECONDS = 600.0
@@ -49,13 +49,14 @@ class Host:
         config: ConfigSource,
         clock: Clock,
         *,
+        service: SuggestionService | None = None,
         workers: int = 1,
         observe: Observer | None = None,
         resync_seconds: float = RESYNC_SECONDS,
         poll_seconds: float = 0.05,
     ) -> None:
         self.cluster, self.clock = cluster, clock
-        self.controller = Controller(cluster, config, clock)
+        self.controller = Controller(cluster, config, clock, service)
         self.workers, self.observe = workers, observe
         self.resync_seconds, self.poll_seconds = resync_seconds, poll_seconds
         self.lock = threading.Condition()

@@ -5,7 +5,8 @@ and Suggestions by condition are computed when Prometheus scrapes, from the watc
 they cost nothing between scrapes and can never drift from the objects. Restarts and volume
 conflicts are counted from the Events the plans record: ``RestartRequested`` on an Experiment
 (its transition Succeeded -> Running) and ``OwnershipConflictFound`` on a Suggestion (a PV or
-PVC with our name that is not ours). The registry is the metrics' own, not the process-global
+PVC with our name that is not ours). Calls to the suggestion services are counted by the gRPC
+client and read at scrape time too. The registry is the metrics' own, not the process-global
 one, so tests can build as many as they like.
 """
 
@@ -16,7 +17,7 @@ from collections.abc import Callable, Iterator, Mapping
 
 from prometheus_client import CollectorRegistry, Histogram, generate_latest
 from prometheus_client import Counter as PromCounter
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from app.controller import Outcome
@@ -36,9 +37,16 @@ def result_of(outcome: Outcome) -> str:
     return "requeue" if outcome.requeue is not None else "success"
 
 
+SuggestionCalls = Callable[[], Mapping[tuple[str, str], int]]
+"""Calls to the suggestion services so far, by (gRPC method, status code name)."""
+
+
 class Metrics:
     def __init__(
-        self, cluster: Cluster, requests: Callable[[], Mapping[str, int]] | None = None
+        self,
+        cluster: Cluster,
+        requests: Callable[[], Mapping[str, int]] | None = None,
+        suggestion_calls: SuggestionCalls | None = None,
     ) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         self.reconciles = PromCounter(
@@ -62,7 +70,7 @@ class Metrics:
             "Volumes found with our name that belong to someone else",
             registry=self.registry,
         )
-        self.registry.register(_ClusterCollector(cluster, requests))
+        self.registry.register(_ClusterCollector(cluster, requests, suggestion_calls))
 
     def observe(self, key: Key, outcome: Outcome, seconds: float) -> None:
         result = result_of(outcome)
@@ -92,8 +100,14 @@ def _by_condition(objects: list[Manifest]) -> Counter[str]:
 
 
 class _ClusterCollector(Collector):
-    def __init__(self, cluster: Cluster, requests: Callable[[], Mapping[str, int]] | None) -> None:
+    def __init__(
+        self,
+        cluster: Cluster,
+        requests: Callable[[], Mapping[str, int]] | None,
+        suggestion_calls: SuggestionCalls | None,
+    ) -> None:
         self.cluster, self.requests = cluster, requests
+        self.suggestion_calls = suggestion_calls
 
     def collect(self) -> Iterator[Metric]:
         for kind in ("Experiment", "Suggestion"):
@@ -113,3 +127,12 @@ class _ClusterCollector(Collector):
             for kind, count in sorted(self.requests().items()):
                 family.add_metric([kind], count)
             yield family
+        if self.suggestion_calls is not None:
+            calls = CounterMetricFamily(
+                "katib_resume_suggestion_calls",
+                "gRPC calls to the suggestion services, by method and status code",
+                labels=["method", "code"],
+            )
+            for (method, code), count in sorted(self.suggestion_calls().items()):
+                calls.add_metric([method, code], count)
+            yield calls

@@ -10,6 +10,7 @@ validate first.
 from __future__ import annotations
 
 import contextlib
+import logging
 from dataclasses import replace
 from datetime import datetime
 from typing import TypeVar, cast
@@ -48,6 +49,8 @@ from core.ports import Cluster, NotFound, SuggestionService, Unavailable
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 RBAC = "rbac.authorization.k8s.io/v1"
+ASSIGNMENT_RETRY_SECONDS = 5.0
+log = logging.getLogger("katib_resume.controller")
 
 
 class Parsed:
@@ -164,7 +167,8 @@ def consult(service: SuggestionService, observed: Observed) -> Observed:
     """Ask the suggestion service what the core wants to know before it plans.
 
     An unreachable service is not an error of the reconcile: validation reports it as
-    ``Unavailable`` (the planner retries), and assignments simply wait for the next reconcile.
+    ``Unavailable`` (the planner retries), and assignments wait for a later reconcile, which
+    ``reconcile`` asks for (``ASSIGNMENT_RETRY_SECONDS``): nothing else would change to wake it.
     """
     suggestion = observed.suggestion
     if suggestion is None:
@@ -173,8 +177,12 @@ def consult(service: SuggestionService, observed: Observed) -> Observed:
         observed = replace(observed, validation=service.validate(suggestion))
     count = wants_assignments(observed)
     if count:
-        with contextlib.suppress(Unavailable):
+        try:
             fresh = tuple(service.get_suggestions(suggestion, count))
+        except Unavailable as error:
+            key = f"{observed.namespace}/{observed.name}"
+            log.info("no assignments this time", extra={"key": key, "error": str(error)})
+        else:
             observed = replace(observed, assignments=fresh)
     return observed
 
@@ -194,4 +202,8 @@ def reconcile(
     if service is not None:
         observed = consult(service, observed)
     decided = plan(observed, config, now)
-    return decided, apply(cluster, decided)
+    requeue = apply(cluster, decided)
+    if service is not None and wants_assignments(observed) and not observed.assignments:
+        retry = ASSIGNMENT_RETRY_SECONDS
+        requeue = retry if requeue is None else min(requeue, retry)
+    return decided, requeue

@@ -55,6 +55,17 @@ class TrialPhase(StrEnum):
     PENDING = "Pending"
 
 
+COMPLETED_PHASES = frozenset(
+    {
+        TrialPhase.SUCCEEDED,
+        TrialPhase.FAILED,
+        TrialPhase.KILLED,
+        TrialPhase.EARLY_STOPPED,
+        TrialPhase.METRICS_UNAVAILABLE,
+    }
+)
+"""The phases of a Trial that will not run again, whatever its outcome (the one definition)."""
+
 _PHASES = tuple(TrialPhase)
 """The phases in Katib's first-match order (iterating an enum class is slow: once is enough)."""
 _CONDITION_PHASES = tuple(phase for phase in _PHASES if phase is not TrialPhase.PENDING)
@@ -110,13 +121,7 @@ class TrialCounts:
     @property
     def completed(self) -> int:
         """Trials that will not run again, whatever their outcome (the one definition, bug 12)."""
-        return (
-            len(self.succeeded_trials)
-            + len(self.failed_trials)
-            + len(self.killed_trials)
-            + len(self.early_stopped_trials)
-            + len(self.metrics_unavailable_trials)
-        )
+        return sum(self.count(phase) for phase in COMPLETED_PHASES)
 
     @property
     def failed_total(self) -> int:

@@ -235,3 +235,20 @@ def test_a_reader_that_leaves_early_gets_no_traceback(tmp_path: Path) -> None:
     error = process.stderr.read()
     assert process.wait(60) in (0, 141)
     assert "Traceback" not in error
+
+
+@pytest.mark.parametrize(
+    ("flags", "error"),
+    [
+        (["--suggestion-endpoint", "{svc}.{namespace}:6789"], "unknown placeholder {svc}"),
+        (["--early-stopping-endpoint", "{service"], "invalid endpoint template '{service'"),
+        (["--suggestion-timeout", "0"], "must be a positive number of seconds, got 0"),
+        (["--suggestion-timeout", "soon"], "expected a number of seconds, got 'soon'"),
+    ],
+)
+def test_the_controller_refuses_bad_suggestion_flags_in_one_line(
+    flags: list[str], error: str
+) -> None:
+    done = run("controller", "--kubeconfig", "/nonexistent", *flags)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and error in done.stderr

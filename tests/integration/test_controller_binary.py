@@ -1,9 +1,11 @@
 """``katib-resume controller`` as a process, against kmock, through a whole FromVolume lifecycle.
 
 The test plays what kmock does not run (``tests.support.cluster_player``: kubelet, volume
-binder, Katib's suggestion client and trial controller, garbage collector) and checks, over
-HTTP, the objects and conditions through first run, completion, restart and deletion, and the
-controller's probes and metrics; then SIGTERM must end it cleanly.
+binder, Katib's trial controller, garbage collector) and serves Katib's suggestion API over
+real gRPC (``tests.support.katib_grpc``, our random search behind it), which the controller
+reaches through ``--suggestion-endpoint``. It checks, over HTTP, the objects and conditions
+through first run, completion, restart and deletion, that every Trial runs an assignment the
+service issued, and the controller's probes and metrics; then SIGTERM must end it cleanly.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from adapters.k8s.transport import MERGE_PATCH, Transport
 from core.defaults import default_experiment
 from core.model import Experiment
 from tests.support.cluster_player import ClusterPlayer
+from tests.support.katib_grpc import KatibServer, LocalAlgorithm
 from tests.support.kube_mock import MockServer, write_kubeconfig
 
 DATA = Path(__file__).resolve().parents[2] / "app" / "data"
@@ -52,9 +55,16 @@ def conditions(obj: Json) -> list[tuple[str, str]]:
 
 
 class Run:
-    def __init__(self, server: MockServer, transport: Transport, process: subprocess.Popen[str]):
+    def __init__(
+        self,
+        server: MockServer,
+        transport: Transport,
+        process: subprocess.Popen[str],
+        katib: KatibServer,
+    ):
         self.server, self.transport, self.process = server, transport, process
-        self.player = ClusterPlayer(server, transport)
+        self.katib = katib
+        self.player = ClusterPlayer(server, transport, suggestion_client=False)
 
     def objects(self, resource: str) -> list[Json]:
         return self.player.objects(resource)
@@ -85,6 +95,7 @@ def run(kube: MockServer, tmp_path: Path) -> Iterator[Run]:
         "data": {"katib-config.yaml": katib_config_with_volume()},
     }
     transport.request("POST", "/api/v1/namespaces/kubeflow/configmaps", body=config_map)
+    katib = KatibServer(LocalAlgorithm().behaviour())
     log = (tmp_path / "controller.log").open("w")
     command = [
         sys.executable, "-m", "app.cli", "controller",
@@ -92,15 +103,50 @@ def run(kube: MockServer, tmp_path: Path) -> Iterator[Run]:
         "--config-map", "kubeflow/katib-config",
         "--metrics-addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0",
         "--leader-elect", "--workers", "2",
+        "--suggestion-endpoint", katib.endpoint, "--suggestion-timeout", "5",
     ]  # fmt: skip
     process = subprocess.Popen(command, stderr=log, text=True)
     try:
-        yield Run(kube, transport, process)
+        yield Run(kube, transport, process, katib)
     finally:
         if process.poll() is None:
             process.kill()
         process.wait(10)
         log.close()
+        katib.stop()
+
+
+def issued_names(run: Run) -> set[str]:
+    """The trial names the suggestion service handed out over gRPC."""
+    return {
+        item["trial_name"]
+        for reply in run.katib.replies
+        for item in reply.get("parameter_assignments", [])
+    }
+
+
+def assigned(run: Run) -> dict[str, list[Json]]:
+    return {
+        t["metadata"]["name"]: t["spec"]["parameterAssignments"]
+        for t in run.objects(f"{KATIB}/trials")
+    }
+
+
+def assert_issued_by_the_service(run: Run) -> None:
+    trials = assigned(run)
+    assert set(trials) <= issued_names(run)
+    assert run.katib.requests_of("ValidateAlgorithmSettings")
+    for values in trials.values():
+        [lr, momentum] = values
+        assert lr["name"] == "lr" and 0.01 <= float(lr["value"]) <= 0.05
+        assert momentum["name"] == "momentum" and 0.5 <= float(momentum["value"]) <= 0.9
+
+
+def assert_suggestion_calls_counted(run: Run, metrics: str) -> None:
+    name = "katib_resume_suggestion_calls_total"
+    calls = len(run.katib.requests_of("GetSuggestions"))
+    assert f'{name}{{code="OK",method="GetSuggestions"}} {calls}.0' in metrics
+    assert f'{name}{{code="OK",method="ValidateAlgorithmSettings"}}' in metrics
 
 
 def addresses(log: Path) -> dict[str, str]:
@@ -131,6 +177,8 @@ def test_a_from_volume_experiment_runs_completes_restarts_and_is_deleted(
     # first run to maxTrialCount (12): completion tears the service down, keeps the volume
     run.until(lambda: ("Succeeded", "True") in conditions(run.experiment()), "first completion")
     assert run.count(f"{KATIB}/trials") == 12
+    # every Trial runs an assignment the service issued over gRPC, after a valid verdict
+    assert_issued_by_the_service(run)
     run.until(lambda: run.count("apps/v1/deployments") == 0, "deployment deleted")
     assert run.count("v1/services") == 0
     [claim] = run.objects("v1/persistentvolumeclaims")
@@ -148,6 +196,7 @@ def test_a_from_volume_experiment_runs_completes_restarts_and_is_deleted(
     assert status == 200
     assert 'katib_resume_reconciles_total{result="success"}' in metrics
     assert 'katib_resume_experiments{condition="Succeeded"} 1.0' in metrics
+    assert_suggestion_calls_counted(run, metrics)
 
     # raise the budget: the Experiment restarts and the same claim is mounted again
     path = f"/apis/{KATIB}/namespaces/{ns}/experiments/{name}"
@@ -155,6 +204,11 @@ def test_a_from_volume_experiment_runs_completes_restarts_and_is_deleted(
     run.transport.request("PATCH", path, body=patch, content_type=MERGE_PATCH)
     run.until(lambda: ("Restarting", "True") in conditions(run.experiment()), "restarting")
     run.until(lambda: run.count(f"{KATIB}/trials") == 20, "20 trials")
+    assert set(assigned(run)) <= issued_names(run)
+    # after the restart the service is told about the finished Trials, as Katib does
+    last = run.katib.requests_of("GetSuggestions")[-1]
+    assert len(last["trials"]) >= 12
+    assert {t["status"]["condition"] for t in last["trials"]} == {"SUCCEEDED"}
     run.until(lambda: ("Succeeded", "True") in conditions(run.experiment()), "second completion")
     assert ("Restarting", "False") in conditions(run.experiment())
     [again] = run.objects("v1/persistentvolumeclaims")

@@ -2,7 +2,8 @@
 
 A kubelet (a Deployment becomes ``Available``), a volume binder (a PVC becomes ``Bound``),
 Katib's suggestion client (a Suggestion's new ``spec.requests`` get assignments in
-``status.suggestions``) and its trial controller (a Trial succeeds with an observation), and
+``status.suggestions``; optional, since the controller asks the services itself) and its trial
+controller (a Trial succeeds with an observation), and
 the API server's garbage collector (a deleted Suggestion's dependents go). Each ``tick`` looks
 at the mock's objects and makes the writes those components would make, through the same
 JSON API the controller uses.
@@ -21,8 +22,14 @@ KATIB = "/apis/kubeflow.org/v1beta1"
 
 
 class ClusterPlayer:
-    def __init__(self, server: MockServer, transport: Transport) -> None:
+    """``suggestion_client=False`` leaves assignments to the controller under test (which then
+    asks a real suggestion service over gRPC)."""
+
+    def __init__(
+        self, server: MockServer, transport: Transport, *, suggestion_client: bool = True
+    ) -> None:
         self.server, self.transport = server, transport
+        self.plays_suggestion_client = suggestion_client
         self.numbers = itertools.count(1)
 
     def objects(self, resource: str) -> list[Json]:
@@ -34,7 +41,8 @@ class ClusterPlayer:
     def tick(self) -> None:
         self.kubelet()
         self.binder()
-        self.suggestion_client()
+        if self.plays_suggestion_client:
+            self.suggestion_client()
         self.trial_controller()
         self.garbage_collector()
 

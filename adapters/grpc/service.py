@@ -1,0 +1,201 @@
+"""``GrpcSuggestionService``: the ``SuggestionService`` port over Katib's gRPC API.
+
+What Katib's suggestion client does (BEHAVIOR.md §2.2 steps 9-10), with its words:
+
+* ``validate`` calls ``ValidateAlgorithmSettings`` with the Experiment and, when the Suggestion
+  has early stopping, ``ValidateEarlyStoppingSettings`` on the early-stopping port. A status of
+  ``INVALID_ARGUMENT`` or ``UNKNOWN`` is an invalid verdict, "<method> Error: <details>";
+  ``UNIMPLEMENTED`` counts as valid. Any other failure is ``UNAVAILABLE``, retried by the
+  planner: Katib fails the Suggestion for good on ``Unavailable`` and takes every other code
+  for valid (bug 19), neither of which says anything true about the settings.
+* ``get_suggestions`` sends the Experiment (its algorithm settings updated from the
+  Suggestion's ``status.algorithmSettings``) and its completed Trials, and turns the reply into
+  the assignments ``status.suggestions`` records, named by the service or
+  ``<suggestion>-<8 random characters>``. A failed call, or a reply with another number of
+  assignments than asked for ("The response contains unexpected trials"), raises
+  ``Unavailable``: the reconcile records nothing and asks again later.
+
+The Experiment and its Trials are read through the ``Cluster`` port, which in the controller
+is the watch-fed cache: asking costs no API call. Every call has a deadline.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections import Counter
+from collections.abc import Sequence
+from functools import partial
+
+import grpc
+
+from adapters.grpc.api import (
+    GET_SUGGESTIONS,
+    VALIDATE_ALGORITHM_SETTINGS,
+    VALIDATE_EARLY_STOPPING_SETTINGS,
+    Method,
+    Wire,
+    decode,
+    encode,
+)
+from adapters.grpc.channels import Channels
+from adapters.grpc.codec import algorithm_wire, experiment_wire, trial_wire
+from adapters.grpc.endpoints import Endpoints
+from core.actions import ObjectRef
+from core.katib import API_VERSION, LABEL_EXPERIMENT
+from core.kube import Manifest
+from core.model import Experiment, Suggestion, Trial
+from core.observed import VALID, Outcome, Validation
+from core.ports import Cluster, NotFound, Unavailable
+from core.trials import COMPLETED_PHASES, classify, is_own
+
+DEFAULT_TIMEOUT = 10.0
+NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # Kubernetes' utilrand alphabet, which Katib uses
+NAME_LENGTH = 8
+UNEXPECTED = "The response contains unexpected trials"
+_random = random.SystemRandom()
+
+
+def random_suffix() -> str:
+    return "".join(_random.choice(NAME_ALPHABET) for _ in range(NAME_LENGTH))
+
+
+class GrpcSuggestionService:
+    """Implements ``core.ports.SuggestionService``; ``close`` when done (it owns channels)."""
+
+    def __init__(
+        self,
+        cluster: Cluster,
+        endpoints: Endpoints | None = None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        channels: Channels | None = None,
+    ) -> None:
+        self.cluster, self.endpoints = cluster, endpoints or Endpoints()
+        self.timeout = timeout
+        self.channels = channels or Channels(idle_seconds=max(300.0, 2 * timeout))
+        self.suffix = random_suffix
+        self.lock = threading.Lock()
+        self.counts: Counter[tuple[str, str]] = Counter()
+
+    def calls(self) -> dict[tuple[str, str], int]:
+        """Calls made so far by (method, status code name): for the controller's metrics."""
+        with self.lock:
+            return dict(self.counts)
+
+    def validate(self, suggestion: Suggestion) -> Validation:
+        try:
+            experiment = self._experiment(suggestion)
+        except Unavailable as error:
+            return Validation(Outcome.UNAVAILABLE, str(error))
+        endpoint = self.endpoints.algorithm_of(suggestion)
+        request = {"experiment": experiment_wire(experiment)}
+        verdict = self._validate(VALIDATE_ALGORITHM_SETTINGS, endpoint, request)
+        early = suggestion.spec.early_stopping
+        if verdict.outcome is not Outcome.VALID or early is None:
+            return verdict
+        endpoint = self.endpoints.early_stopping_of(suggestion)
+        request = {"early_stopping": algorithm_wire(early.to_dict())}
+        return self._validate(VALIDATE_EARLY_STOPPING_SETTINGS, endpoint, request)
+
+    def get_suggestions(self, suggestion: Suggestion, count: int) -> Sequence[Manifest]:
+        experiment = self._experiment(suggestion)
+        have = suggestion.status.suggestions
+        settings = [setting.to_dict() for setting in suggestion.status.algorithm_settings]
+        request = {
+            "experiment": experiment_wire(experiment, settings),
+            "trials": self._completed_trials(experiment),
+            "current_request_number": count,
+            "total_request_number": len(have) + count,
+        }
+        endpoint = self.endpoints.algorithm_of(suggestion)
+        try:
+            reply = self._call(GET_SUGGESTIONS, endpoint, request)
+        except grpc.RpcError as error:
+            raise Unavailable(_failure(GET_SUGGESTIONS, endpoint, error)) from None
+        items = reply.get("parameter_assignments", [])
+        if len(items) != count:
+            raise Unavailable(
+                f"{GET_SUGGESTIONS.name} at {endpoint}: {UNEXPECTED} "
+                f"({len(items)} assignments for {count} requested)"
+            )
+        taken = {str(item.get("name")) for item in have}
+        return [self._assignment(suggestion.name, item, taken) for item in items]
+
+    def close(self) -> None:
+        self.channels.close()
+
+    def _validate(self, method: Method, endpoint: str, request: Wire) -> Validation:
+        try:
+            self._call(method, endpoint, request)
+        except grpc.RpcError as error:
+            code, details = _status(error)
+            if code in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.UNKNOWN):
+                return Validation(Outcome.INVALID, f"{method.name} Error: {details}")
+            if code is grpc.StatusCode.UNIMPLEMENTED:
+                return VALID
+            return Validation(Outcome.UNAVAILABLE, _failure(method, endpoint, error))
+        return VALID
+
+    def _call(self, method: Method, endpoint: str, request: Wire) -> Wire:
+        call = self.channels.get(endpoint).unary_unary(
+            method.path,
+            request_serializer=partial(encode, method.request),
+            response_deserializer=partial(decode, method.reply),
+        )
+        code = grpc.StatusCode.OK
+        try:
+            reply: Wire = call(request, timeout=self.timeout)
+        except grpc.RpcError as error:
+            code = _status(error)[0]
+            raise
+        finally:
+            with self.lock:
+                self.counts[method.name, code.name] += 1
+        return reply
+
+    def _experiment(self, suggestion: Suggestion) -> Manifest:
+        ref = ObjectRef(API_VERSION, "Experiment", suggestion.namespace, suggestion.name)
+        try:
+            return self.cluster.get(ref)
+        except NotFound:
+            raise Unavailable(f"Experiment {ref.namespace}/{ref.name} not found") from None
+
+    def _completed_trials(self, raw: Manifest) -> list[Wire]:
+        """The Experiment's own Trials that will not run again, as messages, in list order."""
+        experiment = Experiment.model_validate(raw)
+        listed = self.cluster.list(
+            API_VERSION, "Trial", experiment.namespace, {LABEL_EXPERIMENT: experiment.metadata.name}
+        )
+        trials = []
+        for obj in listed:
+            trial = Trial.model_validate(obj)
+            phase = classify(trial)
+            if is_own(experiment, trial) and phase in COMPLETED_PHASES:
+                trials.append(trial_wire(obj, phase))
+        return trials
+
+    def _assignment(self, suggestion: str, item: Wire, taken: set[str]) -> Manifest:
+        name = str(item.get("trial_name", ""))
+        while not name or name in taken:
+            name = f"{suggestion}-{self.suffix()}"
+        taken.add(name)
+        values = [
+            {"name": pair.get("name", ""), "value": pair.get("value", "")}
+            for pair in item.get("assignments", [])
+        ]
+        manifest: Manifest = {"name": name, "parameterAssignments": values}
+        if item.get("labels"):
+            manifest["labels"] = dict(item["labels"])
+        return manifest
+
+
+def _status(error: grpc.RpcError) -> tuple[grpc.StatusCode, str]:
+    if isinstance(error, grpc.Call):
+        return error.code(), error.details() or ""
+    return grpc.StatusCode.UNKNOWN, str(error)
+
+
+def _failure(method: Method, endpoint: str, error: grpc.RpcError) -> str:
+    code, details = _status(error)
+    return f"{method.name} at {endpoint}: {code.name}: {details}"

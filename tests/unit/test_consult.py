@@ -1,0 +1,46 @@
+"""Asking the suggestion service: assignments it could not give are asked for again soon.
+
+Nothing in the cluster changes when a ``GetSuggestions`` call fails, so no watch event would
+wake the Experiment again; the reconcile itself asks to be requeued.
+"""
+
+from __future__ import annotations
+
+from app.reconcile import ASSIGNMENT_RETRY_SECONDS, reconcile
+from core.kube import Manifest
+from core.model import Suggestion
+from core.ports import Unavailable
+from tests.support.harness import Bench, load
+
+
+class Unreachable(Bench):
+    def get_suggestions(self, suggestion: Suggestion, count: int) -> list[Manifest]:
+        raise Unavailable("GetSuggestions at exp-random.kubeflow:6789: UNAVAILABLE: refused")
+
+
+def running(bench: Bench) -> Bench:
+    bench.settle()
+    bench.bind_pvc()
+    bench.set_available()
+    bench.settle()
+    return bench
+
+
+def test_an_unanswered_get_suggestions_is_retried_after_a_short_delay() -> None:
+    bench = running(Unreachable(load("from-volume-resume.yaml")))
+    decided, requeue = reconcile(bench.cluster, bench.key, bench.config, bench.clock.now(), bench)
+    assert not decided.writes
+    assert requeue == ASSIGNMENT_RETRY_SECONDS
+    suggestion = bench.suggestion()
+    assert suggestion is not None and suggestion["spec"]["requests"] == 3
+    assert not suggestion["status"].get("suggestions")
+
+
+def test_once_the_assignments_are_recorded_nothing_is_retried() -> None:
+    bench = Bench(load("from-volume-resume.yaml"))
+    bench.serves_assignments = True
+    running(bench)
+    decided, requeue = reconcile(bench.cluster, bench.key, bench.config, bench.clock.now(), bench)
+    assert not decided.writes and requeue is None
+    suggestion = bench.suggestion()
+    assert suggestion is not None and len(suggestion["status"]["suggestions"]) == 3
