@@ -178,12 +178,14 @@ def consult(service: SuggestionService, observed: Observed) -> Observed:
     count = wants_assignments(observed)
     if count:
         try:
-            fresh = tuple(service.get_suggestions(suggestion, count))
+            fresh = service.get_suggestions(suggestion, count)
         except Unavailable as error:
             key = f"{observed.namespace}/{observed.name}"
             log.info("no assignments this time", extra={"key": key, "error": str(error)})
         else:
-            observed = replace(observed, assignments=fresh)
+            observed = replace(
+                observed, assignments=fresh.items, algorithm_settings=fresh.algorithm_settings
+            )
     return observed
 
 

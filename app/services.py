@@ -15,7 +15,7 @@ the objects that changed since the last sync (a UID and ``resourceVersion`` name
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar, cast
@@ -29,7 +29,7 @@ from core.katib import ANNOTATION_SEED, API_VERSION
 from core.kube import Manifest
 from core.model import Deployment, Experiment, Suggestion
 from core.names import service_name
-from core.observed import Outcome, Validation
+from core.observed import Assignments, Outcome, Validation
 from core.policy import traits
 from core.ports import Cluster, ClusterError, NotFound, Unavailable
 
@@ -93,14 +93,14 @@ class ServiceHost:
             return Validation(Outcome.VALID, running.report.reason)
         return verdict
 
-    def get_suggestions(self, suggestion: Suggestion, count: int) -> Sequence[Manifest]:
+    def get_suggestions(self, suggestion: Suggestion, count: int) -> Assignments:
         running = self.running.get(Key(suggestion.namespace, suggestion.name))
         if running is None:
             raise Unavailable(
                 f"suggestion service of {suggestion.namespace}/{suggestion.name} is not running"
             )
         have = suggestion.status.suggestions
-        return running.server.get_suggestions(have, len(have) + count)
+        return Assignments(tuple(running.server.get_suggestions(have, len(have) + count)))
 
     def stop(self) -> None:
         for running in self.running.values():

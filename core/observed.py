@@ -48,6 +48,15 @@ VALID = Validation(Outcome.VALID)
 
 
 @dataclass(frozen=True, slots=True)
+class Assignments:
+    """One ``GetSuggestions`` answer: the new assignments and the algorithm settings that came
+    with them (empty when the service returned none)."""
+
+    items: tuple[Manifest, ...] = ()
+    algorithm_settings: tuple[Manifest, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Observed:
     """Everything the planner may look at for the Experiment ``namespace/name``."""
 
@@ -65,6 +74,10 @@ class Observed:
     role_binding: OwnedObject | None = None
     validation: Validation | None = None
     assignments: tuple[Manifest, ...] = ()
+    algorithm_settings: tuple[Manifest, ...] = ()
+    """Settings (``{name, value}``) the service returned with ``assignments``: Katib records
+    them in ``status.algorithmSettings`` and sends them back with the next request, which is how
+    an algorithm such as Hyperband carries its state between calls."""
 
     def rbac(self) -> dict[str, OwnedObject | None]:
         """The early-stopping RBAC objects by kind."""

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from core.actions import EventType, ObjectRef
 from core.kube import Manifest
-from core.observed import Validation
+from core.observed import Assignments, Validation
 
 if TYPE_CHECKING:
     from core.config import KatibConfig
@@ -74,8 +74,9 @@ class SuggestionService(Protocol):
         """``ValidateAlgorithmSettings`` (and early stopping) against the running service."""
         ...
 
-    def get_suggestions(self, suggestion: Suggestion, count: int) -> Sequence[Manifest]:
-        """``GetSuggestions``: ``count`` assignments beyond ``suggestion.status.suggestions``.
+    def get_suggestions(self, suggestion: Suggestion, count: int) -> Assignments:
+        """``GetSuggestions``: ``count`` assignments beyond ``suggestion.status.suggestions``,
+        and the algorithm settings the service returned with them.
 
         Raises ``Unavailable`` when the service cannot answer now.
         """

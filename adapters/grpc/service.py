@@ -24,7 +24,6 @@ from __future__ import annotations
 import random
 import threading
 from collections import Counter
-from collections.abc import Sequence
 from functools import partial
 
 import grpc
@@ -45,7 +44,7 @@ from core.actions import ObjectRef
 from core.katib import API_VERSION, LABEL_EXPERIMENT
 from core.kube import Manifest
 from core.model import Experiment, Suggestion, Trial
-from core.observed import VALID, Outcome, Validation
+from core.observed import VALID, Assignments, Outcome, Validation
 from core.ports import Cluster, NotFound, Unavailable
 from core.trials import COMPLETED_PHASES, classify, is_own
 
@@ -98,7 +97,7 @@ class GrpcSuggestionService:
         request = {"early_stopping": algorithm_wire(early.to_dict())}
         return self._validate(VALIDATE_EARLY_STOPPING_SETTINGS, endpoint, request)
 
-    def get_suggestions(self, suggestion: Suggestion, count: int) -> Sequence[Manifest]:
+    def get_suggestions(self, suggestion: Suggestion, count: int) -> Assignments:
         experiment = self._experiment(suggestion)
         have = suggestion.status.suggestions
         settings = [setting.to_dict() for setting in suggestion.status.algorithm_settings]
@@ -113,14 +112,20 @@ class GrpcSuggestionService:
             reply = self._call(GET_SUGGESTIONS, endpoint, request)
         except grpc.RpcError as error:
             raise Unavailable(_failure(GET_SUGGESTIONS, endpoint, error)) from None
-        items = reply.get("parameter_assignments", [])
+        items: list[Wire] = reply.get("parameter_assignments", [])
         if len(items) != count:
             raise Unavailable(
                 f"{GET_SUGGESTIONS.name} at {endpoint}: {UNEXPECTED} "
                 f"({len(items)} assignments for {count} requested)"
             )
         taken = {str(item.get("name")) for item in have}
-        return [self._assignment(suggestion.name, item, taken) for item in items]
+        assigned = tuple(self._assignment(suggestion.name, item, taken) for item in items)
+        returned = (reply.get("algorithm") or {}).get("algorithm_settings") or []
+        learned = tuple(
+            {"name": str(item.get("name", "")), "value": str(item.get("value", ""))}
+            for item in returned
+        )
+        return Assignments(assigned, learned)
 
     def close(self) -> None:
         self.channels.close()

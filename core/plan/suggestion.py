@@ -10,6 +10,7 @@ katib-config is read only while the service must exist: teardown and cleanup nev
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -97,6 +98,7 @@ def decide_suggestion(
         wanted=wanted,
         now=now,
         assignments=observed.assignments,
+        settings=observed.algorithm_settings,
     )
     events = _events(suggestion, before, after, trigger, observed)
     return Step(before, after, trigger), (*head, *level[0], *status, *level[1], *events)
@@ -228,10 +230,12 @@ def _status(
     wanted: Marks,
     now: datetime,
     assignments: tuple[Manifest, ...],
+    settings: tuple[Manifest, ...] = (),
 ) -> tuple[Action, ...]:
     """The status write, only when the conditions, startTime or assignments really change.
 
-    New assignments are recorded only by a running service (Katib's SyncAssignments).
+    New assignments are recorded only by a running service (Katib's SyncAssignments), with the
+    algorithm settings that came with them merged into ``algorithmSettings``.
     """
     old = suggestion.status.conditions
     relabel = after is not before or after in (St.Deploying, St.Blocked)
@@ -247,6 +251,10 @@ def _status(
     if fresh:
         status["suggestions"] = [*status.get("suggestions", ()), *fresh]
         status["suggestionCount"] = len(status["suggestions"])
+        if settings:
+            status["algorithmSettings"] = merge_settings(
+                status.get("algorithmSettings", ()), settings
+            )
     meta = suggestion.metadata
     return (UpdateStatus(suggestion_ref(suggestion), status, meta.resource_version),)
 
@@ -277,3 +285,14 @@ def _config_error(suggestion: Suggestion, error: ConfigError) -> tuple[Action, .
         RecordEvent(suggestion_ref(suggestion), "Warning", "ReconcileError", str(error)),
         Requeue(RETRY_SECONDS, str(error)),
     )
+
+
+def merge_settings(held: Iterable[Manifest], returned: Iterable[Manifest]) -> list[Manifest]:
+    """Katib's merge of returned algorithm settings: a setting of the same name takes the new
+    value in place, a new name is appended, the order is otherwise kept."""
+    merged = {str(item["name"]): dict(item) for item in held}
+    for item in returned:
+        name = str(item.get("name", ""))
+        if name:
+            merged[name] = {"name": name, "value": str(item.get("value", ""))}
+    return list(merged.values())

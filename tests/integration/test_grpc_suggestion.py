@@ -279,7 +279,7 @@ def test_assignments_keep_the_services_names_and_labels(serve: Serving) -> None:
             },
         )
     )
-    assert client.get_suggestions(suggestion(), 2) == [
+    assert list(client.get_suggestions(suggestion(), 2).items) == [
         {"name": "named-1", "parameterAssignments": [pair("lr", "0.03")], "labels": {"k": "v"}},
         {
             "name": "named-2",
@@ -288,9 +288,20 @@ def test_assignments_keep_the_services_names_and_labels(serve: Serving) -> None:
     ]
 
 
+def test_the_settings_returned_with_the_assignments_come_back_too(serve: Serving) -> None:
+    reply = {
+        "parameter_assignments": [{"assignments": [pair("lr", "0.01")]}],
+        "algorithm": {"algorithm_name": "random", "algorithm_settings": [pair("state", "3")]},
+    }
+    _, client = serve(Behaviour(get_suggestions=lambda _: reply))
+    answer = client.get_suggestions(suggestion(), 1)
+    assert answer.algorithm_settings == ({"name": "state", "value": "3"},)
+    assert len(answer.items) == 1
+
+
 def test_unnamed_assignments_get_katibs_generated_names(serve: Serving) -> None:
     _, client = serve(scripted(*[{"assignments": [pair("lr", "0.01")]}] * 20))
-    names = [item["name"] for item in client.get_suggestions(suggestion(), 20)]
+    names = [item["name"] for item in client.get_suggestions(suggestion(), 20).items]
     assert all(GENERATED.fullmatch(name) for name in names), names
     assert len(set(names)) == 20
 
@@ -303,7 +314,7 @@ def test_a_reply_with_another_count_is_unavailable_with_katibs_words(serve: Serv
 
 def test_the_local_random_algorithm_answers_over_grpc(serve: Serving) -> None:
     server, client = serve(LocalAlgorithm().behaviour())
-    first = client.get_suggestions(suggestion(), 3)
+    first = client.get_suggestions(suggestion(), 3).items
     assert len(first) == 3
     for item in first:
         assert item["name"].startswith(f"{NAME}-")
@@ -311,7 +322,7 @@ def test_the_local_random_algorithm_answers_over_grpc(serve: Serving) -> None:
         assert 0.01 <= float(values["lr"]) <= 0.05
         assert values["optimizer"] in {"sgd", "adam"}
     # asked again for the same positions (a lost status write), the service re-serves them
-    assert client.get_suggestions(suggestion(), 3) == first
+    assert client.get_suggestions(suggestion(), 3).items == first
     assert len(server.requests_of("GetSuggestions")) == 2
 
 

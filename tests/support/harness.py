@@ -22,7 +22,7 @@ from core.config import KatibConfig, parse_katib_config
 from core.katib import API_VERSION, LABEL_EXPERIMENT
 from core.kube import Manifest
 from core.model import Suggestion
-from core.observed import VALID, Validation
+from core.observed import VALID, Assignments, Validation
 from core.plan import Plan
 from core.ports import NotFound
 
@@ -84,6 +84,7 @@ class Bench:
         self.config = config or shipped_config()
         self.validation: Validation | None = None
         self.serves_assignments = False  # by default the tests script Trials themselves
+        self.algorithm_settings: tuple[Manifest, ...] = ()
         meta = experiment["metadata"]
         self.key = Key(meta.get("namespace", "default"), meta["name"])
         self.history: dict[str, list[list[str]]] = {"Experiment": [], "Suggestion": []}
@@ -112,18 +113,20 @@ class Bench:
     def validate(self, suggestion: object) -> Validation:  # the SuggestionService port
         return self.validation or VALID
 
-    def get_suggestions(self, suggestion: Suggestion, count: int) -> list[Manifest]:
-        """A scripted service: numbered assignments, ``lr`` from the index."""
+    def get_suggestions(self, suggestion: Suggestion, count: int) -> Assignments:
+        """A scripted service: numbered assignments, ``lr`` from the index, and
+        ``algorithm_settings`` (set by a test) returned with them."""
         if not self.serves_assignments:
-            return []
+            return Assignments()
         have = len(suggestion.status.suggestions)
-        return [
+        items = [
             {
                 "name": f"{suggestion.name}-a{index:04d}",
                 "parameterAssignments": [{"name": "lr", "value": str(0.01 + index / 1000)}],
             }
             for index in range(have, have + count)
         ]
+        return Assignments(tuple(items), self.algorithm_settings)
 
     # -- the world ---------------------------------------------------------------------------
     def ref(self, kind: str, suffix: str = "", api: str = API_VERSION) -> ObjectRef:

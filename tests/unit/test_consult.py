@@ -7,14 +7,14 @@ wake the Experiment again; the reconcile itself asks to be requeued.
 from __future__ import annotations
 
 from app.reconcile import ASSIGNMENT_RETRY_SECONDS, reconcile
-from core.kube import Manifest
 from core.model import Suggestion
+from core.observed import Assignments
 from core.ports import Unavailable
 from tests.support.harness import Bench, load
 
 
 class Unreachable(Bench):
-    def get_suggestions(self, suggestion: Suggestion, count: int) -> list[Manifest]:
+    def get_suggestions(self, suggestion: Suggestion, count: int) -> Assignments:
         raise Unavailable("GetSuggestions at exp-random.kubeflow:6789: UNAVAILABLE: refused")
 
 
@@ -44,3 +44,27 @@ def test_once_the_assignments_are_recorded_nothing_is_retried() -> None:
     assert not decided.writes and requeue is None
     suggestion = bench.suggestion()
     assert suggestion is not None and len(suggestion["status"]["suggestions"]) == 3
+
+
+def test_settings_returned_with_assignments_are_merged_into_the_status() -> None:
+    """Katib records the settings a service returns (Hyperband keeps its state in them): a
+    known name takes the new value in place, a new name is appended."""
+    bench = Bench(load("from-volume-resume.yaml"))
+    bench.serves_assignments = True
+    bench.algorithm_settings = ({"name": "random_state", "value": "7"},)
+    running(bench)
+    suggestion = bench.suggestion()
+    assert suggestion is not None
+    assert suggestion["status"]["algorithmSettings"] == [{"name": "random_state", "value": "7"}]
+    bench.algorithm_settings = (
+        {"name": "bracket", "value": "2"},
+        {"name": "random_state", "value": "8"},
+    )
+    bench.edit(parallelTrialCount=4)  # one more assignment is asked for
+    bench.settle()
+    suggestion = bench.suggestion()
+    assert suggestion is not None and len(suggestion["status"]["suggestions"]) == 4
+    assert suggestion["status"]["algorithmSettings"] == [
+        {"name": "random_state", "value": "8"},
+        {"name": "bracket", "value": "2"},
+    ]
