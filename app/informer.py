@@ -165,6 +165,7 @@ class Informer:
 
 
 def _version(obj: Manifest) -> int:
-    """``resourceVersion`` as a number: the fake's are; a real server's are opaque (issue 4)."""
+    """``resourceVersion`` as a number: the fake's are (the real cluster's controller reads
+    through ``adapters.k8s.store``, which compares them the same way when they are numbers)."""
     raw = obj["metadata"].get("resourceVersion", "0")
     return int(raw) if str(raw).isdigit() else 0
