@@ -254,6 +254,12 @@ def _add_controller(commands: argparse._SubParsersAction[Parser]) -> None:
         metavar="SECONDS",
         help="the deadline of every call to a suggestion service (default: %(default)s)",
     )
+    grpc.add_argument(
+        "--db-manager-address",
+        default="katib-db-manager.kubeflow:6789",
+        metavar="HOST:PORT",
+        help="Katib's DB manager, passed to early-stopping services (default: %(default)s)",
+    )
 
 
 def _add_webhook(commands: argparse._SubParsersAction[Parser]) -> None:

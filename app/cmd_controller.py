@@ -76,6 +76,7 @@ class Settings:
     workers: int
     endpoints: Endpoints
     suggestion_timeout: float
+    db_manager: str = "katib-db-manager.kubeflow:6789"
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Settings:
@@ -99,6 +100,7 @@ class Settings:
             workers=args.workers,
             endpoints=endpoints,
             suggestion_timeout=args.suggestion_timeout,
+            db_manager=args.db_manager_address,
         )
 
 
@@ -127,7 +129,10 @@ def run(settings: Settings, stop: threading.Event) -> int:
     cluster = KubeCluster(transport, namespace=settings.namespace, instance=identity)
     config = ConfigMapSource(transport, *settings.config_map)
     service = GrpcSuggestionService(
-        cluster, settings.endpoints, timeout=settings.suggestion_timeout
+        cluster,
+        settings.endpoints,
+        timeout=settings.suggestion_timeout,
+        db_manager=settings.db_manager,
     )
     metrics = Metrics(cluster, lambda: dict(transport.counts.counts), service.calls)
     host = Host(

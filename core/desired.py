@@ -70,6 +70,8 @@ def desired_trial(experiment: Experiment, assignment: Manifest) -> Manifest:
     labels[LABEL_EXPERIMENT] = experiment.metadata.name
     labels.update(assignment.get("labels") or {})
     spec: Manifest = {"parameterAssignments": list(assignment.get("parameterAssignments", ()))}
+    if assignment.get("earlyStoppingRules"):
+        spec["earlyStoppingRules"] = list(assignment["earlyStoppingRules"])
     if experiment.spec.objective is not None:
         spec["objective"] = experiment.spec.objective.to_dict()
     if "primaryContainerName" in template:

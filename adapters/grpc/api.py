@@ -226,6 +226,18 @@ def _messages() -> list[descriptor_pb2.DescriptorProto]:
             [Field("early_stopping", 1, MESSAGE, "EarlyStoppingSpec")],
         ),
         _message("ValidateEarlyStoppingSettingsReply", []),
+        _message(
+            "GetEarlyStoppingRulesRequest",
+            [
+                Field("experiment", 1, MESSAGE, "Experiment"),
+                Field("trials", 2, MESSAGE, "Trial", True),
+                Field("db_manager_address", 3),
+            ],
+        ),
+        _message(
+            "GetEarlyStoppingRulesReply",
+            [Field("early_stopping_rules", 1, MESSAGE, "EarlyStoppingRule", True)],
+        ),
     ]
 
 
@@ -267,7 +279,18 @@ VALIDATE_EARLY_STOPPING_SETTINGS = Method(
     "ValidateEarlyStoppingSettingsRequest",
     "ValidateEarlyStoppingSettingsReply",
 )
-METHODS = (GET_SUGGESTIONS, VALIDATE_ALGORITHM_SETTINGS, VALIDATE_EARLY_STOPPING_SETTINGS)
+GET_EARLY_STOPPING_RULES = Method(
+    "EarlyStopping",
+    "GetEarlyStoppingRules",
+    "GetEarlyStoppingRulesRequest",
+    "GetEarlyStoppingRulesReply",
+)
+METHODS = (
+    GET_SUGGESTIONS,
+    VALIDATE_ALGORITHM_SETTINGS,
+    VALIDATE_EARLY_STOPPING_SETTINGS,
+    GET_EARLY_STOPPING_RULES,
+)
 
 
 def _file() -> descriptor_pb2.FileDescriptorProto:

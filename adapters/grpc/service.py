@@ -13,7 +13,9 @@ What Katib's suggestion client does (BEHAVIOR.md §2.2 steps 9-10), with its wor
   the assignments ``status.suggestions`` records, named by the service or
   ``<suggestion>-<8 random characters>``. A failed call, or a reply with another number of
   assignments than asked for ("The response contains unexpected trials"), raises
-  ``Unavailable``: the reconcile records nothing and asks again later.
+  ``Unavailable``: the reconcile records nothing and asks again later. With early stopping,
+  ``GetEarlyStoppingRules`` is asked as well and its rules go with every new assignment (and
+  so into its Trial's ``spec.earlyStoppingRules``); failing that, nothing is recorded either.
 
 The Experiment and its Trials are read through the ``Cluster`` port, which in the controller
 is the watch-fed cache: asking costs no API call. Every call has a deadline.
@@ -29,6 +31,7 @@ from functools import partial
 import grpc
 
 from adapters.grpc.api import (
+    GET_EARLY_STOPPING_RULES,
     GET_SUGGESTIONS,
     VALIDATE_ALGORITHM_SETTINGS,
     VALIDATE_EARLY_STOPPING_SETTINGS,
@@ -49,6 +52,10 @@ from core.ports import Cluster, NotFound, Unavailable
 from core.trials import COMPLETED_PHASES, classify, is_own
 
 DEFAULT_TIMEOUT = 10.0
+DEFAULT_DB_MANAGER = "katib-db-manager.kubeflow:6789"
+"""Where early-stopping services read trial metrics (Katib's default DB manager Service)."""
+COMPARISONS = {"EQUAL": "equal", "LESS": "less", "GREATER": "greater"}
+"""The wire's ``ComparisonType`` as Katib's Trial spec spells it."""
 NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # Kubernetes' utilrand alphabet, which Katib uses
 NAME_LENGTH = 8
 UNEXPECTED = "The response contains unexpected trials"
@@ -69,8 +76,10 @@ class GrpcSuggestionService:
         *,
         timeout: float = DEFAULT_TIMEOUT,
         channels: Channels | None = None,
+        db_manager: str = DEFAULT_DB_MANAGER,
     ) -> None:
         self.cluster, self.endpoints = cluster, endpoints or Endpoints()
+        self.db_manager = db_manager
         self.timeout = timeout
         self.channels = channels or Channels(idle_seconds=max(300.0, 2 * timeout))
         self.suffix = random_suffix
@@ -120,6 +129,9 @@ class GrpcSuggestionService:
             )
         taken = {str(item.get("name")) for item in have}
         assigned = tuple(self._assignment(suggestion.name, item, taken) for item in items)
+        if suggestion.spec.early_stopping is not None:
+            rules = self._early_stopping_rules(suggestion, request)
+            assigned = tuple({**item, "earlyStoppingRules": rules} for item in assigned)
         returned = (reply.get("algorithm") or {}).get("algorithm_settings") or []
         learned = tuple(
             {"name": str(item.get("name", "")), "value": str(item.get("value", ""))}
@@ -129,6 +141,21 @@ class GrpcSuggestionService:
 
     def close(self) -> None:
         self.channels.close()
+
+    def _early_stopping_rules(self, suggestion: Suggestion, asked: Wire) -> list[Manifest]:
+        """Katib's ``GetEarlyStoppingRules``, for the Trials about to be created: the rules each
+        new assignment carries into its Trial's ``spec.earlyStoppingRules``."""
+        endpoint = self.endpoints.early_stopping_of(suggestion)
+        request = {
+            "experiment": asked["experiment"],
+            "trials": asked["trials"],
+            "db_manager_address": self.db_manager,
+        }
+        try:
+            reply = self._call(GET_EARLY_STOPPING_RULES, endpoint, request)
+        except grpc.RpcError as error:
+            raise Unavailable(_failure(GET_EARLY_STOPPING_RULES, endpoint, error)) from None
+        return [_rule(rule) for rule in reply.get("early_stopping_rules", [])]
 
     def _validate(self, method: Method, endpoint: str, request: Wire) -> Validation:
         try:
@@ -204,3 +231,15 @@ def _status(error: grpc.RpcError) -> tuple[grpc.StatusCode, str]:
 def _failure(method: Method, endpoint: str, error: grpc.RpcError) -> str:
     code, details = _status(error)
     return f"{method.name} at {endpoint}: {code.name}: {details}"
+
+
+def _rule(wire: Wire) -> Manifest:
+    """An ``EarlyStoppingRule`` as Katib's Trial spec writes it."""
+    rule: Manifest = {
+        "name": str(wire.get("name", "")),
+        "value": str(wire.get("value", "")),
+        "comparison": COMPARISONS.get(str(wire.get("comparison", "")), ""),
+    }
+    if wire.get("start_step"):
+        rule["startStep"] = int(wire["start_step"])
+    return rule

@@ -485,3 +485,41 @@ def test_one_channel_per_endpoint_closed_when_idle(serve: Serving) -> None:
     assert channels.endpoints() == ["127.0.0.1:1", server.endpoint]
     client.close()
     assert channels.endpoints() == []
+
+
+def test_with_early_stopping_each_assignment_carries_the_services_rules(serve: Serving) -> None:
+    rules = {
+        "early_stopping_rules": [
+            {"name": "loss", "value": "0.5", "comparison": "GREATER", "start_step": 4},
+            {"name": "accuracy", "value": "0.1", "comparison": "LESS"},
+        ]
+    }
+    behaviour = Behaviour(
+        get_suggestions=lambda _: {
+            "parameter_assignments": [{"assignments": [pair("lr", "0.01")]}]
+        },
+        get_early_stopping_rules=lambda _: rules,
+    )
+    server, client = serve(behaviour)
+    early = {"algorithmName": "medianstop"}
+    [item] = client.get_suggestions(suggestion(early_stopping=early), 1).items
+    assert item["earlyStoppingRules"] == [
+        {"name": "loss", "value": "0.5", "comparison": "greater", "startStep": 4},
+        {"name": "accuracy", "value": "0.1", "comparison": "less"},
+    ]
+    [asked] = server.requests_of("GetEarlyStoppingRules")
+    assert asked["db_manager_address"] == "katib-db-manager.kubeflow:6789"
+    assert asked["experiment"]["name"] == NAME
+    # without early stopping, that service is not asked and no rules are attached
+    [plain] = client.get_suggestions(suggestion(), 1).items
+    assert "earlyStoppingRules" not in plain
+    assert len(server.requests_of("GetEarlyStoppingRules")) == 1
+
+
+def test_rules_that_cannot_be_had_leave_the_assignments_for_later(serve: Serving) -> None:
+    behaviour = Behaviour(
+        get_suggestions=lambda _: {"parameter_assignments": [{"assignments": [pair("lr", "0.01")]}]}
+    )  # GetEarlyStoppingRules: UNIMPLEMENTED
+    _, client = serve(behaviour)
+    with pytest.raises(Unavailable, match="GetEarlyStoppingRules"):
+        client.get_suggestions(suggestion(early_stopping={"algorithmName": "medianstop"}), 1)

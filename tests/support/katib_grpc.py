@@ -42,6 +42,7 @@ class Behaviour:
     get_suggestions: Handler | None = None
     validate_algorithm_settings: Handler | None = None
     validate_early_stopping_settings: Handler | None = None
+    get_early_stopping_rules: Handler | None = None
     delay: float = 0.0  # seconds before every answer (for deadlines)
 
     def handler(self, method: Method) -> Handler | None:
@@ -49,6 +50,7 @@ class Behaviour:
             "GetSuggestions": self.get_suggestions,
             "ValidateAlgorithmSettings": self.validate_algorithm_settings,
             "ValidateEarlyStoppingSettings": self.validate_early_stopping_settings,
+            "GetEarlyStoppingRules": self.get_early_stopping_rules,
         }
         return by_name[method.name]
 

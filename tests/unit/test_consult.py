@@ -7,7 +7,8 @@ wake the Experiment again; the reconcile itself asks to be requeued.
 from __future__ import annotations
 
 from app.reconcile import ASSIGNMENT_RETRY_SECONDS, reconcile
-from core.model import Suggestion
+from core.desired import desired_trial
+from core.model import Experiment, Suggestion
 from core.observed import Assignments
 from core.ports import Unavailable
 from tests.support.harness import Bench, load
@@ -68,3 +69,17 @@ def test_settings_returned_with_assignments_are_merged_into_the_status() -> None
         {"name": "random_state", "value": "8"},
         {"name": "bracket", "value": "2"},
     ]
+
+
+def test_an_assignments_early_stopping_rules_go_into_its_trial() -> None:
+    raw = load("from-volume-resume.yaml")
+    experiment = Experiment.model_validate(raw)
+    rule = {"name": "loss", "value": "0.5", "comparison": "greater", "startStep": 4}
+    assignment = {
+        "name": "t-1",
+        "parameterAssignments": [{"name": "lr", "value": "0.02"}],
+        "earlyStoppingRules": [rule],
+    }
+    assert desired_trial(experiment, assignment)["spec"]["earlyStoppingRules"] == [rule]
+    del assignment["earlyStoppingRules"]
+    assert "earlyStoppingRules" not in desired_trial(experiment, assignment)["spec"]
