@@ -8,6 +8,12 @@ to an older version than it holds, so an echo arriving after a newer write answe
 
 The log is bounded: a reader whose cursor fell off its start gets ``Gone`` and lists again
 (from this cache, not the API server), as an informer's consumer would.
+
+A write's answer and the watch run on different threads, so the answer to the write that
+removed an object's last finalizer can arrive *after* the watch reported the object deleted;
+remembering it then would bring a dead object back into the cache for good (no event would ever
+remove it again). The store therefore keeps the UIDs of the objects it saw deleted and never
+remembers them again: a UID is never reused, a new object of the same name has a new one.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from core.ports import Gone
 ChangeType = Literal["ADDED", "MODIFIED", "DELETED"]
 Key = tuple[str, str, str, str]
 LOG_LIMIT = 50_000
+TOMBSTONES = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +66,8 @@ class Store:
         self.first = 0
         """The sequence number of ``log[0]``."""
         self.log_limit = log_limit
+        self.tombstones: dict[str, None] = {}
+        """UIDs seen deleted, oldest first (a bounded, ordered set)."""
 
     @property
     def cursor(self) -> int:
@@ -100,6 +109,8 @@ class Store:
         """A write's answer: the newest version we know, without waking anyone up."""
         key = key_of(obj)
         with self.lock:
+            if _uid(obj) in self.tombstones:
+                return  # the watch already saw it deleted
             if newer(self.objects.get(key), obj):
                 self.objects[key] = obj
 
@@ -109,6 +120,7 @@ class Store:
         with self.lock:
             if type_ == "DELETED":
                 self.objects.pop(key, None)
+                self._bury(obj)
             elif newer(self.objects.get(key), obj):
                 self.objects[key] = obj
             self._append(Change(type_, obj))
@@ -127,12 +139,21 @@ class Store:
             ]
             for key in stale:
                 if key not in fresh:
-                    self._append(Change("DELETED", self.objects.pop(key)))
+                    gone = self.objects.pop(key)
+                    self._bury(gone)
+                    self._append(Change("DELETED", gone))
             for key, obj in fresh.items():
                 held = self.objects.get(key)
                 if held is None or held != obj:
                     self.objects[key] = obj
                     self._append(Change("ADDED" if held is None else "MODIFIED", obj))
+
+    def _bury(self, obj: Manifest) -> None:
+        uid = _uid(obj)
+        if uid:
+            self.tombstones[uid] = None
+            if len(self.tombstones) > TOMBSTONES:
+                del self.tombstones[next(iter(self.tombstones))]
 
     def _append(self, change: Change) -> None:
         self.log.append(change)
@@ -140,3 +161,7 @@ class Store:
             drop = len(self.log) - self.log_limit // 2
             del self.log[:drop]
             self.first += drop
+
+
+def _uid(obj: Manifest) -> str:
+    return str((obj.get("metadata") or {}).get("uid") or "")

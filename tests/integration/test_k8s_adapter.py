@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -303,3 +304,27 @@ def test_a_live_cluster_reads_the_server_every_time(
     assert live.get(ref(namespace))["kind"] == "Experiment"  # no watch: read at once
     assert [o["metadata"]["name"] for o in live.list(KATIB, "Experiment", namespace, {})] == ["exp"]
     assert live.list(KATIB, "Experiment", namespace, {"team": "b"}) == []
+
+
+def test_a_write_answer_arriving_after_the_deletion_does_not_revive_the_object(
+    namespace: str,
+) -> None:
+    """Found as a flaky contract test: the answer to the patch that removed the last finalizer
+    came back after the watch had reported the object deleted, and put it back for good."""
+    store = Store()
+
+    def version(uid: str, resource_version: str) -> dict[str, Any]:
+        meta = {"name": "exp", "namespace": namespace, "uid": uid}
+        return {
+            "apiVersion": KATIB,
+            "kind": "Experiment",
+            "metadata": meta | {"resourceVersion": resource_version},
+        }
+
+    dead = version("u-1", "7")
+    store.observe("ADDED", dead)
+    store.observe("DELETED", dead)
+    store.remember(dead)  # the late answer, same version
+    assert store.select(KATIB, "Experiment", namespace, {}) == []
+    store.remember(version("u-2", "9"))  # a new object of the same name is welcome
+    assert len(store.select(KATIB, "Experiment", namespace, {})) == 1
