@@ -10,6 +10,7 @@ volume root is ever created or removed.
 
 from __future__ import annotations
 
+import os
 import posixpath
 import shutil
 from pathlib import Path
@@ -36,15 +37,17 @@ def host_dir(volume_root: Path, pv: Manifest) -> Path | None:
     path = host_path(pv)
     if path is None:
         return None
-    node = (volume_root / "host").resolve()
+    # ``os.path.realpath`` on strings is what ``Path.resolve`` does, without building a
+    # ``Path`` for every step of the walk (a third of the cost, on every volume look-up)
+    node = os.path.realpath(os.path.join(volume_root, "host"))
     relative = posixpath.normpath("/" + path).lstrip("/")
-    real = (node / relative).resolve()
-    if node not in real.parents:
+    real = os.path.realpath(os.path.join(node, relative))
+    if real == node or not real.startswith(node.rstrip(os.sep) + os.sep):
         raise OutsideVolumeRoot(
             f"hostPath {path!r} of PersistentVolume {pv['metadata']['name']} resolves to "
             f"{real}, outside the simulated node's filesystem {node}"
         )
-    return real
+    return Path(real)
 
 
 def ensure_dir(volume_root: Path, pv: Manifest) -> Path | None:

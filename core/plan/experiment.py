@@ -30,6 +30,7 @@ from core.trials import (
     TrialCounts,
     completion,
     count_trials,
+    counts_match,
     goal_reached,
     own_trials,
     replace_status_counts,
@@ -141,6 +142,8 @@ def _status(
     kept = conditions is observed.conditions and (
         bool(conditions) or "conditions" not in observed.model_fields_set
     )
+    if kept and _unchanged(experiment, counts, before, after):
+        return None
     old = observed.to_dict(exclude={"conditions"}) if kept else observed.to_dict()
     status = replace_status_counts(old, counts) if counts.total else dict(old)
     if not kept:
@@ -161,6 +164,28 @@ def _status(
     if kept and conditions:  # in its place: first, as the full dump has it
         return {"conditions": [c.to_dict() for c in conditions], **status}
     return status
+
+
+def _unchanged(
+    experiment: Experiment, counts: TrialCounts, before: ExperimentState, after: ExperimentState
+) -> bool:
+    """Whether ``_status`` would find nothing to write, decided from the model without
+    serialising the status (most reconciles write no Experiment status). Each test mirrors one
+    step of ``_status``; ``False`` whenever in doubt, and ``_status`` then compares in full."""
+    observed = experiment.status
+    given = observed.model_fields_set
+    generation = experiment.metadata.generation
+    if generation is not None and (
+        "observed_generation" not in given or observed.observed_generation != generation
+    ):
+        return False
+    if observed.start_time is None and after is not X.Pending:
+        return False
+    if after is not before and after in (X.Succeeded, X.Failed):
+        return False
+    if after is X.Running and before in (X.Succeeded, X.Failed) and "completion_time" in given:
+        return False
+    return not counts.total or counts_match(observed, counts)
 
 
 def _ref(experiment: Experiment) -> ObjectRef:

@@ -16,6 +16,7 @@ import pytest
 from adapters.fake.clock import EPOCH
 from core.lifecycle.experiment import ExperimentState
 from core.model import Experiment
+from core.plan import experiment as plan_experiment
 from core.plan.experiment import _status
 from core.trials import TrialCounts, replace_status_counts
 from tests.support.harness import load
@@ -57,6 +58,9 @@ ZEROS = {
     "trialMetricsUnavailable": 0,
 }
 
+ZEROS_BUT_KILLED = {key: value for key, value in ZEROS.items() if key != "trialsKilled"}
+RUNNING_ONE = TrialCounts(running_trials=("t1",))
+
 
 @pytest.mark.parametrize(
     ("status", "counts"),
@@ -74,6 +78,33 @@ ZEROS = {
         ({"conditions": [], **STARTED}, TrialCounts()),  # an empty list is dropped: a write
         ({**STARTED}, TrialCounts()),
         ({"conditions": RUNNING, "startTime": "2026-01-01T00:00:00Z"}, TrialCounts()),
+        # the counted fields exactly as written: nothing to write
+        ({"conditions": RUNNING, **STARTED, **COUNTED, **ZEROS}, RUNNING_ONE),
+        # one counter missing, a stale list, a list that differs, a counter off by one
+        ({"conditions": RUNNING, **STARTED, **COUNTED, **ZEROS_BUT_KILLED}, RUNNING_ONE),
+        (
+            {"conditions": RUNNING, **STARTED, **COUNTED, **ZEROS, "killedTrialList": []},
+            RUNNING_ONE,
+        ),
+        (
+            {"conditions": RUNNING, **STARTED, **COUNTED, **ZEROS, "runningTrialList": ["t2"]},
+            RUNNING_ONE,
+        ),
+        ({"conditions": RUNNING, **STARTED, **COUNTED, **ZEROS, "trials": 2}, RUNNING_ONE),
+        # another generation observed, or none at all
+        (
+            {"conditions": RUNNING, **STARTED, **COUNTED, **ZEROS, "observedGeneration": 0},
+            RUNNING_ONE,
+        ),
+        (
+            {"conditions": RUNNING, "startTime": "2026-01-01T00:00:00Z", **COUNTED, **ZEROS},
+            RUNNING_ONE,
+        ),
+        # other fields are kept as they are
+        (
+            {"conditions": RUNNING, **STARTED, **COUNTED, **ZEROS, "currentOptimalTrial": {}},
+            RUNNING_ONE,
+        ),
     ],
 )
 def test_unchanged_conditions_write_what_the_whole_status_would(
@@ -92,3 +123,39 @@ def test_unchanged_conditions_write_what_the_whole_status_would(
     assert written == expected
     if written is not None and expected is not None:
         assert list(written) == list(expected)  # the same key order as well
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "status"),
+    [
+        (X.Succeeded, X.Running, {"completionTime": "2026-01-01T00:01:00Z"}),  # a restart
+        (X.Succeeded, X.Running, {}),
+        (X.Running, X.Succeeded, {}),  # completed now: a completion time
+        (X.Running, X.Running, {"completionTime": "2026-01-01T00:01:00Z"}),
+        (X.Running, X.Running, {}),
+        (X.Pending, X.Pending, {"startTime": None}),
+        (X.Created, X.Running, {"startTime": None}),
+    ],
+)
+def test_the_shortcut_never_changes_what_is_written(
+    before: ExperimentState,
+    after: ExperimentState,
+    status: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``_status`` with and without its model-level shortcut write the same status."""
+    exp = experiment({"conditions": RUNNING, **STARTED, **COUNTED, **ZEROS, **status})
+
+    def written() -> dict[str, Any] | None:
+        return _status(
+            exp,
+            conditions=exp.status.conditions,
+            counts=RUNNING_ONE,
+            before=before,
+            after=after,
+            now=NOW,
+        )
+
+    quick = written()
+    monkeypatch.setattr(plan_experiment, "_unchanged", lambda *_: False)
+    assert quick == written()

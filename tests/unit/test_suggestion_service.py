@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import hashlib
 import json
 import os
@@ -87,6 +88,21 @@ def test_ints_render_as_integers_and_lists_verbatim() -> None:
         (("n", "1"), ("d", "0.10"), ("c", "adam")),
         (("n", "1"), ("d", "1e2"), ("c", "sgd")),
     ]
+
+
+def test_the_fingerprint_is_the_digest_of_every_field_as_text() -> None:
+    """Saved states carry it: it must stay what it always was (``asdict``, each value's text)."""
+    space = parse_space(
+        [
+            param("n", "int", min="1.0", max="7", step="3"),
+            param("x", "double", min="0.5", max="1"),
+            param("d", "discrete", list=["0.10", "1e2"]),
+            param("c", "categorical", list=["sgd", "adam"]),
+        ]
+    )
+    data = [{k: str(v) for k, v in dataclasses.asdict(p).items()} for p in space.parameters]
+    expected = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+    assert space.fingerprint() == expected
 
 
 def test_plain_yaml_numbers_are_accepted() -> None:

@@ -188,6 +188,18 @@ def test_a_pending_trial_runs_to_succeeded_with_synthetic_metrics(
     assert trials.tick() == 0  # terminal: nothing more to do
 
 
+def test_an_ended_trial_is_read_again_once_it_changes(cluster: FakeCluster, tmp_path: Path) -> None:
+    """An ended Trial is passed over while its version stays; a new version is looked at."""
+    cluster.create(trial_manifest("exp-aaaaaaaa"))
+    trials = runner(cluster, tmp_path)
+    assert trials.tick() == 1
+    assert trials.tick() == 0 and trials.tick() == 0  # ended, the same version: nothing
+    version = cluster.get(ref("exp-aaaaaaaa"))["metadata"]["resourceVersion"]
+    cluster.update_status(ref("exp-aaaaaaaa"), {}, version)  # its outcome wiped: not ended
+    assert trials.tick() == 1
+    assert classify(read(cluster, "exp-aaaaaaaa")) is TrialPhase.SUCCEEDED
+
+
 def test_tick_is_limited_to_the_namespace_given(cluster: FakeCluster, tmp_path: Path) -> None:
     cluster.create(trial_manifest("exp-aaaaaaaa"))
     cluster.create(trial_manifest("exp-bbbbbbbb", namespace="other"))

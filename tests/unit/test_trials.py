@@ -12,6 +12,7 @@ from core.model.experiment import Experiment, ExperimentSpec, ObjectiveSpec
 from core.model.trial import Trial
 from core.objective import Optimum, best_trial, goal_reached, parse_metric
 from core.trials import (
+    COMPLETED_PHASES,
     TrialCounts,
     TrialPhase,
     classify,
@@ -149,6 +150,17 @@ def test_count_trials_sorts_names_and_derives_totals() -> None:
     assert result.succeeded_trials == ("a", "c")
     assert (result.completed, result.failed_total, result.active, result.total) == (6, 2, 2, 8)
     assert result.count(P.PENDING) == 1
+
+
+@pytest.mark.parametrize("phase", list(TrialPhase))
+def test_completed_counts_exactly_the_completed_phases(phase: TrialPhase) -> None:
+    """``completed`` spells the phases out for speed; it must agree with the one definition."""
+    names = ("x", "y")
+    one_phase = TrialCounts(**{_FIELD[phase]: names})
+    assert one_phase.completed == (len(names) if phase in COMPLETED_PHASES else 0)
+
+
+_FIELD = {phase: f"{phase.name.lower()}_trials" for phase in TrialPhase}
 
 
 def test_status_counts_uses_katib_names_and_omits_empty_lists() -> None:

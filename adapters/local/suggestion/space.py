@@ -23,7 +23,7 @@ import hashlib
 import json
 import math
 import random
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -106,7 +106,10 @@ class SearchSpace:
 
     def fingerprint(self) -> str:
         """A digest of the parsed space, so saved state is never resumed on another space."""
-        data = [{k: str(v) for k, v in asdict(p).items()} for p in self.parameters]
+        # each field's text, as ``asdict`` would give it, without its deep copies (a server
+        # computes this at every start); a test holds the two spellings together
+        names = [f.name for f in fields(Parameter)]
+        data = [{k: str(getattr(p, k)) for k in names} for p in self.parameters]
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 

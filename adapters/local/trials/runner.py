@@ -76,16 +76,30 @@ class TrialRunner:
         self._max_attempts = max_attempts
         self._started: set[TrialKey] = set()
         self._results: dict[TrialKey, Outcome] = {}
+        self._settled: dict[str, str] = {}
 
     def tick(self, namespace: str | None = None) -> int:
-        """Advance every unfinished Trial once; the number of Trials whose status moved on."""
+        """Advance every unfinished Trial once; the number of Trials whose status moved on.
+
+        A Trial that had ended (or was being deleted) at the same UID and ``resourceVersion``
+        on the last tick is passed over without parsing it again: that version of it was
+        already seen to need nothing, and most Trials of a lifecycle have ended.
+        """
         try:
             manifests = self._cluster.list(API_VERSION, "Trial", namespace, {})
         except ClusterError:
             return 0
-        return sum(self._advance(manifest) for manifest in manifests)
+        settled: dict[str, str] = {}
+        moved = sum(self._advance(manifest, settled) for manifest in manifests)
+        self._settled = settled  # only the Trials still listed: the memory stays bounded
+        return moved
 
-    def _advance(self, manifest: Manifest) -> bool:
+    def _advance(self, manifest: Manifest, settled: dict[str, str]) -> bool:
+        meta = manifest.get("metadata") or {}
+        uid, version = meta.get("uid"), meta.get("resourceVersion")
+        if uid and version and self._settled.get(uid) == version:
+            settled[uid] = version
+            return False
         try:
             trial = Trial.model_validate(manifest)
         except ValueError:  # not a Trial this runner can read: leave it to whoever wrote it
@@ -94,6 +108,8 @@ class TrialRunner:
         if trial.metadata.is_deleting or is_terminal(trial):
             self._results.pop(key, None)  # memory is only needed while the Trial runs
             self._started.discard(key)
+            if uid and version:
+                settled[uid] = version
             return False
         try:
             return self._step(key, manifest, trial)
