@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,12 +18,13 @@ import pytest
 
 from adapters.fake import FakeCluster
 from app.webhook import MUTATE, VALIDATE, Admission
-from core.actions import EventType, ObjectRef
+from core.actions import ObjectRef
 from core.config import ConfigError, KatibConfig
 from core.defaults import default_experiment
 from core.kube import Manifest
 from core.model import Experiment
 from core.ports import Unavailable
+from tests.support.delegating import DelegatingCluster
 from tests.support.webhook import (
     NAMESPACE,
     TlsWebhook,
@@ -201,46 +202,17 @@ def test_field_errors_come_before_the_pv_check(webhook: TlsWebhook, cluster: Fak
     assert message == "spec.parallelTrialCount: Invalid value: 0: must be greater than 0"
 
 
-class FailingReads:
+class FailingReads(DelegatingCluster):
     """A cluster whose reads of one kind fail as an unreachable API server's do."""
 
     def __init__(self, inner: FakeCluster, kind: str) -> None:
-        self.inner, self.kind = inner, kind
+        super().__init__(inner)
+        self.kind = kind
 
     def get(self, ref: ObjectRef) -> Manifest:
         if ref.kind == self.kind:
             raise Unavailable("the server is currently unable to handle the request")
         return self.inner.get(ref)
-
-    def list(
-        self, api_version: str, kind: str, namespace: str | None, labels: Mapping[str, str]
-    ) -> Sequence[Manifest]:
-        return self.inner.list(api_version, kind, namespace, labels)
-
-    def create(self, manifest: Manifest) -> Manifest:
-        return self.inner.create(manifest)
-
-    def update(self, manifest: Manifest) -> Manifest:
-        return self.inner.update(manifest)
-
-    def update_spec(self, ref: ObjectRef, spec: Manifest, resource_version: str | None) -> Manifest:
-        return self.inner.update_spec(ref, spec, resource_version)
-
-    def delete(self, ref: ObjectRef, uid: str) -> None:
-        self.inner.delete(ref, uid)
-
-    def update_status(
-        self, ref: ObjectRef, status: Manifest, resource_version: str | None
-    ) -> Manifest:
-        return self.inner.update_status(ref, status, resource_version)
-
-    def set_finalizers(
-        self, ref: ObjectRef, finalizers: Sequence[str], resource_version: str | None
-    ) -> Manifest:
-        return self.inner.set_finalizers(ref, finalizers, resource_version)
-
-    def record_event(self, ref: ObjectRef, type_: EventType, reason: str, message: str) -> None:
-        self.inner.record_event(ref, type_, reason, message)
 
 
 def test_an_unreadable_pv_denies_with_katibs_error_text(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.cli import main
+from tests.support.documents import paths
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = yaml.safe_load((ROOT / "examples" / "from-volume-resume.yaml").read_text())
@@ -33,17 +34,6 @@ values = st.recursive(
     ),
     max_leaves=8,
 )
-
-
-def paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    found = [prefix] if prefix else []
-    if isinstance(node, dict):
-        for key, child in node.items():
-            found += paths(child, (*prefix, key))
-    elif isinstance(node, list):
-        for index, child in enumerate(node):
-            found += paths(child, (*prefix, index))
-    return found
 
 
 def mutate(document: Any, path: tuple[Any, ...], value: Any) -> Any:

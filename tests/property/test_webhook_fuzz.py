@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from app.webhook import MUTATE, VALIDATE, Incoming, JsonLog, Reply, handle
 from core.defaults import default_experiment
 from core.model import Experiment
+from tests.support.documents import paths
 from tests.support.webhook import (
     NAMESPACE,
     TlsWebhook,
@@ -101,17 +102,6 @@ def bases() -> list[dict[str, Any]]:
 
 
 BASES = bases()
-
-
-def paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    found = [prefix] if prefix else []
-    if isinstance(node, dict):
-        for key, child in node.items():
-            found += paths(child, (*prefix, key))
-    elif isinstance(node, list):
-        for index, child in enumerate(node):
-            found += paths(child, (*prefix, index))
-    return found
 
 
 BASE_PATHS = [paths(base) for base in BASES]

@@ -22,7 +22,7 @@ from adapters.local.trials import (
     parse_stdout,
     synthetic_metrics,
 )
-from core.actions import EventType, ObjectRef
+from core.actions import ObjectRef
 from core.katib import API_VERSION, LABEL_EXPERIMENT
 from core.kube import Manifest
 from core.model.experiment import ObjectiveSpec
@@ -30,6 +30,7 @@ from core.model.trial import Trial
 from core.objective import best_trial, goal_reached
 from core.ports import ClusterError, Conflict, NotFound, Unavailable
 from core.trials import TrialPhase, classify
+from tests.support.delegating import DelegatingCluster
 
 NS = "kubeflow"
 OBJECTIVE: dict[str, Any] = {
@@ -279,11 +280,11 @@ def test_a_run_spec_without_the_primary_container_fails(
 # --- world errors ------------------------------------------------------------------------------
 
 
-class PortOnly:
+class PortOnly(DelegatingCluster):
     """``core.ports.Cluster`` and nothing more, with faults queued per method (None: no fault)."""
 
     def __init__(self, inner: FakeCluster) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.faults: dict[str, list[ClusterError | None]] = {}
 
     def _fault(self, method: str) -> None:
@@ -291,41 +292,21 @@ class PortOnly:
         if fault is not None:
             raise fault
 
-    def get(self, ref: ObjectRef) -> Manifest:
-        return self.inner.get(ref)
-
     def list(
         self, api_version: str, kind: str, namespace: str | None, labels: Mapping[str, str]
     ) -> Sequence[Manifest]:
         self._fault("list")
         return self.inner.list(api_version, kind, namespace, labels)
 
-    def create(self, manifest: Manifest) -> Manifest:
-        return self.inner.create(manifest)
-
     def update(self, manifest: Manifest) -> Manifest:
         self._fault("update")
         return self.inner.update(manifest)
-
-    def update_spec(self, ref: ObjectRef, spec: Manifest, resource_version: str | None) -> Manifest:
-        return self.inner.update_spec(ref, spec, resource_version)
-
-    def delete(self, ref: ObjectRef, uid: str) -> None:
-        self.inner.delete(ref, uid)
 
     def update_status(
         self, ref: ObjectRef, status: Manifest, resource_version: str | None
     ) -> Manifest:
         self._fault("update_status")
         return self.inner.update_status(ref, status, resource_version)
-
-    def set_finalizers(
-        self, ref: ObjectRef, finalizers: Sequence[str], resource_version: str | None
-    ) -> Manifest:
-        return self.inner.set_finalizers(ref, finalizers, resource_version)
-
-    def record_event(self, ref: ObjectRef, type_: EventType, reason: str, message: str) -> None:
-        self.inner.record_event(ref, type_, reason, message)
 
 
 class Flaky(PortOnly):
