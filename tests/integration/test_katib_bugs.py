@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.katib import ANNOTATION_OWNER_UID, FINALIZER_PV_CLEANUP
+from core.katib import ANNOTATION_OWNER_UID
 from core.observed import Outcome, Validation
 from tests.integration.test_resume_sequences import experiment, first_run
-from tests.support.harness import Bench, notation, shipped_config
+from tests.support.harness import Bench, notation, owned_volume_is_cleaned_up, shipped_config
 
 HOST_PV = {
     "storageClassName": "manual",
@@ -73,19 +73,11 @@ def test_bug_2_restarting_is_cleared_and_set_afresh_on_the_next_restart() -> Non
 
 def test_bugs_4_and_6_pv_is_prebound_private_owned_and_cleaned_up() -> None:
     bench = running_bench("FromVolume", shipped_config(persistentVolumeSpec=HOST_PV))
-    pv, pvc, suggestion = bench.pv(), bench.pvc(), bench.suggestion()
-    assert pv is not None and pvc is not None and suggestion is not None
     pv_name = "from-volume-resume-random-kubeflow"
+    pv = owned_volume_is_cleaned_up(bench)
     assert pv["spec"]["claimRef"]["name"] == "from-volume-resume-random"
     assert pv["spec"]["claimRef"]["namespace"] == "kubeflow"
-    assert pvc["spec"]["volumeName"] == pv_name
     assert pv["spec"]["hostPath"]["path"] == f"/var/katib/suggestions/{pv_name}"
-    assert "ownerReferences" not in pv["metadata"]
-    assert pv["metadata"]["annotations"][ANNOTATION_OWNER_UID] == suggestion["metadata"]["uid"]
-    assert FINALIZER_PV_CLEANUP in suggestion["metadata"]["finalizers"]
-    bench.delete_experiment()
-    bench.settle()
-    assert bench.pv() is None and bench.suggestion() is None and bench.pvc() is None
 
 
 def test_bug_6_a_foreign_pv_is_never_adopted() -> None:

@@ -13,9 +13,8 @@ from pathlib import Path
 
 from app.inputs import embedded_config
 from core.actions import ObjectRef
-from core.katib import ANNOTATION_OWNER_UID, FINALIZER_PV_CLEANUP
 from tests.integration.test_resume_sequences import experiment
-from tests.support.harness import Bench, shipped_config
+from tests.support.harness import Bench, owned_volume_is_cleaned_up, shipped_config
 from tests.support.sim import CHILD, NAMESPACE, Sim
 
 PV_NAME = "from-volume-resume-random-kubeflow"
@@ -64,16 +63,7 @@ def test_the_seed_designs_flow_on_the_embedded_runtime(tmp_path: Path) -> None:
 def test_the_local_pv_is_owned_and_cleaned_up_like_a_configured_one() -> None:
     bench = Bench(experiment("FromVolume"), shipped_config(**LOCAL))
     bench.settle()
-    pv, pvc, suggestion = bench.pv(), bench.pvc(), bench.suggestion()
-    assert pv is not None and pvc is not None and suggestion is not None
-    assert pv["spec"]["claimRef"]["name"] == pvc["metadata"]["name"]
-    assert pvc["spec"]["volumeName"] == PV_NAME
-    assert "ownerReferences" not in pv["metadata"]
-    assert pv["metadata"]["annotations"][ANNOTATION_OWNER_UID] == suggestion["metadata"]["uid"]
-    assert FINALIZER_PV_CLEANUP in suggestion["metadata"]["finalizers"]
-    bench.delete_experiment()
-    bench.settle()
-    assert bench.pv() is None and bench.suggestion() is None and bench.pvc() is None
+    assert owned_volume_is_cleaned_up(bench)["metadata"]["name"] == PV_NAME
 
 
 def test_a_foreign_pv_of_the_local_name_is_never_adopted() -> None:

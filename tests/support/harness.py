@@ -19,7 +19,12 @@ from app.keys import Key
 from app.reconcile import reconcile
 from core.actions import ObjectRef, UpdateStatus
 from core.config import KatibConfig, parse_katib_config
-from core.katib import API_VERSION, LABEL_EXPERIMENT
+from core.katib import (
+    ANNOTATION_OWNER_UID,
+    API_VERSION,
+    FINALIZER_PV_CLEANUP,
+    LABEL_EXPERIMENT,
+)
 from core.kube import Manifest
 from core.model import Suggestion
 from core.observed import VALID, Assignments, Validation
@@ -228,3 +233,21 @@ class Bench:
     def delete_experiment(self) -> None:
         exp = self.experiment()
         self.cluster.delete(self.ref("Experiment"), exp["metadata"]["uid"])
+
+
+def owned_volume_is_cleaned_up(bench: Bench) -> Manifest:
+    """Check the PV of a settled FromVolume bench: pre-bound to its claim, owned by annotation
+    (never an owner reference), held by our finalizer; then delete the Experiment and check that
+    PV, PVC and Suggestion all go. The PV as it was, for the caller's own checks."""
+    pv, pvc, suggestion = bench.pv(), bench.pvc(), bench.suggestion()
+    assert pv is not None and pvc is not None and suggestion is not None
+    assert pv["spec"]["claimRef"]["name"] == pvc["metadata"]["name"]
+    assert pv["spec"]["claimRef"]["namespace"] == pvc["metadata"]["namespace"]
+    assert pvc["spec"]["volumeName"] == pv["metadata"]["name"]
+    assert "ownerReferences" not in pv["metadata"]
+    assert pv["metadata"]["annotations"][ANNOTATION_OWNER_UID] == suggestion["metadata"]["uid"]
+    assert FINALIZER_PV_CLEANUP in suggestion["metadata"]["finalizers"]
+    bench.delete_experiment()
+    bench.settle()
+    assert bench.pv() is None and bench.suggestion() is None and bench.pvc() is None
+    return pv
