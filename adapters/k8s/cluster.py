@@ -215,8 +215,7 @@ class KubeCluster:
         return self._remember(kind, self.transport.request("GET", kind.item(namespace, name)))
 
     def _remember(self, kind: Resource, obj: Manifest) -> Manifest:
-        if not obj.get("kind") or not obj.get("apiVersion"):
-            obj = {**obj, "apiVersion": kind.api_version, "kind": kind.kind}
+        obj = kind.typed(obj)
         if (kind.api_version, kind.kind) in self.watched:
             self.store.remember(obj)
         return obj

@@ -22,20 +22,16 @@ class LiveCluster(KubeCluster):
         super().__init__(transport, kinds=())
 
     def get(self, ref: ObjectRef) -> Manifest:
-        found = self.transport.request("GET", path_of(ref))
-        return self._typed(ref.api_version, ref.kind, found)
+        return resource(ref.api_version, ref.kind).typed(
+            self.transport.request("GET", path_of(ref))
+        )
 
     def list(
         self, api_version: str, kind: str, namespace: str | None, labels: Mapping[str, str]
     ) -> Sequence[Manifest]:
         query = [("labelSelector", ",".join(f"{k}={v}" for k, v in sorted(labels.items())))]
+        of_kind = resource(api_version, kind)
         answer = self.transport.request(
-            "GET", resource(api_version, kind).collection(namespace), query=query if labels else ()
+            "GET", of_kind.collection(namespace), query=query if labels else ()
         )
-        return [self._typed(api_version, kind, item) for item in answer.get("items") or ()]
-
-    @staticmethod
-    def _typed(api_version: str, kind: str, obj: Manifest) -> Manifest:
-        if obj.get("kind") and obj.get("apiVersion"):
-            return obj
-        return {**obj, "apiVersion": api_version, "kind": kind}
+        return [of_kind.typed(item) for item in answer.get("items") or ()]

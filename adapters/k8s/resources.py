@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from core.actions import ObjectRef
+from core.kube import Manifest
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +34,13 @@ class Resource:
 
     def item(self, namespace: str | None, name: str) -> str:
         return f"{self.collection(namespace)}/{quote(name, safe='')}"
+
+    def typed(self, obj: Manifest) -> Manifest:
+        """``obj`` with its ``apiVersion`` and ``kind``: the items of a list come without them
+        (and some servers answer writes without them too)."""
+        if obj.get("kind") and obj.get("apiVersion"):
+            return obj
+        return {**obj, "apiVersion": self.api_version, "kind": self.kind}
 
 
 RBAC = "rbac.authorization.k8s.io/v1"

@@ -73,7 +73,7 @@ class KindWatch:
 
     def relist(self) -> None:
         answer = self.transport.request("GET", self.resource.collection(self.namespace))
-        items = [self._typed(item) for item in answer.get("items") or ()]
+        items = [self.resource.typed(item) for item in answer.get("items") or ()]
         self.store.replace(self.resource.api_version, self.resource.kind, self.namespace, items)
         self.version = str((answer.get("metadata") or {}).get("resourceVersion") or "")
         self.relists += 1
@@ -103,10 +103,4 @@ class KindWatch:
         if version:
             self.version = str(version)
         if kind in ("ADDED", "MODIFIED", "DELETED"):
-            self.store.observe(kind, self._typed(obj))
-
-    def _typed(self, obj: Manifest) -> Manifest:
-        """Items of a list come without ``apiVersion`` and ``kind``: put them back."""
-        if obj.get("kind") and obj.get("apiVersion"):
-            return obj
-        return {**obj, "apiVersion": self.resource.api_version, "kind": self.resource.kind}
+            self.store.observe(kind, self.resource.typed(obj))
