@@ -19,7 +19,7 @@ from typing import Literal, Protocol
 
 from core.actions import EventType, ObjectRef
 from core.katib import API_VERSION
-from core.kube import Manifest
+from core.kube import Manifest, has_labels
 from core.ports import Cluster, Gone, NotFound
 
 RBAC = "rbac.authorization.k8s.io/v1"
@@ -123,8 +123,7 @@ class Informer:
         return [
             obj
             for (ns, _), obj in self.objects.get((api_version, kind), {}).items()
-            if (namespace is None or ns == namespace)
-            and all((obj["metadata"].get("labels") or {}).get(k) == v for k, v in labels.items())
+            if (namespace is None or ns == namespace) and has_labels(obj, labels)
         ]
 
     def create(self, manifest: Manifest) -> Manifest:

@@ -8,6 +8,7 @@ as an extra and written back untouched, so a round trip through these models los
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
@@ -26,6 +27,15 @@ def format_time(value: datetime) -> str:
     status a reconcile serialises.
     """
     return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def has_labels(obj: Manifest, labels: Mapping[str, str]) -> bool:
+    """Whether ``obj`` carries every one of ``labels`` (an equality label selector; the empty
+    selector matches everything)."""
+    if not labels:
+        return True
+    held = obj["metadata"].get("labels") or {}
+    return all(held.get(key) == value for key, value in labels.items())
 
 
 KubeTime = Annotated[datetime, PlainSerializer(format_time, return_type=str, when_used="json")]

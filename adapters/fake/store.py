@@ -23,7 +23,7 @@ from typing import Any
 from adapters.fake.clone import clone
 from adapters.fake.watch import EventKind, WatchEvent, WatchLog
 from core.actions import ObjectRef
-from core.kube import Manifest
+from core.kube import Manifest, has_labels
 
 CLUSTER_SCOPED = frozenset({"PersistentVolume", "Namespace", "StorageClass"})
 Key = tuple[str, str, str, str]
@@ -83,7 +83,7 @@ def select(
         meta = obj["metadata"]
         if namespace is not None and meta.get("namespace") != namespace:
             continue
-        if not labels or all(meta.get("labels", {}).get(k) == v for k, v in labels.items()):
+        if has_labels(obj, labels):
             found.append(clone(obj) if copy else obj)
     return sorted(found, key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
 

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from core.kube import Manifest
+from core.kube import Manifest, has_labels
 from core.ports import Gone
 
 ChangeType = Literal["ADDED", "MODIFIED", "DELETED"]
@@ -102,7 +102,7 @@ class Store:
             for (version, kind_, ns, _), obj in found
             if (version, kind_) == (api_version, kind)
             and (namespace is None or ns == namespace)
-            and all((obj["metadata"].get("labels") or {}).get(k) == v for k, v in labels.items())
+            and has_labels(obj, labels)
         ]
 
     def remember(self, obj: Manifest) -> None:
