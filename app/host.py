@@ -22,9 +22,8 @@ from typing import Protocol
 
 from app.controller import Controller, Outcome
 from app.informer import Change
-from app.keys import Key, key_of
+from app.keys import Key, every_key, key_of
 from app.reconcile import Parsed
-from core.katib import API_VERSION
 from core.kube import Manifest
 from core.ports import Clock, Cluster, ConfigSource, Gone, SuggestionService
 
@@ -90,11 +89,8 @@ class Host:
                 self.controller.enqueue(key, after)
 
     def enqueue_all(self) -> None:
-        for kind in ("Experiment", "Suggestion"):
-            for obj in self.cluster.list(API_VERSION, kind, None, {}):
-                key = key_of(obj)
-                if key is not None:
-                    self.enqueue(key)
+        for key in every_key(self.cluster):
+            self.enqueue(key)
 
     # -- running ------------------------------------------------------------------------------
 

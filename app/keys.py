@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from core.katib import ANNOTATION_OWNER, API_VERSION, LABEL_EXPERIMENT
 from core.kube import Manifest
+from core.ports import Cluster
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -41,3 +42,15 @@ def key_of(obj: Manifest) -> Key | None:
         if ref.get("controller") and ref.get("kind") == "Suggestion":
             return Key(namespace or "default", ref["name"])
     return None
+
+
+def every_key(cluster: Cluster) -> list[Key]:
+    """Every Experiment's key, then every other Suggestion's (one left without its Experiment
+    still needs its cleanup), each once and in listing order: what a resync, a new leader or a
+    lost watch reconciles."""
+    keys = (
+        key_of(obj)
+        for kind in ("Experiment", "Suggestion")
+        for obj in cluster.list(API_VERSION, kind, None, {})
+    )
+    return list(dict.fromkeys(key for key in keys if key is not None))

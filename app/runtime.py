@@ -26,10 +26,9 @@ from adapters.fake import FakeCluster, FakeWorld
 from adapters.local.trials import TrialRunner
 from app.controller import Controller
 from app.informer import Informer
-from app.keys import Key, key_of
+from app.keys import every_key, key_of
 from app.services import ServiceHost
 from core.config import KatibConfig
-from core.katib import API_VERSION
 from core.ports import ClusterError
 
 DRAIN_LIMIT = 10_000
@@ -73,12 +72,8 @@ class Runtime:
 
     def enqueue_all(self) -> None:
         """Reconcile every Experiment (at start, and when the watch fell too far behind)."""
-        for raw in self.cluster.list(API_VERSION, "Experiment", None, {}):
-            meta = raw["metadata"]
-            self.controller.enqueue(Key(meta["namespace"], meta["name"]))
-        for raw in self.cluster.list(API_VERSION, "Suggestion", None, {}):
-            meta = raw["metadata"]
-            self.controller.enqueue(Key(meta["namespace"], meta["name"]))
+        for key in every_key(self.cluster):
+            self.controller.enqueue(key)
 
     def pump(self) -> int:
         """Bring the controller's cache up to date and turn the changes into reconcile keys."""
