@@ -30,7 +30,7 @@ from app.host import Host
 from core.defaults import default_experiment
 from core.model import Experiment
 from tests.support.cluster_player import ClusterPlayer
-from tests.support.kube_mock import mock_server
+from tests.support.kube_mock import config_map, mock_server
 
 DATA = Path(__file__).resolve().parents[1] / "app" / "data"
 KATIB = "kubeflow.org/v1beta1"
@@ -46,13 +46,8 @@ def lifecycle_requests() -> dict[str, object]:
     logging.getLogger("katib_resume").setLevel(logging.ERROR)  # retried conflicts are expected
     with mock_server() as server:
         setup = to_url(server.url)
-        config_map = {
-            "apiVersion": "v1",
-            "kind": "ConfigMap",
-            "metadata": {"name": "katib-config", "namespace": "kubeflow"},
-            "data": {"katib-config.yaml": (DATA / "katib-config.yaml").read_text("utf-8")},
-        }
-        setup.request("POST", "/api/v1/namespaces/kubeflow/configmaps", body=config_map)
+        shipped = config_map("kubeflow", (DATA / "katib-config.yaml").read_text("utf-8"))
+        setup.request("POST", "/api/v1/namespaces/kubeflow/configmaps", body=shipped)
         transport = to_url(server.url)
         cluster = KubeCluster(transport)
         source = ConfigMapSource(to_url(server.url), "kubeflow")

@@ -29,7 +29,7 @@ from core.defaults import default_experiment
 from core.model import Experiment
 from tests.support.cluster_player import ClusterPlayer
 from tests.support.katib_grpc import KatibServer, LocalAlgorithm
-from tests.support.kube_mock import MockServer, write_kubeconfig
+from tests.support.kube_mock import MockServer, config_map, write_kubeconfig
 
 DATA = Path(__file__).resolve().parents[2] / "app" / "data"
 KATIB = "kubeflow.org/v1beta1"
@@ -88,13 +88,8 @@ class Run:
 @pytest.fixture
 def run(kube: MockServer, tmp_path: Path) -> Iterator[Run]:
     transport = to_url(kube.url)
-    config_map = {
-        "apiVersion": "v1",
-        "kind": "ConfigMap",
-        "metadata": {"name": "katib-config", "namespace": "kubeflow"},
-        "data": {"katib-config.yaml": katib_config_with_volume()},
-    }
-    transport.request("POST", "/api/v1/namespaces/kubeflow/configmaps", body=config_map)
+    body = config_map("kubeflow", katib_config_with_volume())
+    transport.request("POST", "/api/v1/namespaces/kubeflow/configmaps", body=body)
     katib = KatibServer(LocalAlgorithm().behaviour())
     log = (tmp_path / "controller.log").open("w")
     command = [

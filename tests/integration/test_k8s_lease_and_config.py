@@ -15,7 +15,7 @@ from adapters.k8s.connect import to_url
 from adapters.k8s.lease import LeaseElector
 from adapters.k8s.transport import MERGE_PATCH, Transport
 from core.config import ConfigError
-from tests.support.kube_mock import MockServer
+from tests.support.kube_mock import MockServer, config_map
 
 DATA = Path(__file__).resolve().parents[2] / "app" / "data"
 
@@ -104,12 +104,7 @@ def test_a_leader_that_cannot_renew_stops_leading(kube: MockServer, namespace: s
 
 
 def put_config(transport: Transport, namespace: str, text: str) -> None:
-    body = {
-        "apiVersion": "v1",
-        "kind": "ConfigMap",
-        "metadata": {"name": "katib-config", "namespace": namespace},
-        "data": {"katib-config.yaml": text},
-    }
+    body = config_map(namespace, text)
     transport.request("POST", f"/api/v1/namespaces/{namespace}/configmaps", body=body)
 
 

@@ -18,7 +18,7 @@ import pytest
 from adapters.k8s.connect import to_url
 from adapters.k8s.transport import Transport
 from core.ports import AlreadyExists
-from tests.support.kube_mock import MockServer, write_kubeconfig
+from tests.support.kube_mock import MockServer, config_map, write_kubeconfig
 from tests.support.webhook import INJECTION, NAMESPACE, Certs, Client, example, review
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,13 +44,8 @@ def live(kube: MockServer, tmp_path: Path) -> Iterator[tuple[Client, Transport]]
             "metadata": {"name": NAMESPACE, "labels": INJECTION},
         },
     )
-    config_map = {
-        "apiVersion": "v1",
-        "kind": "ConfigMap",
-        "metadata": {"name": "katib-config", "namespace": "ops"},
-        "data": {"katib-config.yaml": (DATA / "katib-config.yaml").read_text(encoding="utf-8")},
-    }
-    put(transport, "/api/v1/namespaces/ops/configmaps", config_map)
+    shipped = (DATA / "katib-config.yaml").read_text(encoding="utf-8")
+    put(transport, "/api/v1/namespaces/ops/configmaps", config_map("ops", shipped))
     certs = Certs(tmp_path / "certs")
     command = [
         sys.executable, "-m", "app.cli", "webhook",

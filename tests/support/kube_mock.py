@@ -339,6 +339,16 @@ class MockServer:
         return asyncio.run_coroutine_threadsafe(run(), self.loop).result(10)
 
 
+def config_map(namespace: str, text: str, name: str = "katib-config") -> Json:
+    """A katib-config ConfigMap holding ``text`` under Katib's key ``katib-config.yaml``."""
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": name, "namespace": namespace},
+        "data": {"katib-config.yaml": text},
+    }
+
+
 def write_kubeconfig(directory: Path, url: str) -> Path:
     """A kubeconfig for ``url`` with no credentials, as a process under test would be given."""
     path = directory / "kubeconfig"
