@@ -201,10 +201,14 @@ class KubeCluster:
 
     def _at(self, ref: ObjectRef, resource_version: str | None) -> Manifest:
         """The object at ``resource_version`` (the store's copy when it is that version);
-        ``Conflict`` when the server's object has moved on."""
+        ``Conflict`` when the object has moved on: at once when the watch already brought a
+        newer version (another writer won; the write would be refused anyway), after a read
+        of the server otherwise."""
         held = self.store.get(_ref_key(ref))
         if held is not None and resource_version in (None, _version(held)):
             return held
+        if held is not None and resource_version is not None and _after(held, resource_version):
+            raise Conflict(f"{ref.kind} {ref.name} is at {_version(held)}, not {resource_version}")
         kind = resource(ref.api_version, ref.kind)
         fresh = self._refresh(kind, ref.namespace, ref.name)
         if resource_version is not None and _version(fresh) != resource_version:
@@ -247,6 +251,13 @@ class KubeCluster:
 
 def _ref_key(ref: ObjectRef) -> tuple[str, str, str, str]:
     return (ref.api_version, ref.kind, ref.namespace or "", ref.name)
+
+
+def _after(obj: Manifest, resource_version: str) -> bool:
+    """Whether ``obj`` is a later version than ``resource_version`` (known only when both are
+    numbers, as every API server's are; otherwise the server is asked)."""
+    held = _version(obj)
+    return held.isdigit() and resource_version.isdigit() and int(held) > int(resource_version)
 
 
 def _version(obj: Manifest) -> str:

@@ -328,3 +328,18 @@ def test_a_write_answer_arriving_after_the_deletion_does_not_revive_the_object(
     assert store.select(KATIB, "Experiment", namespace, {}) == []
     store.remember(version("u-2", "9"))  # a new object of the same name is welcome
     assert len(store.select(KATIB, "Experiment", namespace, {})) == 1
+
+
+def test_a_write_behind_a_newer_watched_version_conflicts_without_asking_the_server(
+    cluster: KubeCluster, transport: Transport, namespace: str
+) -> None:
+    created = cluster.create(experiment(namespace))
+    first = created["metadata"]["resourceVersion"]
+    path = f"/apis/{KATIB}/namespaces/{namespace}/experiments/exp/status"
+    body = {"status": {"by": "another writer"}}
+    transport.request("PATCH", path, body=body, content_type="application/merge-patch+json")
+    eventually(lambda: cluster.get(ref(namespace))["metadata"]["resourceVersion"] != first)
+    before = dict(transport.counts.counts)
+    with pytest.raises(Conflict):
+        cluster.update_status(ref(namespace), {"mine": 1}, first)
+    assert dict(transport.counts.counts) == before
