@@ -397,7 +397,7 @@ def test_a_state_behind_the_history_is_not_resumed(tmp_path: Path) -> None:
 def test_the_file_carries_a_version_and_a_checksum_of_its_payload(tmp_path: Path) -> None:
     started(tmp_path).get_suggestions([], 2)
     document = json.loads((tmp_path / FILE_NAME).read_text())
-    assert document["version"] == 1
+    assert document["version"] == 2
     assert document["sha256"] == hashlib.sha256(store.canonical(document["payload"])).hexdigest()
     assert len(document["payload"]["issued"]) == 2
 
@@ -456,3 +456,31 @@ def test_the_package_builds_on_core_only() -> None:
             else:
                 continue
             assert not any(n == f or n.startswith(f + ".") for n in names for f in forbidden)
+
+
+def test_a_random_search_saves_its_position_not_a_generator(tmp_path: Path) -> None:
+    started(tmp_path).get_suggestions([], 3)
+    document = json.loads((tmp_path / FILE_NAME).read_text())
+    assert document["payload"]["cursor"] == 3
+    assert len((tmp_path / FILE_NAME).read_bytes()) < 2_000
+
+
+def test_a_random_point_does_not_depend_on_the_batches_it_was_drawn_in() -> None:
+    one = started(None)
+    batched = one.get_suggestions([], 2)
+    batched += one.get_suggestions(batched, 5)
+    assert batched == started(None).get_suggestions([], 5)
+
+
+def test_a_state_file_of_the_old_format_is_rebuilt_not_trusted(tmp_path: Path) -> None:
+    server = started(tmp_path)
+    history = server.get_suggestions([], 2)
+    path = tmp_path / FILE_NAME
+    document = json.loads(path.read_text())
+    document["version"] = 1
+    path.write_text(json.dumps(document))
+    again = SuggestionServer(experiment(), 5, tmp_path)
+    report = again.start(history)
+    assert report.source == "rebuilt"
+    assert "unsupported format version 1" in report.reason
+    assert again.get_suggestions(history, 4) == server.get_suggestions(history, 4)

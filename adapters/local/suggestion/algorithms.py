@@ -1,17 +1,20 @@
 """The search algorithms, ``random`` and ``grid``, and Katib's ``ValidateAlgorithmSettings``.
 
-An algorithm is written so that its whole progress is one JSON value, the *cursor*: the state of
-the ``random.Random`` for random search, the index of the next grid point for grid search. That
-is what makes resuming exact. ``draw(cursor, n, seen)`` returns ``n`` points and the next cursor
-and never mutates anything, so the server can save the new state *before* it adopts it (a failed
-save leaves the old state in place), and ``replay(history)`` turns a trial history back into a
-cursor when the saved state is lost.
+An algorithm is written so that its whole progress is one JSON value, the *cursor*: the index of
+the next point, for both algorithms. That is what makes resuming exact. ``draw(cursor, n, seen)``
+returns ``n`` points and the next cursor and never mutates anything, so the server can save the
+new state *before* it adopts it (a failed save leaves the old state in place), and
+``replay(history)`` turns a trial history back into a cursor when the saved state is lost.
 
-Random search makes exactly one draw per parameter per point, so the ``k``-th point of a seed is
-always the same; the ``random_state`` setting, like in Katib's services, overrides the seed the
-server was given. Grid search enumerates the Cartesian product in parameter order and skips a
-point already in ``seen`` (the points issued so far), so that even a history it did not produce
-itself is never issued twice; when the grid is exhausted it returns fewer points.
+Random search draws the ``k``-th point from its own generator, seeded by the search's seed and
+``k`` (one draw per parameter, in parameter order), so the ``k``-th point of a seed is always the
+same and a cursor is one integer: a saved state does not carry a generator's 625 words, and
+resuming at point ``k`` costs nothing. The ``random_state`` setting, like in Katib's services,
+overrides the seed the server was given.
+
+Grid search enumerates the Cartesian product in parameter order and skips a point already in
+``seen`` (the points issued so far), so that even a history it did not produce itself is never
+issued twice; when the grid is exhausted it returns fewer points.
 """
 
 from __future__ import annotations
@@ -60,26 +63,25 @@ class RandomSearch:
         self.space, self.seed = space, seed
 
     def start(self) -> Any:
-        return _encode(random.Random(self.seed).getstate())
+        return 0
 
     def draw(self, cursor: Any, count: int, seen: Set[Point]) -> tuple[list[Point], Any]:
-        rng = random.Random()
-        rng.setstate(_decode(cursor))
-        points = [self.space.sample(rng) for _ in range(count)]
-        return points, _encode(rng.getstate())
+        first = int(cursor)
+        return [self.point(k) for k in range(first, first + count)], first + count
+
+    def point(self, index: int) -> Point:
+        """The ``index``-th point of this seed's sequence (a string seed is hashed with SHA-512
+        by ``random.Random``, so neighbouring indexes give unrelated generators)."""
+        return self.space.sample(random.Random(f"{self.seed}/{index}"))
 
     def replay(self, history: Sequence[Point]) -> tuple[Any, int | None]:
-        """Re-seed and draw as many points as the history holds, noting the first difference."""
-        drawn, cursor = self.draw(self.start(), len(history), frozenset())
-        pairs = enumerate(zip(drawn, history, strict=True))
-        differ = (i for i, (ours, theirs) in pairs if ours != theirs)
-        return cursor, next(differ, None)
+        """Past the history, noting the first point that is not our own."""
+        differ = (i for i, theirs in enumerate(history) if self.point(i) != theirs)
+        return len(history), next(differ, None)
 
     def check(self, cursor: Any) -> None:
-        try:
-            random.Random().setstate(_decode(cursor))
-        except (TypeError, OverflowError, IndexError) as error:
-            raise ValueError(f"not a random-search cursor: {error}") from None
+        if type(cursor) is not int or cursor < 0:
+            raise ValueError(f"not a random-search position: {cursor!r}")
 
 
 class GridSearch:
@@ -176,13 +178,3 @@ def _check_steps(space: SearchSpace) -> None:
                 f"grid search needs a step for every double parameter: parameter"
                 f" {parameter.name!r} has no feasibleSpace.step"
             )
-
-
-def _encode(state: tuple[Any, ...]) -> Any:
-    version, internal, gauss = state
-    return [version, list(internal), gauss]
-
-
-def _decode(cursor: Any) -> tuple[Any, ...]:
-    version, internal, gauss = cursor
-    return (version, tuple(internal), gauss)

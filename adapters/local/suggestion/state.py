@@ -28,7 +28,9 @@ from core.kube import Manifest
 
 FILE_NAME = "suggestion-state.json"
 FORMAT = "katib-resume/suggestion-state"
-VERSION = 1
+VERSION = 2
+"""2: the random search's cursor is the index of its next point (1 held its generator's state,
+which this version reports as an unsupported format and rebuilds from the trial history)."""
 
 
 @dataclass(frozen=True, slots=True)
