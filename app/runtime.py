@@ -4,7 +4,10 @@ one fake clock.
 One ``step`` is one tick of the simulated world, in the order a cluster would see it:
 
 1. the world ticks (garbage collection, volume binding and reclaim, the kubelet);
-2. suggestion services start or stop with their Deployments; trials run;
+2. suggestion services start or stop with their Deployments; trials run (both read the
+   controller's watch-fed cache, brought up to date first, as Katib's components share
+   informers: a tick lists every Suggestion and Trial, and a cache hands them out without
+   the API server's private copies);
 3. every change since the last step reaches the controller's work queue through the watch (and,
    every ``resync_seconds``, every Experiment does), and the controller reconciles every key
    that is due, until its queue has nothing due;
@@ -62,10 +65,12 @@ class Runtime:
     ) -> None:
         self.cluster, self.world, self.tick_seconds = cluster, world, tick_seconds
         self.clock = cluster.clock
-        self.services = ServiceHost(cluster, world.volume_dir, seed)
         self.informer = Informer(cluster)
+        self.services = ServiceHost(self.informer, world.volume_dir, seed)
         self.controller = Controller(self.informer, StaticConfig(config), self.clock, self.services)
-        self.trials = TrialRunner(cluster, self.clock.now, command=trial_command, workdir=workdir)
+        self.trials = TrialRunner(
+            self.informer, self.clock.now, command=trial_command, workdir=workdir
+        )
         self.resync_seconds = resync_seconds
         self.next_resync = self.clock.now() + timedelta(seconds=resync_seconds)
         self.enqueue_all()
@@ -103,6 +108,7 @@ class Runtime:
     def step(self) -> None:
         """One tick; a world error in the services or trials is retried on the next tick."""
         self.world.tick()
+        self.pump()  # the services and trials read the same cache, as of now
         with contextlib.suppress(ClusterError):
             self.services.sync()
         with contextlib.suppress(ClusterError):
