@@ -65,7 +65,7 @@ class Runtime:
     ) -> None:
         self.cluster, self.world, self.tick_seconds = cluster, world, tick_seconds
         self.clock = cluster.clock
-        self.informer = Informer(cluster)
+        self.informer = Informer(cluster.for_cache())
         self.services = ServiceHost(self.informer, world.volume_dir, seed)
         self.controller = Controller(self.informer, StaticConfig(config), self.clock, self.services)
         self.trials = TrialRunner(

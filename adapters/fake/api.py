@@ -14,6 +14,10 @@ cluster-scoped object is unresolvable). By default an owner's deletion collects 
 at once; a ``FakeWorld`` makes it background work done by its ticks (``synchronous_gc``), as the
 real garbage collector runs behind the API server.
 
+A write answers with a private copy of the stored object, as a read does; with ``copy=False``
+it answers with the stored object itself, as the watch hands it out: for a caller that keeps
+the answer and never mutates it (an informer cache, ``FakeCluster.for_cache``).
+
 Admission plugins (``admission``) mutate every object at creation; ``FakeWorld`` installs the
 storage-protection one. ``FakeCluster`` wraps this class with fault injection: Kubernetes' own
 controllers (``FakeWorld``) write here directly, so faults never hit them.
@@ -55,7 +59,7 @@ class ApiServer:
         object on every tick of every simulated controller costs more than the rest of a tick."""
         return select(self.store.all(), api_version, kind, namespace, {}, copy=False)
 
-    def create(self, manifest: Manifest) -> Manifest:
+    def create(self, manifest: Manifest, *, copy: bool = True) -> Manifest:
         ref = ObjectRef.of(manifest)
         if self.store.find(ref) is not None:
             raise AlreadyExists(f"{ref} already exists")
@@ -76,9 +80,9 @@ class ApiServer:
         )
         for transient in ("deletionTimestamp", "resourceVersion"):
             meta.pop(transient, None)
-        return self.store.put_json(ref, obj)
+        return self.store.put_json(ref, obj, copy=copy)
 
-    def update(self, manifest: Manifest) -> Manifest:
+    def update(self, manifest: Manifest, *, copy: bool = True) -> Manifest:
         """Replace metadata (labels, annotations, finalizers, owners) and spec; not status."""
         ref = ObjectRef.of(manifest)
         current = self.checked(ref, manifest["metadata"].get("resourceVersion"))
@@ -91,23 +95,30 @@ class ApiServer:
                 meta.pop(field, None)
         _no_new_finalizers(ref, current, meta.get("finalizers", []))
         _replace_spec(obj, manifest.get("spec"))
-        return self._store_or_finish(ref, obj)
+        return self._store_or_finish(ref, obj, copy)
 
-    def update_spec(self, ref: ObjectRef, spec: Manifest, resource_version: str | None) -> Manifest:
+    def update_spec(
+        self, ref: ObjectRef, spec: Manifest, resource_version: str | None, *, copy: bool = True
+    ) -> Manifest:
         current = self.checked(ref, resource_version)
         obj = _shallow(current)
         _replace_spec(obj, spec)
-        return self.store.put_json(ref, obj)
+        return self.store.put_json(ref, obj, copy=copy)
 
     def update_status(
-        self, ref: ObjectRef, status: Manifest, resource_version: str | None
+        self, ref: ObjectRef, status: Manifest, resource_version: str | None, *, copy: bool = True
     ) -> Manifest:
         current = self.checked(ref, resource_version)
         obj = {**_shallow(current), "status": as_json(status)}
-        return self.store.put_json(ref, obj)  # only the new status needed converting
+        return self.store.put_json(ref, obj, copy=copy)  # only the new status needed converting
 
     def set_finalizers(
-        self, ref: ObjectRef, finalizers: Sequence[str], resource_version: str | None
+        self,
+        ref: ObjectRef,
+        finalizers: Sequence[str],
+        resource_version: str | None,
+        *,
+        copy: bool = True,
     ) -> Manifest:
         current = self.checked(ref, resource_version)
         _no_new_finalizers(ref, current, finalizers)
@@ -115,7 +126,7 @@ class ApiServer:
         obj["metadata"]["finalizers"] = as_json(list(finalizers))
         if not finalizers:
             del obj["metadata"]["finalizers"]
-        return self._store_or_finish(ref, obj)
+        return self._store_or_finish(ref, obj, copy)
 
     def delete(self, ref: ObjectRef, uid: str) -> None:
         current = self.existing(ref)
@@ -157,12 +168,12 @@ class ApiServer:
             return
         self._finish(ref, current["metadata"]["uid"])
 
-    def _store_or_finish(self, ref: ObjectRef, obj: Manifest) -> Manifest:
+    def _store_or_finish(self, ref: ObjectRef, obj: Manifest, copy: bool) -> Manifest:
         meta = obj["metadata"]
         if "deletionTimestamp" in meta and not meta.get("finalizers"):
             self._finish(ref, meta["uid"])
-            return clone(obj)
-        return self.store.put_json(ref, obj)
+            return clone(obj) if copy else obj
+        return self.store.put_json(ref, obj, copy=copy)
 
     def _finish(self, ref: ObjectRef, uid: str) -> None:
         self.store.drop(ref)

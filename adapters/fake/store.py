@@ -107,8 +107,9 @@ class Store:
     def find(self, ref: ObjectRef) -> Manifest | None:
         return self.objects.get(key_of(ref))
 
-    def put_json(self, ref: ObjectRef, obj: Manifest) -> Manifest:
-        """Store ``obj``, already JSON, and return a copy of it.
+    def put_json(self, ref: ObjectRef, obj: Manifest, *, copy: bool = True) -> Manifest:
+        """Store ``obj``, already JSON, and return a copy of it (``copy=False``: the stored
+        object itself, for a caller that only reads it, as a watcher does).
 
         A write that replaces one part of an object (its status, its spec, its finalizers) need
         not convert the rest again: ``obj`` may share the unchanged parts with the stored object
@@ -116,7 +117,8 @@ class Store:
         readers get copies or, for the watch and the world's controllers, read only). Only
         ``obj`` itself and its ``metadata`` must be new: the version is written into them.
         """
-        return clone(self.keep_json(ref, obj))
+        stored = self.keep_json(ref, obj)
+        return clone(stored) if copy else stored
 
     def keep_json(self, ref: ObjectRef, obj: Manifest) -> Manifest:
         """``put_json`` without the copy: the stored object itself, for the API server's own
