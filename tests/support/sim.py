@@ -70,8 +70,14 @@ class Sim:
         self.world = FakeWorld(self.cluster, root / "volumes")
         self.config = config or _shipped_config()
         self.policy = policy
-        self.cluster.create(example(policy, max_trials, parallel, seed))
+        self._example = example(policy, max_trials, parallel, seed)
+        self.apply_example()
         self.runtime = self._runtime()
+
+    def apply_example(self) -> None:
+        """Create the Experiment (again, once the last one is gone: a user applying the same
+        file to a cluster and a controller that have been running all along)."""
+        self.cluster.create(copy.deepcopy(self._example))
 
     def _runtime(self) -> Runtime:
         return Runtime(self.cluster, self.world, self.config)
