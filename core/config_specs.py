@@ -13,6 +13,7 @@ or zero request/limit takes the default, and a *negative* one removes the entry 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cached_property
 from types import MappingProxyType
 
 from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
@@ -106,9 +107,11 @@ class VolumeSpecConfig(KubeModel):
     storage_class_name: str | None = None
     host_path: HostPathConfig | None = None
 
-    @property
+    @cached_property
     def is_empty(self) -> bool:
-        """Nothing given: Katib's "semantically equal to the empty spec" (no PV is created)."""
+        """Nothing given: Katib's "semantically equal to the empty spec" (no PV is created).
+
+        Kept once computed (the model is frozen): the planner asks on every reconcile."""
         given = self.model_dump(mode="json", exclude_none=True).values()
         return all(value in ("", {}, []) for value in given)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from core.kube import KubeModel, KubeTime
 
 
@@ -22,8 +24,8 @@ class ObjectMeta(KubeModel):
     generation: int | None = None
     creation_timestamp: KubeTime | None = None
     deletion_timestamp: KubeTime | None = None
-    labels: dict[str, str] = {}
-    annotations: dict[str, str] = {}
+    labels: dict[str, str] = Field(default_factory=dict)  # no deep copy of a default
+    annotations: dict[str, str] = Field(default_factory=dict)
     finalizers: tuple[str, ...] = ()
     owner_references: tuple[OwnerReference, ...] = ()
 
