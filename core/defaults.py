@@ -133,11 +133,16 @@ def spec_view(exp: Experiment, without: Collection[str] = ()) -> object:
 
 
 def _canonical(value: object) -> object:
-    if isinstance(value, Mapping):
-        pairs = ((str(k), _canonical(v)) for k, v in value.items())
-        return {k: v for k, v in pairs if not _is_empty(v)}
+    # the plain types first: a dump holds only dicts, lists and scalars, and ``Mapping`` is an
+    # ABC whose ``isinstance`` costs several times a check of a concrete type
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
     if isinstance(value, list | tuple):
         return [_canonical(v) for v in value]
+    if isinstance(value, dict | Mapping):
+        pairs = ((str(k), _canonical(v)) for k, v in value.items())
+        return {k: v for k, v in pairs if not _is_empty(v)}
     if isinstance(value, float) and math.isnan(value):
         return "NaN"
     return value

@@ -111,13 +111,14 @@ def validate(
     namespace_labels: Mapping[str, str] | None = None,
 ) -> Decision:
     """Admit or deny CREATE (``old`` is None) or UPDATE of ``new`` (see the module docstring)."""
-    if old is not None and spec_view(old) == spec_view(new):
+    views = None if old is None else (spec_view(old), spec_view(new))
+    if views is not None and views[0] == views[1]:
         return ALLOWED
     if namespace_labels is not None and not _injection_enabled(namespace_labels):
         return deny([_namespace_error(new)])
     errors = [*_name_errors(new), *_count_errors(new.spec)]
-    if old is not None:
-        errors += _restart_errors(new, old)
+    if old is not None and views is not None:
+        errors += _restart_errors(new, old, views)
     errors += _catalog_errors(new.spec, catalog)
     errors += _policy_errors(new.spec)
     if errors:
@@ -197,8 +198,11 @@ def _count_errors(spec: ExperimentSpec) -> list[FieldError]:
     return errors
 
 
-def _restart_errors(new: Experiment, old: Experiment) -> list[FieldError]:
-    """§6.2, for an UPDATE whose defaulted spec changed: the restart request itself."""
+def _restart_errors(
+    new: Experiment, old: Experiment, views: tuple[object, object]
+) -> list[FieldError]:
+    """§6.2, for an UPDATE whose defaulted spec changed (``views``: both ``spec_view``s, so
+    each spec is defaulted and canonicalised once): the restart request itself."""
     errors = []
     if old.is_completed() and not is_restartable(old):
         errors.append(invalid("spec.resumePolicy", new.spec.resume_policy or "", RESTART_DETAIL))
@@ -206,9 +210,17 @@ def _restart_errors(new: Experiment, old: Experiment) -> list[FieldError]:
     if limit is not None and limit <= old.status.trials:
         detail = "must be greater than status.trials count"
         errors.append(invalid("spec.maxTrialCount", limit, detail))
-    if spec_view(old, without=EDITABLE_FIELDS) != spec_view(new, without=EDITABLE_FIELDS):
+    if _without_editable(views[0]) != _without_editable(views[1]):
         errors.append(forbidden("spec", EDITABLE_DETAIL))
     return errors
+
+
+def _without_editable(view: object) -> object:
+    """``spec_view(exp, without=EDITABLE_FIELDS)`` from ``spec_view(exp)``: the view's keys are
+    the spec's top-level fields, and leaving some out before or after canonicalising is the
+    same (a test holds the two together)."""
+    assert isinstance(view, dict)
+    return {key: value for key, value in view.items() if key not in EDITABLE_FIELDS}
 
 
 def _catalog_errors(spec: ExperimentSpec, catalog: AlgorithmCatalog | None) -> list[FieldError]:

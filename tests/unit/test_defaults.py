@@ -173,3 +173,14 @@ def test_defaulting_is_idempotent(spec: dict[str, Any]) -> None:
     assert once.spec.max_trial_count == spec.get("maxTrialCount")
     assert once.spec.max_failed_trial_count == spec.get("maxFailedTrialCount")
     assert spec_view(once) == spec_view(experiment(**spec))
+
+
+@settings(deadline=None)
+@given(specs)
+def test_the_editable_fields_can_be_left_out_after_canonicalising(spec: dict[str, Any]) -> None:
+    """Admission computes each spec's view once and drops the editable fields from it."""
+    subject = experiment(**spec)
+    view = spec_view(subject)
+    assert isinstance(view, dict)
+    dropped = {k: v for k, v in view.items() if k not in EDITABLE_FIELDS}
+    assert dropped == spec_view(subject, EDITABLE_FIELDS)
