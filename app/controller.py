@@ -71,13 +71,15 @@ class Controller:
         clock: Clock,
         service: SuggestionService | None = None,
         backoff: Backoff | None = None,
+        *,
+        parsed: Parsed | None = None,
     ) -> None:
         self.cluster, self.config, self.clock, self.service = cluster, config, clock, service
         self.backoff = backoff or Backoff()
         self.queue: WorkQueue[Key] = WorkQueue()
         self.failures: dict[Key, int] = {}
         self.stats = Stats()
-        self.parsed = Parsed()
+        self.parsed = parsed or Parsed()
 
     def enqueue(self, key: Key, after: float = 0.0) -> None:
         self.queue.add(key, self.clock.now(), after)

@@ -30,8 +30,10 @@ from adapters.local.trials import TrialRunner
 from app.controller import Controller
 from app.informer import Informer
 from app.keys import every_key, key_of
+from app.reconcile import Parsed
 from app.services import ServiceHost
 from core.config import KatibConfig
+from core.model import Trial
 from core.ports import ClusterError
 
 DRAIN_LIMIT = 10_000
@@ -66,10 +68,18 @@ class Runtime:
         self.cluster, self.world, self.tick_seconds = cluster, world, tick_seconds
         self.clock = cluster.clock
         self.informer = Informer(cluster.for_cache())
-        self.services = ServiceHost(self.informer, world.volume_dir, seed)
-        self.controller = Controller(self.informer, StaticConfig(config), self.clock, self.services)
+        parsed = Parsed()  # one cache of models: all three read the informer's objects
+        self.services = ServiceHost(self.informer, world.volume_dir, seed, parsed)
+        config_source = StaticConfig(config)
+        self.controller = Controller(
+            self.informer, config_source, self.clock, self.services, parsed=parsed
+        )
         self.trials = TrialRunner(
-            self.informer, self.clock.now, command=trial_command, workdir=workdir
+            self.informer,
+            self.clock.now,
+            command=trial_command,
+            workdir=workdir,
+            parse=lambda raw: parsed.parse(Trial, raw),
         )
         self.resync_seconds = resync_seconds
         self.next_resync = self.clock.now() + timedelta(seconds=resync_seconds)

@@ -8,8 +8,10 @@ a gRPC call to a Service without endpoints would be. When a server could not res
 state and rebuilt it from the trial history, the host records a Warning event and passes the
 news on with the validation verdict, so that the Suggestion's Running condition says it too.
 
-``sync`` runs on every tick and reads every Suggestion and its Deployment; it parses again only
-the objects that changed since the last sync (a UID and ``resourceVersion`` name one content).
+``sync`` runs on every tick and reads every Suggestion and its Deployment. It parses them through
+a ``Parsed`` it may share with the controller (the embedded runtime's are one): both read the same
+watch-fed cache, whose objects are replaced when they change and never mutated, so an object is
+parsed once, by whichever asks first.
 """
 
 from __future__ import annotations
@@ -18,24 +20,18 @@ import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar, cast
-
-from pydantic import BaseModel
 
 from adapters.local.suggestion import StartReport, SuggestionServer
 from app.keys import Key
+from app.reconcile import Parsed
 from core.actions import EventType, ObjectRef
 from core.katib import ANNOTATION_SEED, API_VERSION
-from core.kube import Manifest
 from core.model import Deployment, Experiment, Suggestion
 from core.names import service_name
 from core.observed import Assignments, Outcome, Validation
 from core.policy import traits
 from core.ports import Cluster, ClusterError, NotFound, Unavailable
 
-ModelT = TypeVar("ModelT", bound=BaseModel)
-Models = dict[tuple[type[BaseModel], str], tuple[str, BaseModel]]
-"""Parsed models by (model, UID), with the ``resourceVersion`` they were parsed from."""
 VolumeLocator = Callable[[str, str], Path | None]
 """(namespace, deployment name) -> the directory the Deployment's pod mounts, if any."""
 
@@ -50,18 +46,19 @@ class _Running:
 class ServiceHost:
     """Implements ``core.ports.SuggestionService`` over in-process ``SuggestionServer``s."""
 
-    def __init__(self, cluster: Cluster, volumes: VolumeLocator, seed: int) -> None:
+    def __init__(
+        self, cluster: Cluster, volumes: VolumeLocator, seed: int, parsed: Parsed | None = None
+    ) -> None:
         self.cluster, self.volumes, self.seed = cluster, volumes, seed
         self.running: dict[Key, _Running] = {}
-        self.models: Models = {}
+        self.parsed = parsed or Parsed()
 
     def sync(self) -> None:
         """Start servers for available Deployments, stop those whose Deployment is gone."""
         live: set[Key] = set()
-        seen: Models = {}
         for raw in self.cluster.list(API_VERSION, "Suggestion", None, {}):
-            suggestion = self._parse(Suggestion, raw, seen)
-            deployment = self._deployment(suggestion, seen)
+            suggestion = self.parsed.parse(Suggestion, raw)
+            deployment = self._deployment(suggestion)
             if deployment is None:
                 continue
             key = Key(suggestion.namespace, suggestion.name)
@@ -69,20 +66,8 @@ class ServiceHost:
             current = self.running.get(key)
             if current is None or current.deployment_uid != deployment.metadata.uid:
                 self._start(key, suggestion, deployment)
-        self.models = seen  # what is gone or changed is parsed again if it comes back
         for key in set(self.running) - live:
             self.running.pop(key).server.stop()
-
-    def _parse(self, model: type[ModelT], raw: Manifest, seen: Models) -> ModelT:
-        """``raw`` parsed, or the model parsed from the same version of it on the last sync."""
-        meta = raw.get("metadata") or {}
-        uid, version = meta.get("uid"), meta.get("resourceVersion")
-        if not uid or not version:
-            return model.model_validate(raw)
-        held = self.models.get((model, uid))
-        parsed = held[1] if held is not None and held[0] == version else model.model_validate(raw)
-        seen[(model, uid)] = (version, parsed)
-        return cast(ModelT, parsed)
 
     def validate(self, suggestion: Suggestion) -> Validation:
         running = self.running.get(Key(suggestion.namespace, suggestion.name))
@@ -107,13 +92,13 @@ class ServiceHost:
             running.server.stop()
         self.running.clear()
 
-    def _deployment(self, suggestion: Suggestion, seen: Models) -> Deployment | None:
+    def _deployment(self, suggestion: Suggestion) -> Deployment | None:
         name = service_name(suggestion.name, suggestion.algorithm)
         try:
             raw = self.cluster.get(ObjectRef("apps/v1", "Deployment", suggestion.namespace, name))
         except NotFound:
             return None
-        deployment = self._parse(Deployment, raw, seen)
+        deployment = self.parsed.parse(Deployment, raw)
         live = not deployment.metadata.is_deleting and deployment.is_available()
         return deployment if live else None
 
@@ -151,4 +136,4 @@ class ServiceHost:
             raw = self.cluster.get(ObjectRef(API_VERSION, "Experiment", key.namespace, key.name))
         except NotFound:
             return None
-        return Experiment.model_validate(raw)
+        return self.parsed.parse(Experiment, raw)

@@ -57,6 +57,8 @@ class TrialRunner:
 
     ``timeout`` bounds one command run, in seconds. Keep one runner per process: its memory of
     the Trials it started is what tells its own runs from those a dead runner left behind.
+    ``parse`` reads a listed Trial: a cache's objects can be parsed by a cache of models shared
+    with the controller (the embedded runtime's), since both read the same objects.
     """
 
     def __init__(
@@ -68,12 +70,13 @@ class TrialRunner:
         workdir: Path | None = None,
         max_attempts: int = 2,
         timeout: float = DEFAULT_TIMEOUT,
+        parse: Callable[[Manifest], Trial] = Trial.model_validate,
     ) -> None:
         if max_attempts < 1:
             raise ValueError(f"max_attempts must be at least 1, not {max_attempts}")
         self._cluster, self._now = cluster, now
         self._command, self._workdir, self._timeout = command, workdir, timeout
-        self._max_attempts = max_attempts
+        self._max_attempts, self._parse = max_attempts, parse
         self._started: set[TrialKey] = set()
         self._results: dict[TrialKey, Outcome] = {}
         self._settled: dict[str, str] = {}
@@ -101,7 +104,7 @@ class TrialRunner:
             settled[uid] = version
             return False
         try:
-            trial = Trial.model_validate(manifest)
+            trial = self._parse(manifest)
         except ValueError:  # not a Trial this runner can read: leave it to whoever wrote it
             return False
         key = _key(trial)
@@ -149,7 +152,7 @@ class TrialRunner:
 
     def _run(self, key: TrialKey, manifest: Manifest) -> None:
         """Run the Trial to its outcome, then write it (remembered if the write fails)."""
-        trial = Trial.model_validate(manifest)
+        trial = self._parse(manifest)
         spec = manifest.get("spec") or {}
         if self._command:
             outcome = run_command(spec, self._trial_dir(key), self._timeout)
