@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from adapters.fake import ControllerCrash, FakeClock, FakeCluster, FakeWorld
+from adapters.fake.clone import clone
 from app.inputs import embedded_config, load_config
 from app.runtime import Runtime
 from core.actions import ObjectRef
@@ -77,7 +78,7 @@ class Sim:
     def apply_example(self) -> None:
         """Create the Experiment (again, once the last one is gone: a user applying the same
         file to a cluster and a controller that have been running all along)."""
-        self.cluster.create(copy.deepcopy(self._example))
+        self.cluster.create(clone(self._example))
 
     def _runtime(self) -> Runtime:
         return Runtime(self.cluster, self.world, self.config)
@@ -165,7 +166,7 @@ class Sim:
         old = self.experiment()
         if old is None:
             return False
-        new: dict[str, Any] = copy.deepcopy(old)
+        new: dict[str, Any] = clone(old)  # the user's edit of what they read
         current = new["spec"].get("maxTrialCount")
         new["spec"]["maxTrialCount"] = (current or len(self.trials())) + by
         admitted = validate(
