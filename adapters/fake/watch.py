@@ -59,8 +59,10 @@ class WatchLog:
     def __init__(
         self, events: Iterable[WatchEvent] = (), base: int = 0, capacity: int = CAPACITY
     ) -> None:
-        self._events: deque[WatchEvent] = deque(events, maxlen=capacity)
-        self.base = base
+        kept = list(events)
+        dropped = max(0, len(kept) - capacity)  # a log saved with a larger capacity
+        self._events: deque[WatchEvent] = deque(kept[dropped:], maxlen=capacity)
+        self.base = base + dropped  # compacted, not forgotten: every cursor keeps its meaning
 
     @property
     def cursor(self) -> int:

@@ -355,6 +355,18 @@ def test_the_watch_records_every_change_in_order_including_gc_and_finalizers() -
     assert [e.type for e in cluster.changes_since(cursor - 1)[1]] == ["DELETED"]
 
 
+def test_a_log_longer_than_its_capacity_is_compacted_at_load() -> None:
+    """A state directory saved with a larger log keeps every cursor's meaning."""
+    cluster = FakeCluster()
+    for index in range(5):
+        cluster.create(obj(name=f"o{index}"))
+    loaded = WatchLog(cluster.store.log.events(), cluster.store.log.base, capacity=3)
+    assert loaded.cursor == cluster.cursor == 5
+    assert [e.object["metadata"]["name"] for e in loaded.since(2)[1]] == ["o2", "o3", "o4"]
+    with pytest.raises(Gone):
+        loaded.since(1)
+
+
 def test_a_compacted_cursor_is_gone() -> None:
     cluster = FakeCluster()
     cluster.store.log = WatchLog(capacity=3)
