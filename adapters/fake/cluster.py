@@ -60,7 +60,10 @@ class FakeCluster:
     def for_cache(self) -> FakeCluster:
         """This cluster (the same API server, faults and Events) for a caller that keeps write
         answers and never mutates them: an informer cache, which hands out what it keeps only to
-        readers. Its writes answer with the stored objects, not copies."""
+        readers. Its writes answer with the stored objects, not copies.
+
+        The view shares every part by reference, so none is ever rebound after construction
+        (the Events list is filled in place, never replaced)."""
         view = copy.copy(self)
         view.copies = False
         return view

@@ -97,7 +97,7 @@ def _restore(data: dict[str, Any], volume_root: Path) -> tuple[FakeCluster, Fake
         raise ValueError(f"unsupported format {data.get('format')!r} (expected {FORMAT})")
     clock = FakeClock(datetime.fromisoformat(data["clock"]))
     cluster = FakeCluster(clock, Store.from_dict(data["store"]))
-    cluster.events = [_restore_event(e) for e in data["events"]]
+    cluster.events.extend(_restore_event(e) for e in data["events"])  # never rebound: see for_cache
     saved = data["world"]
     world = FakeWorld(
         cluster,
