@@ -111,14 +111,15 @@ def validate(
     namespace_labels: Mapping[str, str] | None = None,
 ) -> Decision:
     """Admit or deny CREATE (``old`` is None) or UPDATE of ``new`` (see the module docstring)."""
-    views = None if old is None else (spec_view(old), spec_view(new))
-    if views is not None and views[0] == views[1]:
-        return ALLOWED
+    restart: list[FieldError] = []
+    if old is not None:
+        views = (spec_view(old), spec_view(new))
+        if views[0] == views[1]:
+            return ALLOWED
+        restart = _restart_errors(new, old, views)
     if namespace_labels is not None and not _injection_enabled(namespace_labels):
         return deny([_namespace_error(new)])
-    errors = [*_name_errors(new), *_count_errors(new.spec)]
-    if old is not None and views is not None:
-        errors += _restart_errors(new, old, views)
+    errors = [*_name_errors(new), *_count_errors(new.spec), *restart]
     errors += _catalog_errors(new.spec, catalog)
     errors += _policy_errors(new.spec)
     if errors:
