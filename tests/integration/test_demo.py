@@ -7,6 +7,8 @@ process, timed) and prove that a false claim stops it with exit status 3 instead
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import subprocess
 import sys
 import time
@@ -58,21 +60,29 @@ def test_the_demo_tells_the_whole_story_in_under_10_seconds(tmp_path: Path) -> N
     assert not (tmp_path / ".katib-resume").exists()  # the demo uses a temporary directory
 
 
-def test_the_pvc_uid_is_the_same_before_and_after_the_resume(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    assert cmd_demo.demo(argparse.Namespace()) == 0
-    out = capsys.readouterr().out
-    kept = out.split("PersistentVolumeClaim from-volume-resume-random, UID ", 1)[1].split()[0]
+@pytest.fixture(scope="module")
+def out() -> str:
+    """What one in-process run of the demo printed (it succeeded)."""
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert cmd_demo.demo(argparse.Namespace()) == 0
+    return printed.getvalue()
+
+
+def _word_after(out: str, marker: str) -> str:
+    """The word the demo printed right after ``marker`` (which it must have printed)."""
+    _, found, rest = out.partition(marker)
+    assert found, marker
+    return rest.split(maxsplit=1)[0]
+
+
+def test_the_pvc_uid_is_the_same_before_and_after_the_resume(out: str) -> None:
+    kept = _word_after(out, "PersistentVolumeClaim from-volume-resume-random, UID ")
     assert f"PersistentVolumeClaim from-volume-resume-random: reused, same UID {kept}" in out
 
 
-def test_one_directory_from_the_first_run_to_the_deletion(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    assert cmd_demo.demo(argparse.Namespace()) == 0
-    out = capsys.readouterr().out
-    directory = out.split("on this machine the simulated node keeps it in ", 1)[1].split()[0]
+def test_one_directory_from_the_first_run_to_the_deletion(out: str) -> None:
+    directory = _word_after(out, "on this machine the simulated node keeps it in ")
     assert directory.endswith(
         "/volumes/host/tmp/katib/suggestions/from-volume-resume-random-kubeflow"
     )
