@@ -38,7 +38,7 @@ carrying Katib's message, so that ``allowed`` is always ``not errors``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -107,7 +107,7 @@ def validate(
     old: Experiment | None = None,
     *,
     catalog: AlgorithmCatalog | None = None,
-    existing_pvs: Collection[str] = frozenset(),
+    existing_pvs: Container[str] = frozenset(),
     namespace_labels: Mapping[str, str] | None = None,
 ) -> Decision:
     """Admit or deny CREATE (``old`` is None) or UPDATE of ``new`` (see the module docstring)."""
@@ -266,8 +266,16 @@ def _volume_name(exp: Experiment) -> str:
     return pv_name(exp.metadata.name, exp.spec.algorithm.algorithm_name, exp.namespace)
 
 
-def _volume_exists(exp: Experiment, existing_pvs: Collection[str]) -> bool:
+def _volume_exists(exp: Experiment, existing_pvs: Container[str]) -> bool:
     return exp.spec.resume_policy == ResumePolicy.FROM_VOLUME and _volume_name(exp) in existing_pvs
+
+
+def volume_lookup_error(exp: Experiment, error: object) -> str:
+    """Katib's denial when the PV of ``exp`` could not be looked up (BEHAVIOR.md §6.4)."""
+    return (
+        f"Cannot create the Experiment: {exp.metadata.name} in namespace: {exp.namespace}, "
+        f"error: {error}"
+    )
 
 
 def _volume_error(exp: Experiment) -> FieldError:

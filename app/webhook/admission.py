@@ -6,11 +6,12 @@ What this module adds is what a webhook must gather from a live cluster:
 
 * the Namespace's labels (the metrics-collector-injection rule) and katib-config's algorithm
   catalog, both lazily (``lookups``);
-* the stale-PV check (BEHAVIOR.md §6.4): on CREATE of a ``FromVolume`` Experiment that passed
-  every other rule, the PV ``<name>-<algorithm>-<namespace>`` is read *live* from the API server,
-  never from a cache, so that a PV left by a deleted Experiment is seen the moment it exists. A
-  read that fails denies with Katib's ``..., error: <err>`` text. (The admission-time check is a
-  courtesy, not the guarantee: the controller re-checks ownership when it creates the volume.)
+* the PVs for the core's stale-PV rule (BEHAVIOR.md §6.4): on CREATE of a ``FromVolume``
+  Experiment that passed every other rule, the PV ``<name>-<algorithm>-<namespace>`` is read
+  *live* from the API server, never from a cache, so that a PV left by a deleted Experiment is
+  seen the moment it exists (``lookups.LivePVs``). A read that fails denies with Katib's
+  ``..., error: <err>`` text. (The admission-time check is a courtesy, not the guarantee: the
+  controller re-checks ownership when it creates the volume.)
 
 The object is checked as the API server sent it: the mutating webhook runs first, so it has
 already been defaulted. DELETE and CONNECT are allowed untouched (nothing to judge).
@@ -23,17 +24,20 @@ from dataclasses import dataclass
 from pydantic import ValidationError
 
 from app.inputs import describe
-from app.kinds import PV
-from app.webhook.lookups import LiveCatalog, LookupFailed, NamespaceLabels
+from app.webhook.lookups import (
+    LiveCatalog,
+    LivePVs,
+    LookupFailed,
+    NamespaceLabels,
+    PVLookupFailed,
+)
 from app.webhook.patch import json_patch
 from app.webhook.review import Malformed, Request, allowed, denied
 from core.defaults import default_experiment
 from core.kube import Manifest
 from core.model import Experiment
-from core.names import pv_name
-from core.policy import ResumePolicy
-from core.ports import Cluster, ClusterError, ConfigSource, NotFound
-from core.validation import ALLOWED, Decision, validate
+from core.ports import Cluster, ConfigSource
+from core.validation import validate, volume_lookup_error
 
 JUDGED = frozenset({"CREATE", "UPDATE"})
 SERVER_ERROR = 500
@@ -55,12 +59,13 @@ class Admission:
                 new,
                 old,
                 catalog=LiveCatalog(self.config),
+                existing_pvs=LivePVs(self.cluster),
                 namespace_labels=NamespaceLabels(self.cluster, new.namespace),
             )
         except LookupFailed as error:
             return denied(request.uid, str(error), SERVER_ERROR)
-        if decision.allowed and old is None:
-            decision = self._stale_volume(new)
+        except PVLookupFailed as failed:
+            return denied(request.uid, volume_lookup_error(new, failed.error))
         if decision.allowed:
             return allowed(request.uid)
         return denied(request.uid, decision.message)
@@ -72,23 +77,6 @@ class Admission:
         given = experiment(request, "object")
         patch = json_patch(given.to_dict(), default_experiment(given).to_dict())
         return allowed(request.uid, patch)
-
-    def _stale_volume(self, exp: Experiment) -> Decision:
-        """§6.4: a FromVolume Experiment may not be created over a PV that still exists."""
-        if exp.spec.resume_policy != ResumePolicy.FROM_VOLUME:
-            return ALLOWED
-        name = pv_name(exp.metadata.name, exp.spec.algorithm.algorithm_name, exp.namespace)
-        try:
-            self.cluster.get(PV.ref("", name))
-        except NotFound:
-            return ALLOWED
-        except ClusterError as error:
-            message = (
-                f"Cannot create the Experiment: {exp.metadata.name} in namespace: "
-                f"{exp.namespace}, error: {error}"
-            )
-            return Decision(allowed=False, message=message)
-        return validate(exp, existing_pvs=frozenset({name}))  # the core's own denial text
 
 
 def experiment(request: Request, field: str) -> Experiment:

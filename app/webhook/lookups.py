@@ -10,11 +10,15 @@ request.
 
 A failure to read is not a field error of the user's object: it is raised as ``LookupFailed``
 and the webhook denies with a server-side status (500) and the reason.
+
+The PVs (the stale-PV check of BEHAVIOR.md §6.4) are read the same way, live and only when the
+core asks: on CREATE of a ``FromVolume`` Experiment that passed every other rule. A failed read
+of a PV is Katib's own denial (``..., error: <err>``), so it is ``PVLookupFailed``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Container, Iterator, Mapping
 
 from core.actions import ObjectRef
 from core.config import ConfigError, KatibConfig
@@ -23,6 +27,31 @@ from core.ports import Cluster, ClusterError, ConfigSource, NotFound
 
 class LookupFailed(Exception):
     """The API server or katib-config could not be read; the message says which and why."""
+
+
+class PVLookupFailed(Exception):
+    """A PersistentVolume could not be read; ``error`` says why."""
+
+    def __init__(self, error: ClusterError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+class LivePVs(Container[str]):
+    """The names of the PersistentVolumes that exist, each read live from the API server (never
+    from a cache: a PV left by a deleted Experiment must be seen the moment it exists)."""
+
+    def __init__(self, cluster: Cluster) -> None:
+        self._cluster = cluster
+
+    def __contains__(self, name: object) -> bool:
+        try:
+            self._cluster.get(ObjectRef("v1", "PersistentVolume", None, str(name)))
+        except NotFound:
+            return False
+        except ClusterError as error:
+            raise PVLookupFailed(error) from None
+        return True
 
 
 class NamespaceLabels(Mapping[str, str]):
