@@ -139,7 +139,7 @@ def _candidates(
     if state is St.Pending:
         return [*first, "created"]
     if found:
-        blockable = state in (St.Created, St.Deploying, St.Running, St.Restarting)
+        blockable = SUGGESTION.allows(state, "ownership_conflict_found")  # the table says where
         return [*first, "ownership_conflict_found"] if blockable else first
     available = _available(observed.deployment)
     follow = {
