@@ -22,13 +22,9 @@ from prometheus_client.registry import Collector
 
 from app.controller import Outcome
 from app.keys import Key
-from core.actions import RecordEvent
 from core.katib import API_VERSION
 from core.kube import Manifest
 from core.ports import Cluster
-
-RESTART_REASON = "RestartRequested"
-CONFLICT_REASON = "OwnershipConflictFound"
 
 
 def result_of(outcome: Outcome) -> str:
@@ -76,14 +72,13 @@ class Metrics:
         result = result_of(outcome)
         self.reconciles.labels(result).inc()
         self.latency.labels(result).observe(seconds)
-        if outcome.plan is None:
+        plan = outcome.plan
+        if plan is None:
             return
-        for action in outcome.plan.actions:
-            if isinstance(action, RecordEvent):
-                if action.reason == RESTART_REASON and action.ref.kind == "Experiment":
-                    self.restarts.inc()
-                elif action.reason == CONFLICT_REASON:
-                    self.conflicts.inc()
+        if plan.experiment is not None and plan.experiment.trigger == "restart_requested":
+            self.restarts.inc()
+        if plan.suggestion is not None and plan.suggestion.trigger == "ownership_conflict_found":
+            self.conflicts.inc()
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)
