@@ -148,15 +148,8 @@ def one_lifecycle(sim: Sim) -> None:
     sim.settle()
     assert sim.raise_budget(1)
     sim.settle()
-    experiment = sim.experiment()
-    assert experiment is not None and len(sim.trials()) == 3
-    sim.cluster.delete(ObjectRef.of(experiment), experiment["metadata"]["uid"])
-    store = sim.cluster.api.store
-    for _ in range(50):
-        if not store.all():
-            break
-        sim.step()
-    assert not store.all(), "a lifecycle left objects behind"
+    assert len(sim.trials()) == 3
+    assert not sim.delete_experiment(), "a lifecycle left objects behind"
 
 
 @dataclass

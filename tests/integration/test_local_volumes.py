@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.inputs import embedded_config
-from core.actions import ObjectRef
 from tests.integration.test_resume_sequences import experiment
 from tests.support.harness import Bench, owned_volume_is_cleaned_up, shipped_config
 from tests.support.sim import CHILD, NAMESPACE, Sim
@@ -49,14 +48,7 @@ def test_the_seed_designs_flow_on_the_embedded_runtime(tmp_path: Path) -> None:
     assert again is not None and again["metadata"]["uid"] == pv["metadata"]["uid"]
     assert sim.assignments()[: len(first)] == first and len(sim.assignments()) == 15
 
-    resumed = sim.experiment()
-    assert resumed is not None
-    sim.cluster.api.delete(ObjectRef.of(resumed), resumed["metadata"]["uid"])
-    for _ in range(50):
-        if not sim.cluster.api.store.all():
-            break
-        sim.step()
-    assert sim.cluster.api.store.all() == []
+    assert sim.delete_experiment() == []
     assert not directory(tmp_path).exists()
 
 

@@ -47,17 +47,6 @@ def kept(monkeypatch: pytest.MonkeyPatch) -> Kept:
     return record
 
 
-def _delete(sim: Sim) -> None:
-    experiment = sim.experiment()
-    assert experiment is not None
-    sim.cluster.delete(ObjectRef.of(experiment), experiment["metadata"]["uid"])
-    for _ in range(50):
-        if not sim.cluster.store.all():
-            return
-        sim.step()
-    raise AssertionError("objects were left behind")
-
-
 @pytest.mark.parametrize("policy", ["FromVolume", "LongRunning", "Never"])
 def test_no_reader_mutates_a_stored_object(tmp_path: Path, kept: Kept, policy: str) -> None:
     sim = Sim(tmp_path, policy, max_trials=3, parallel=2)
@@ -65,7 +54,7 @@ def test_no_reader_mutates_a_stored_object(tmp_path: Path, kept: Kept, policy: s
     if policy != "Never":
         assert sim.raise_budget(2)
         sim.settle()
-    _delete(sim)
+    assert sim.delete_experiment() == []
     assert len(kept) > 30  # every write of the lifecycle
     changed = [ObjectRef.of(obj) for obj, copy in kept if obj != copy]
     assert changed == []
@@ -80,7 +69,7 @@ def test_nor_does_a_controller_started_again(tmp_path: Path, kept: Kept) -> None
     sim.restart_controller()
     assert sim.raise_budget(2)
     sim.settle()
-    _delete(sim)
+    assert sim.delete_experiment() == []
     assert [ObjectRef.of(obj) for obj, copy in kept if obj != copy] == []
 
 

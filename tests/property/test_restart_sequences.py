@@ -208,13 +208,10 @@ class RestartSequences(RuleBasedStateMachine):
             self.sim.world.kubelet.release(NAMESPACE, CHILD)
         self.sim.restart_controller()
         if self.deleted:
-            store = self.sim.cluster.api.store
-            for _ in range(50):
-                if not store.all():
-                    assert not self._local_directory().exists(), "the directory is removed"
-                    return
-                self.sim.step()
-            raise AssertionError(f"left behind: {[o['kind'] for o in store.all()]}")
+            left = self.sim.drain()
+            assert not left, f"left behind: {[o['kind'] for o in left]}"
+            assert not self._local_directory().exists(), "the directory is removed"
+            return
         self.sim.settle(max_steps=500)
         suggestion = self.sim.suggestion()
         restartable = Sim.true(self.sim.experiment(), "Succeeded") and self.sim.policy != "Never"

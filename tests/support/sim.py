@@ -8,13 +8,13 @@ admission, read conditions and children.
 
 from __future__ import annotations
 
-import copy
 import functools
 from pathlib import Path
 from typing import Any
 
 from adapters.fake import ControllerCrash, FakeClock, FakeCluster, FakeWorld
 from adapters.fake.clone import clone
+from adapters.fake.store import select
 from app.inputs import embedded_config, load_config
 from app.runtime import Runtime
 from core.actions import ObjectRef
@@ -23,7 +23,6 @@ from core.defaults import default_experiment
 from core.katib import ANNOTATION_SEED, API_VERSION, LABEL_EXPERIMENT
 from core.kube import Manifest
 from core.model import Experiment
-from core.ports import NotFound
 from core.validation import validate
 from tests.support.harness import load
 
@@ -44,10 +43,10 @@ def local_config() -> KatibConfig:
 
 
 def example(policy: str, max_trials: int | None, parallel: int, seed: int) -> Manifest:
-    raw: Manifest = copy.deepcopy(load("from-volume-resume.yaml"))
+    raw: Manifest = load("from-volume-resume.yaml")  # a private copy
     spec = raw["spec"]
-    spec.update(resumePolicy=policy, parallelTrialCount=parallel, maxFailedTrialCount=None)
-    spec.pop("maxFailedTrialCount")
+    spec.update(resumePolicy=policy, parallelTrialCount=parallel)
+    spec.pop("maxFailedTrialCount", None)
     if max_trials is None:
         spec.pop("maxTrialCount")
     else:
@@ -90,11 +89,11 @@ class Sim:
 
     # -- reading ------------------------------------------------------------------------------
     def get(self, kind: str, name: str = NAME, api: str = API_VERSION) -> Manifest | None:
+        """The stored object itself, not a private copy: the harness and the tests only read
+        what they get (an edit starts from a ``clone``, as ``raise_budget``'s does), and the
+        store never mutates a stored object."""
         namespace = None if kind == "PersistentVolume" else NAMESPACE
-        try:
-            return self.cluster.api.get(ObjectRef(api, kind, namespace, name))
-        except NotFound:
-            return None
+        return self.cluster.store.find(ObjectRef(api, kind, namespace, name))
 
     def experiment(self) -> Manifest | None:
         return self.get("Experiment")
@@ -112,23 +111,18 @@ class Sim:
         return self.get("PersistentVolumeClaim", CHILD, "v1")
 
     def trials(self) -> list[Manifest]:
-        found = self.cluster.api.list(API_VERSION, "Trial", NAMESPACE, {LABEL_EXPERIMENT: NAME})
-        return sorted(
-            found, key=lambda t: (t["metadata"]["creationTimestamp"], t["metadata"]["name"])
-        )
+        """The stored Trials (read-only, as ``get``), oldest first."""
+        mine = {LABEL_EXPERIMENT: NAME}
+        found = select(self.cluster.store.all(), API_VERSION, "Trial", NAMESPACE, mine, copy=False)
+        return sorted(found, key=_created)
 
     @staticmethod
     def true(obj: Manifest | None, type_: str) -> bool:
         conditions = (obj or {}).get("status", {}).get("conditions", [])
         return any(c["type"] == type_ and c["status"] == "True" for c in conditions)
 
-    def _stored_experiment(self) -> Manifest | None:
-        """The stored Experiment itself, not a private copy: for the harness's own checks, which
-        only read it (``settle`` asks after every step, and a benchmark must not weigh them)."""
-        return self.cluster.store.find(ObjectRef(API_VERSION, "Experiment", NAMESPACE, NAME))
-
     def completed(self) -> bool:
-        exp = self._stored_experiment()
+        exp = self.experiment()
         return self.true(exp, "Succeeded") or self.true(exp, "Failed")
 
     def assignments(self) -> list[tuple[tuple[str, str], ...]]:
@@ -153,9 +147,25 @@ class Sim:
             before = controller.stats.writes
             self.step()
             quiet = controller.stats.writes == before and not controller.failures
-            if quiet and (self._stored_experiment() is None or self.completed()):
+            if quiet and (self.experiment() is None or self.completed()):
                 return steps
         raise AssertionError(f"no fixed point within {max_steps} steps")
+
+    def delete_experiment(self, max_steps: int = 50) -> list[Manifest]:
+        """The user deletes the Experiment, then ``drain``: what is left behind."""
+        experiment = self.experiment()
+        assert experiment is not None, "there is no Experiment to delete"
+        self.cluster.delete(ObjectRef.of(experiment), experiment["metadata"]["uid"])
+        return self.drain(max_steps)
+
+    def drain(self, max_steps: int = 50) -> list[Manifest]:
+        """Step until the cluster holds no object (at most ``max_steps``); what is left."""
+        store = self.cluster.store
+        for _ in range(max_steps):
+            if not store.all():
+                break
+            self.step()
+        return store.all()
 
     def raise_budget(self, by: int) -> bool:
         """The user raises ``maxTrialCount`` through admission; whether it was admitted."""

@@ -7,6 +7,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from adapters.fake.clock import EPOCH
+from adapters.fake.clone import clone
 from app.controller import Backoff
 from app.keys import Key, key_of
 from app.queue import WorkQueue
@@ -84,8 +85,9 @@ def test_a_malformed_experiment_is_reported_not_crashed_on() -> None:
     with tempfile.TemporaryDirectory() as root:
         sim = Sim(Path(root), "FromVolume", max_trials=3, parallel=1)
         sim.settle()
-        suggestion = sim.suggestion()
-        assert suggestion is not None
+        stored = sim.suggestion()
+        assert stored is not None
+        suggestion = clone(stored)  # an edit starts from a copy of what was read
         suggestion["spec"]["resumePolicy"] = "Sometimes"  # admission bypassed
         sim.cluster.api.update(suggestion)
         sim.step()
