@@ -9,19 +9,10 @@ one module per group (``cmd_run``, ``cmd_get``, ``cmd_describe``, ``cmd_edit``, 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
+from collections.abc import Callable
 
-from app import (
-    cmd_controller,
-    cmd_delete,
-    cmd_demo,
-    cmd_describe,
-    cmd_edit,
-    cmd_get,
-    cmd_manifests,
-    cmd_run,
-    cmd_webhook,
-)
 from app.inputs import InputError, load_config, load_experiment
 from app.output import as_list, one_line, render
 from app.preview import Denied, created_objects
@@ -30,28 +21,37 @@ from core.lifecycle import LIFECYCLES
 from core.validation import validate
 
 EXIT_OK, EXIT_DENIED = 0, 1
+Command = Callable[[argparse.Namespace], int]
+ELSEWHERE = {
+    "run": ("app.cmd_run", "run"),
+    "get": ("app.cmd_get", "get"),
+    "describe": ("app.cmd_describe", "describe"),
+    "edit": ("app.cmd_edit", "edit"),
+    "delete": ("app.cmd_delete", "delete"),
+    "demo": ("app.cmd_demo", "demo"),
+    "controller": ("app.cmd_controller", "controller"),
+    "manifests": ("app.cmd_manifests", "manifests"),
+    "webhook": ("app.cmd_webhook", "webhook"),
+}
+"""The commands of their own modules, imported only when chosen: the embedded runtime, the
+controller and the webhook each bring heavy imports a ``plan`` or ``validate`` never needs."""
 
 
 def run(args: argparse.Namespace) -> int:
-    command = {
-        "plan": _plan,
-        "validate": _validate,
-        "diagram": _diagram,
-        "run": cmd_run.run,
-        "get": cmd_get.get,
-        "describe": cmd_describe.describe,
-        "edit": cmd_edit.edit,
-        "delete": cmd_delete.delete,
-        "demo": cmd_demo.demo,
-        "controller": cmd_controller.controller,
-        "manifests": cmd_manifests.manifests,
-        "webhook": cmd_webhook.webhook,
-    }[args.command]
     try:
-        return command(args)
+        return _command(args.command)(args)
     except Denied as denied:
         print(one_line(str(denied)), file=sys.stderr)
         return EXIT_DENIED
+
+
+def _command(name: str) -> Command:
+    here: dict[str, Command] = {"plan": _plan, "validate": _validate, "diagram": _diagram}
+    if name in here:
+        return here[name]
+    module, function = ELSEWHERE[name]
+    chosen: Command = getattr(importlib.import_module(module), function)
+    return chosen
 
 
 def _plan(args: argparse.Namespace) -> int:
