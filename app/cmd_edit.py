@@ -33,6 +33,7 @@ from app.preview import Denied
 from app.restart import Children, children, restart_report, wait_until_running
 from app.runtime import Runtime
 from core.model import Experiment
+from core.trials import has_budget
 from core.validation import is_restartable, validate
 
 EXIT_OK = 0
@@ -57,9 +58,8 @@ class Edited:
 
     def restarts(self) -> bool:
         """The controller's restart guard: restartable, and a budget above the Trials made."""
-        budget = self.new.spec.max_trial_count
-        has_budget = budget is None or budget > self.old.status.trials
-        return self.old.is_completed() and is_restartable(self.old) and has_budget
+        budget = has_budget(self.new.spec, self.old.status.trials)
+        return self.old.is_completed() and is_restartable(self.old) and budget
 
     def consequence(self, *, dry_run: bool = False) -> str:
         name, ns = self.new.metadata.name, self.new.namespace

@@ -41,16 +41,10 @@ from core.kube import Manifest
 from core.model import Experiment, Trial
 from core.objective import best_trial
 from core.ports import AlreadyExists, NotFound
+from core.trials import COMPLETED_STATUS_KEYS
 from core.validation import validate
 
 EXIT_OK = 0
-COMPLETED_COUNTERS = (
-    "trialsSucceeded",
-    "trialsFailed",
-    "trialsKilled",
-    "trialsEarlyStopped",
-    "trialMetricsUnavailable",
-)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -147,7 +141,7 @@ def _current(runtime: Runtime, ref: ObjectRef) -> Manifest:
 
 def completed_trials(experiment: Manifest) -> int:
     status = experiment.get("status") or {}
-    return sum(int(status.get(counter) or 0) for counter in COMPLETED_COUNTERS)
+    return sum(int(status.get(counter) or 0) for counter in COMPLETED_STATUS_KEYS)
 
 
 @contextmanager

@@ -224,6 +224,17 @@ _STATUS_KEYS: tuple[tuple[TrialPhase, str, str], ...] = (
 )
 
 
+COMPLETED_STATUS_KEYS = tuple(key for phase, key, _ in _STATUS_KEYS if phase in COMPLETED_PHASES)
+"""The status counters of the completed phases: their sum is the Trials completed."""
+
+
+def has_budget(spec: ExperimentSpec, made: int) -> bool:
+    """Room for another Trial after ``made``: no ``maxTrialCount``, or one above it (the
+    controller's restart guard; admission denies a restart whose budget has none)."""
+    budget = spec.max_trial_count
+    return budget is None or budget > made
+
+
 TRIAL_STATUS_KEYS = frozenset(
     key for _, count_key, list_key in _STATUS_KEYS for key in (count_key, list_key)
 ) | {"trials"}

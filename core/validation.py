@@ -208,7 +208,7 @@ def _restart_errors(
     if old.is_completed() and not is_restartable(old):
         errors.append(invalid("spec.resumePolicy", new.spec.resume_policy or "", RESTART_DETAIL))
     limit = new.spec.max_trial_count
-    if limit is not None and limit <= old.status.trials:
+    if limit is not None and limit <= old.status.trials:  # no budget (core.trials.has_budget)
         detail = "must be greater than status.trials count"
         errors.append(invalid("spec.maxTrialCount", limit, detail))
     if _without_editable(views[0]) != _without_editable(views[1]):

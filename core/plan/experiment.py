@@ -32,6 +32,7 @@ from core.trials import (
     count_trials,
     counts_match,
     goal_reached,
+    has_budget,
     own_trials,
     replace_status_counts,
     trials_to_create,
@@ -116,10 +117,9 @@ def _trigger(
 
 
 def _facts(experiment: Experiment, counts: TrialCounts) -> ExperimentFacts:
-    budget = experiment.spec.max_trial_count
     return ExperimentFacts(
         is_restartable=is_restartable(experiment),
-        has_budget=budget is None or budget > counts.total,
+        has_budget=has_budget(experiment.spec, counts.total),
     )
 
 
