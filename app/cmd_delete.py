@@ -25,20 +25,10 @@ from app.kinds import EXPERIMENT, PV, PVC, find
 from app.runtime import Runtime
 from core.actions import ObjectRef
 from core.kube import Manifest
+from core.resources import CONTROLLED_KINDS
 
 EXIT_OK = 0
-ORDER = (
-    "Experiment",
-    "Suggestion",
-    "Trial",
-    "Deployment",
-    "Service",
-    "ServiceAccount",
-    "Role",
-    "RoleBinding",
-    "PersistentVolumeClaim",
-    "PersistentVolume",
-)
+ORDER = tuple(kind for _, kind in CONTROLLED_KINDS)
 
 
 @dataclass

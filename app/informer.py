@@ -18,23 +18,11 @@ from collections.abc import Mapping, Sequence
 from typing import Literal, Protocol
 
 from core.actions import EventType, ObjectRef
-from core.katib import API_VERSION
 from core.kube import Manifest, has_labels
 from core.ports import Cluster, Gone, NotFound
+from core.resources import CONTROLLED_KINDS
 
-RBAC = "rbac.authorization.k8s.io/v1"
-KINDS = (
-    (API_VERSION, "Experiment"),
-    (API_VERSION, "Suggestion"),
-    (API_VERSION, "Trial"),
-    ("apps/v1", "Deployment"),
-    ("v1", "Service"),
-    ("v1", "PersistentVolumeClaim"),
-    ("v1", "PersistentVolume"),
-    ("v1", "ServiceAccount"),
-    (RBAC, "Role"),
-    (RBAC, "RoleBinding"),
-)
+KINDS = CONTROLLED_KINDS
 """The kinds the controller reads: everything else in the cluster is not cached."""
 
 Kind = tuple[str, str]

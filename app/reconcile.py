@@ -46,9 +46,9 @@ from core.observed import Observed
 from core.plan import Plan, plan, wants_assignments, wants_validation
 from core.policy import traits
 from core.ports import Cluster, NotFound, SuggestionService, Unavailable
+from core.resources import RBAC_API_VERSION
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
-RBAC = "rbac.authorization.k8s.io/v1"
 ASSIGNMENT_RETRY_SECONDS = 5.0
 log = logging.getLogger("katib_resume.controller")
 
@@ -115,7 +115,11 @@ def gather(cluster: Cluster, key: Key, parsed: Parsed | None = None) -> Observed
         pv = _read(cluster, PersistentVolume, volume, parsed)
     rbac: tuple[OwnedObject | None, ...] = (None, None, None)
     if suggestion.spec.early_stopping is not None:  # only early stopping has RBAC objects
-        rbac = (owned("v1", "ServiceAccount"), owned(RBAC, "Role"), owned(RBAC, "RoleBinding"))
+        rbac = (
+            owned("v1", "ServiceAccount"),
+            owned(RBAC_API_VERSION, "Role"),
+            owned(RBAC_API_VERSION, "RoleBinding"),
+        )
     return Observed(  # built once: each ``dataclasses.replace`` copies every field again
         ns,
         name,

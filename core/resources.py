@@ -37,6 +37,21 @@ from core.policy import traits
 
 RBAC_GROUP = "rbac.authorization.k8s.io"
 RBAC_API_VERSION = f"{RBAC_GROUP}/v1"
+CONTROLLED_KINDS: tuple[tuple[str, str], ...] = (
+    (API_VERSION, "Experiment"),
+    (API_VERSION, "Suggestion"),
+    (API_VERSION, "Trial"),
+    ("apps/v1", "Deployment"),
+    ("v1", "Service"),
+    ("v1", "ServiceAccount"),
+    (RBAC_API_VERSION, "Role"),
+    (RBAC_API_VERSION, "RoleBinding"),
+    ("v1", "PersistentVolumeClaim"),
+    ("v1", "PersistentVolume"),
+)
+"""Every kind (apiVersion, kind) the controller reads: the Experiment, its Suggestion and Trials,
+and what a Suggestion owns; owners before what they own (the order ``delete`` reports them in).
+The watch caches hold these and nothing else."""
 PROBE_DELAY_SECONDS = 10
 READINESS_PERIOD_SECONDS = 10
 LIVENESS_PERIOD_SECONDS = 120
