@@ -23,14 +23,14 @@ What is defaulted (BEHAVIOR.md §1.1, §8), each only when absent, null or empty
 ``maxTrialCount`` and ``maxFailedTrialCount`` are never defaulted: unset means "no limit". Katib's
 trial-template success/failure conditions and per-kind metrics source paths are not reproduced.
 
-``spec_view`` is the comparison itself: the defaulted spec in a canonical form, optionally without
-the three fields a restart may edit (``EDITABLE_FIELDS``).
+``spec_view`` is the comparison itself: the defaulted spec in a canonical form; ``without_editable``
+leaves out of it the three fields a restart may edit (``EDITABLE_FIELDS``).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from core.katib import DEFAULT_PARALLEL_TRIAL_COUNT
@@ -122,14 +122,22 @@ def _default_parameter(parameter: object) -> object:
     return {**parameter, "feasibleSpace": {**space, "distribution": DISTRIBUTION_UNIFORM}}
 
 
-def spec_view(exp: Experiment, without: Collection[str] = ()) -> object:
+def spec_view(exp: Experiment) -> dict[str, object]:
     """What a user controls in ``exp.spec``, comparable with ``==``.
 
     Defaulted first (bug 14); then, as Kubernetes' semantic equality does for typed fields, an
     absent, null or empty value is no value, key order does not matter and NaN equals NaN.
     """
     dumped = default_experiment(exp).spec.model_dump(by_alias=True, mode="json")
-    return _canonical({k: v for k, v in dumped.items() if k not in without})
+    view = _canonical(dumped)
+    assert isinstance(view, dict)
+    return view
+
+
+def without_editable(view: dict[str, object]) -> dict[str, object]:
+    """A ``spec_view`` without the fields a restart may edit: what a restart must leave alone
+    (the view's keys are the spec's top-level fields)."""
+    return {key: value for key, value in view.items() if key not in EDITABLE_FIELDS}
 
 
 def _canonical(value: object) -> object:

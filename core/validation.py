@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from core.config import ConfigError
-from core.defaults import EDITABLE_FIELDS, spec_view
+from core.defaults import spec_view, without_editable
 from core.katib import LABEL_EXPERIMENT, NAMESPACE_INJECTION_LABEL
 from core.model import Experiment
 from core.model.experiment import ExperimentSpec
@@ -200,7 +200,7 @@ def _count_errors(spec: ExperimentSpec) -> list[FieldError]:
 
 
 def _restart_errors(
-    new: Experiment, old: Experiment, views: tuple[object, object]
+    new: Experiment, old: Experiment, views: tuple[dict[str, object], dict[str, object]]
 ) -> list[FieldError]:
     """§6.2, for an UPDATE whose defaulted spec changed (``views``: both ``spec_view``s, so
     each spec is defaulted and canonicalised once): the restart request itself."""
@@ -211,17 +211,9 @@ def _restart_errors(
     if limit is not None and limit <= old.status.trials:  # no budget (core.trials.has_budget)
         detail = "must be greater than status.trials count"
         errors.append(invalid("spec.maxTrialCount", limit, detail))
-    if _without_editable(views[0]) != _without_editable(views[1]):
+    if without_editable(views[0]) != without_editable(views[1]):
         errors.append(forbidden("spec", EDITABLE_DETAIL))
     return errors
-
-
-def _without_editable(view: object) -> object:
-    """``spec_view(exp, without=EDITABLE_FIELDS)`` from ``spec_view(exp)``: the view's keys are
-    the spec's top-level fields, and leaving some out before or after canonicalising is the
-    same (a test holds the two together)."""
-    assert isinstance(view, dict)
-    return {key: value for key, value in view.items() if key not in EDITABLE_FIELDS}
 
 
 def _catalog_errors(spec: ExperimentSpec, catalog: AlgorithmCatalog | None) -> list[FieldError]:
