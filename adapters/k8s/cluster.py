@@ -49,7 +49,7 @@ USER_METADATA = ("labels", "annotations", "ownerReferences", "finalizers")
 
 
 class KubeCluster:
-    """Implements ``core.ports.Cluster`` and the app's ``Watched`` (a cursor over changes)."""
+    """Implements ``core.ports.Cluster`` and the app's ``ChangeLog`` (a cursor over changes)."""
 
     def __init__(
         self,
@@ -88,7 +88,7 @@ class KubeCluster:
     def close(self) -> None:
         self.stop_event.set()
 
-    # -- Watched ---------------------------------------------------------------------------
+    # -- ChangeLog -------------------------------------------------------------------------
 
     @property
     def cursor(self) -> int:
@@ -109,9 +109,6 @@ class KubeCluster:
         self, api_version: str, kind: str, namespace: str | None, labels: Mapping[str, str]
     ) -> Sequence[Manifest]:
         return self.store.select(api_version, kind, namespace, labels)
-
-    def list_at(self, api_version: str, kind: str) -> tuple[int, Sequence[Manifest]]:
-        return self.store.select_at(api_version, kind)
 
     # -- writes: to the API server ---------------------------------------------------------
 

@@ -81,13 +81,6 @@ class Store:
             end = self.first + len(self.log)
             return end, self.log[cursor - self.first :]
 
-    def select_at(self, api_version: str, kind: str) -> tuple[int, list[Manifest]]:
-        """Every object of a kind and the log position it is current at, read atomically."""
-        with self.lock:
-            cursor = self.first + len(self.log)
-            found = [o for (v, k, _, _), o in self.objects.items() if (v, k) == (api_version, kind)]
-        return cursor, found
-
     def get(self, key: Key) -> Manifest | None:
         with self.lock:
             return self.objects.get(key)
