@@ -76,7 +76,7 @@ class Settings:
     workers: int
     endpoints: Endpoints
     suggestion_timeout: float
-    db_manager: str = "katib-db-manager.kubeflow:6789"
+    db_manager: str
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Settings:
