@@ -43,19 +43,25 @@ def key_of(obj: Manifest) -> Key:
     return (obj["apiVersion"], obj["kind"], meta.get("namespace") or "", meta["name"])
 
 
-def newer(held: Manifest | None, incoming: Manifest) -> bool:
-    """Whether ``incoming`` may replace ``held``.
+def version_of(obj: Manifest) -> str:
+    """An object's (or a list's) ``resourceVersion``; ``""`` when it has none."""
+    return str((obj.get("metadata") or {}).get("resourceVersion") or "")
+
+
+def older(version: str, than: str) -> bool:
+    """Whether ``version`` is known to be older than ``than``.
 
     ``resourceVersion`` is opaque by contract, but every API server in use numbers it from
-    etcd's revision; when both are numbers the higher wins, otherwise the later arrival does.
+    etcd's revision: when both are numbers they compare as such; otherwise neither is known
+    to be older.
     """
-    if held is None:
-        return True
-    mine = str(held["metadata"].get("resourceVersion", ""))
-    theirs = str(incoming["metadata"].get("resourceVersion", ""))
-    if mine.isdigit() and theirs.isdigit():
-        return int(theirs) >= int(mine)
-    return True
+    return version.isdigit() and than.isdigit() and int(version) < int(than)
+
+
+def newer(held: Manifest | None, incoming: Manifest) -> bool:
+    """Whether ``incoming`` may replace ``held``: unless it is known to be older (with
+    versions that are not numbers, the later arrival wins)."""
+    return held is None or not older(version_of(incoming), version_of(held))
 
 
 class Store:
