@@ -21,6 +21,13 @@ from pathlib import Path
 from typing import NoReturn
 
 from app.cli_install import add_manifests
+from core.addresses import (
+    DB_MANAGER_ADDRESS,
+    EARLY_STOPPING_ENDPOINT,
+    SUGGESTION_ENDPOINT,
+    SUGGESTION_PORT,
+    SUGGESTION_TIMEOUT,
+)
 
 EXIT_DENIED = 1
 EXIT_BAD_INPUT = 2
@@ -233,30 +240,30 @@ def _add_controller(commands: argparse._SubParsersAction[Parser]) -> None:
     grpc = controller.add_argument_group(
         "suggestion services (gRPC)",
         "Endpoint templates may use {service} (<name>-<algorithm>), {name}, {algorithm} and "
-        "{namespace}; for example 127.0.0.1:6789 through kubectl port-forward.",
+        f"{{namespace}}; for example 127.0.0.1:{SUGGESTION_PORT} through kubectl port-forward.",
     )
     grpc.add_argument(
         "--suggestion-endpoint",
-        default="{service}.{namespace}:6789",
+        default=SUGGESTION_ENDPOINT,
         metavar="TEMPLATE",
         help="where a Suggestion's algorithm service answers (default: %(default)s)",
     )
     grpc.add_argument(
         "--early-stopping-endpoint",
-        default="{service}.{namespace}:6788",
+        default=EARLY_STOPPING_ENDPOINT,
         metavar="TEMPLATE",
         help="where its early-stopping service answers (default: %(default)s)",
     )
     grpc.add_argument(
         "--suggestion-timeout",
         type=seconds,
-        default=10.0,
+        default=SUGGESTION_TIMEOUT,
         metavar="SECONDS",
         help="the deadline of every call to a suggestion service (default: %(default)s)",
     )
     grpc.add_argument(
         "--db-manager-address",
-        default="katib-db-manager.kubeflow:6789",
+        default=DB_MANAGER_ADDRESS,
         metavar="HOST:PORT",
         help="Katib's DB manager, passed to early-stopping services (default: %(default)s)",
     )

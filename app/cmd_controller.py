@@ -76,7 +76,7 @@ class Settings:
     workers: int
     endpoints: Endpoints
     suggestion_timeout: float
-    db_manager: str = "katib-db-manager.kubeflow:6789"
+    db_manager: str
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Settings:
@@ -168,24 +168,23 @@ def _loop(
     if not (cluster.start(SYNC_TIMEOUT) and config.start(SYNC_TIMEOUT)):
         log.error("caches did not sync", extra={"seconds": SYNC_TIMEOUT})
         return 1
-    leading = None
-    lost = threading.Event()
-    if elector is not None:
-        leading, lost = elector.leading, elector.lost
-        threading.Thread(target=elector.run, args=(stop,), name="lease", daemon=True).start()
-    watcher = threading.Thread(target=_stop_when, args=(lost, stop), daemon=True)
-    watcher.start()
-    host.run(stop, leading)
-    if elector is not None:
-        elector.release()
-    log.info("stopped", extra={"lost_lease": lost.is_set()})
-    return 1 if lost.is_set() else 0
+    if elector is None:
+        host.run(stop)
+        log.info("stopped", extra={"lost_lease": False})
+        return 0
+    threading.Thread(target=_lead, args=(elector, stop), name="lease", daemon=True).start()
+    host.run(stop, elector.leading)
+    elector.release()
+    lost = elector.lost.is_set()
+    log.info("stopped", extra={"lost_lease": lost})
+    return 1 if lost else 0
 
 
-def _stop_when(event: threading.Event, stop: threading.Event) -> None:
-    while not stop.is_set():
-        if event.wait(0.5):
-            stop.set()
+def _lead(elector: LeaseElector, stop: threading.Event) -> None:
+    """Hold the Lease until ``stop``; losing it stops the controller."""
+    elector.run(stop)
+    if elector.lost.is_set():
+        stop.set()
 
 
 def _serve_probes(settings: Settings, cluster: KubeCluster, metrics: Metrics) -> list[ProbeServer]:

@@ -50,7 +50,11 @@ class Outcome:
     plan: Plan | None = None
     requeue: float | None = None
     error: Exception | None = None
-    malformed: bool = False
+
+    @property
+    def malformed(self) -> bool:
+        """A malformed object got past admission: retrying cannot fix its content."""
+        return isinstance(self.error, ValueError)
 
 
 @dataclass
@@ -98,7 +102,8 @@ class Controller:
 
     def attempt(self, key: Key, parsed: Parsed) -> Outcome:
         """One reconcile of ``key``, with its failure caught: safe to run off the loop's thread
-        (it touches only the cluster and ``parsed``, which a worker keeps for itself)."""
+        (it touches only the cluster and ``parsed``, which a worker keeps for itself). A
+        malformed object is reported here, with an Event, so that no lock is held meanwhile."""
         try:
             config, now = self.config.katib_config(), self.clock.now()
             decided, requeue = reconcile(
@@ -107,14 +112,15 @@ class Controller:
         except (ClusterError, ConfigError) as error:
             return Outcome(error=error)
         except ValueError as error:  # a malformed object got past admission (pydantic's too)
-            return Outcome(error=error, malformed=True)
+            self._report_malformed(key, error)
+            return Outcome(error=error)
         return Outcome(plan=decided, requeue=requeue)
 
     def settle(self, key: Key, outcome: Outcome) -> Plan | None:
         """Account for an attempt: requeue, back off or report; the plan when there was one."""
         self.stats.reconciles += 1
-        if outcome.malformed and isinstance(outcome.error, ValueError):
-            self._malformed(key, outcome.error)
+        if outcome.malformed:  # reported by ``attempt``; it waits for the object to change
+            self.stats.errors["Malformed"] = self.stats.errors.get("Malformed", 0) + 1
             return None
         if outcome.error is not None:
             self._retry(key, outcome.error)
@@ -127,14 +133,13 @@ class Controller:
             self.enqueue(key, outcome.requeue)
         return decided
 
-    def _malformed(self, key: Key, error: ValueError) -> None:
-        """Report once and wait for the object to change: retrying cannot fix its content."""
+    def _report_malformed(self, key: Key, error: ValueError) -> None:
+        """An ``InvalidObject`` Event on the Experiment (best effort)."""
         ref = ObjectRef(API_VERSION, "Experiment", key.namespace, key.name)
         detail = str(error)
         if isinstance(error, ValidationError):
             problems = error.errors()[:3]
             detail = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in problems)
-        self.stats.errors["Malformed"] = self.stats.errors.get("Malformed", 0) + 1
         with contextlib.suppress(ClusterError):
             self.cluster.record_event(ref, "Warning", "InvalidObject", detail)
 

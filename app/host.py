@@ -16,26 +16,18 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import timedelta
-from typing import Protocol
 
 from app.controller import Controller, Outcome
-from app.informer import Change
+from app.informer import ChangeLog
 from app.keys import Key, every_key, key_of
 from app.reconcile import Parsed
 from core.kube import Manifest
-from core.ports import Clock, Cluster, ConfigSource, Gone, SuggestionService
+from core.ports import Clock, ConfigSource, Gone, SuggestionService
 
 log = logging.getLogger("katib_resume.controller")
 RESYNC_SECONDS = 600.0
-
-
-class ChangeLog(Cluster, Protocol):
-    @property
-    def cursor(self) -> int: ...
-
-    def changes_since(self, cursor: int) -> tuple[int, Sequence[Change]]: ...
 
 
 Observer = Callable[[Key, Outcome, float], None]
@@ -81,12 +73,12 @@ class Host:
                 self.enqueue(key)
         return len(changes)
 
-    def enqueue(self, key: Key, after: float = 0.0) -> None:
+    def enqueue(self, key: Key) -> None:
         with self.lock:
             if key in self.in_flight:
                 self.again.add(key)
             else:
-                self.controller.enqueue(key, after)
+                self.controller.enqueue(key)
 
     def enqueue_all(self) -> None:
         for key in every_key(self.cluster):

@@ -38,13 +38,17 @@ class Change(Protocol):
     def object(self) -> Manifest: ...
 
 
-class Watched(Cluster, Protocol):
+class ChangeLog(Cluster, Protocol):
     """A cluster with a watch: ordered changes after a cursor."""
 
     @property
     def cursor(self) -> int: ...
 
     def changes_since(self, cursor: int) -> tuple[int, Sequence[Change]]: ...
+
+
+class Watched(ChangeLog, Protocol):
+    """A change log that can also list one kind at a known cursor (what the cache starts from)."""
 
     def list_at(self, api_version: str, kind: str) -> tuple[int, Sequence[Manifest]]:
         """Every object of a kind and the cursor the answer is current at (a list's

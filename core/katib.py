@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from core import addresses
 from core.conditions import ConditionSpec, Status
 
 API_VERSION: Final = "kubeflow.org/v1beta1"
@@ -24,9 +25,9 @@ NAMESPACE_INJECTION_LABEL = "katib.kubeflow.org/metrics-collector-injection"
 
 # The suggestion service (BEHAVIOR.md §4.4).
 SUGGESTION_PORT_NAME = "suggestion-api"
-SUGGESTION_PORT = 6789
+SUGGESTION_PORT = addresses.SUGGESTION_PORT
 EARLY_STOPPING_PORT_NAME = "earlystop-api"
-EARLY_STOPPING_PORT = 6788
+EARLY_STOPPING_PORT = addresses.EARLY_STOPPING_PORT
 GRPC_HEALTH_SERVICE = "manager.v1beta1.Suggestion"
 SUGGESTION_CONTAINER = "suggestion"
 EARLY_STOPPING_CONTAINER = "early-stopping"

@@ -7,6 +7,6 @@ is the port itself.
 """
 
 from adapters.grpc.endpoints import Endpoints, check_template
-from adapters.grpc.service import DEFAULT_TIMEOUT, GrpcSuggestionService
+from adapters.grpc.service import GrpcSuggestionService
 
-__all__ = ["DEFAULT_TIMEOUT", "Endpoints", "GrpcSuggestionService", "check_template"]
+__all__ = ["Endpoints", "GrpcSuggestionService", "check_template"]

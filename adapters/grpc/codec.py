@@ -78,7 +78,7 @@ def algorithm_wire(spec: Any, settings: Sequence[Manifest] = ()) -> Wire:
     ``status.algorithmSettings``, what the service returned earlier) override those of the spec
     by name and add to them, as Katib's ``updateAlgorithmSettings`` does."""
     spec = _map(spec)
-    merged = {str(item["name"]): item for item in _pairs(spec.get("algorithmSettings"))}
+    merged = {str(item.get("name", "")): item for item in _pairs(spec.get("algorithmSettings"))}
     for item in _pairs(settings):
         merged[str(item.get("name", ""))] = item
     return _compact(

@@ -12,13 +12,11 @@ from __future__ import annotations
 import string
 from dataclasses import dataclass
 
-from core.katib import EARLY_STOPPING_PORT, SUGGESTION_PORT
+from core.addresses import EARLY_STOPPING_ENDPOINT, SUGGESTION_ENDPOINT
 from core.model import Suggestion
 from core.names import service_name
 
 PLACEHOLDERS = ("service", "name", "algorithm", "namespace")
-SUGGESTION_TEMPLATE = "{service}.{namespace}:" + str(SUGGESTION_PORT)
-EARLY_STOPPING_TEMPLATE = "{service}.{namespace}:" + str(EARLY_STOPPING_PORT)
 
 
 def check_template(template: str) -> str:
@@ -45,8 +43,8 @@ def check_template(template: str) -> str:
 class Endpoints:
     """The templates of the algorithm service (``Suggestion``) and of early stopping."""
 
-    suggestion: str = SUGGESTION_TEMPLATE
-    early_stopping: str = EARLY_STOPPING_TEMPLATE
+    suggestion: str = SUGGESTION_ENDPOINT
+    early_stopping: str = EARLY_STOPPING_ENDPOINT
 
     def __post_init__(self) -> None:
         check_template(self.suggestion)

@@ -44,6 +44,7 @@ from adapters.grpc.channels import Channels
 from adapters.grpc.codec import algorithm_wire, experiment_wire, trial_wire
 from adapters.grpc.endpoints import Endpoints
 from core.actions import ObjectRef
+from core.addresses import DB_MANAGER_ADDRESS, SUGGESTION_TIMEOUT
 from core.katib import API_VERSION, LABEL_EXPERIMENT
 from core.kube import Manifest
 from core.model import Experiment, Suggestion, Trial
@@ -51,9 +52,6 @@ from core.observed import VALID, Assignments, Outcome, Validation
 from core.ports import Cluster, NotFound, Unavailable
 from core.trials import COMPLETED_PHASES, classify, is_own
 
-DEFAULT_TIMEOUT = 10.0
-DEFAULT_DB_MANAGER = "katib-db-manager.kubeflow:6789"
-"""Where early-stopping services read trial metrics (Katib's default DB manager Service)."""
 COMPARISONS = {"EQUAL": "equal", "LESS": "less", "GREATER": "greater"}
 """The wire's ``ComparisonType`` as Katib's Trial spec spells it."""
 NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # Kubernetes' utilrand alphabet, which Katib uses
@@ -74,9 +72,9 @@ class GrpcSuggestionService:
         cluster: Cluster,
         endpoints: Endpoints | None = None,
         *,
-        timeout: float = DEFAULT_TIMEOUT,
+        timeout: float = SUGGESTION_TIMEOUT,
         channels: Channels | None = None,
-        db_manager: str = DEFAULT_DB_MANAGER,
+        db_manager: str = DB_MANAGER_ADDRESS,
     ) -> None:
         self.cluster, self.endpoints = cluster, endpoints or Endpoints()
         self.db_manager = db_manager

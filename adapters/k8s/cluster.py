@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 
 from adapters.k8s.patches import guarded, merge_diff
 from adapters.k8s.resources import RESOURCES, Resource, path_of, resource
-from adapters.k8s.store import Change, Store, key_of
+from adapters.k8s.store import Change, Store, key_of, older, version_of
 from adapters.k8s.transport import MERGE_PATCH, Transport
 from adapters.k8s.watch import KindWatch
 from core.actions import EventType, ObjectRef
@@ -49,7 +49,7 @@ USER_METADATA = ("labels", "annotations", "ownerReferences", "finalizers")
 
 
 class KubeCluster:
-    """Implements ``core.ports.Cluster`` and the app's ``Watched`` (a cursor over changes)."""
+    """Implements ``core.ports.Cluster`` and the app's ``ChangeLog`` (a cursor over changes)."""
 
     def __init__(
         self,
@@ -88,7 +88,7 @@ class KubeCluster:
     def close(self) -> None:
         self.stop_event.set()
 
-    # -- Watched ---------------------------------------------------------------------------
+    # -- ChangeLog -------------------------------------------------------------------------
 
     @property
     def cursor(self) -> int:
@@ -110,9 +110,6 @@ class KubeCluster:
     ) -> Sequence[Manifest]:
         return self.store.select(api_version, kind, namespace, labels)
 
-    def list_at(self, api_version: str, kind: str) -> tuple[int, Sequence[Manifest]]:
-        return self.store.select_at(api_version, kind)
-
     # -- writes: to the API server ---------------------------------------------------------
 
     def create(self, manifest: Manifest) -> Manifest:
@@ -132,22 +129,19 @@ class KubeCluster:
         ref = ObjectRef(kind.api_version, kind.kind, meta.get("namespace"), meta["name"])
         old = self._at(ref, meta.get("resourceVersion"))
         patch = merge_diff(_user_part(old), _user_part(manifest))
-        return self._patch(kind, ref, patch, meta.get("resourceVersion"), old=old)
+        return self._patch(ref, patch, meta.get("resourceVersion"), old=old)
 
     def update_spec(self, ref: ObjectRef, spec: Manifest, resource_version: str | None) -> Manifest:
         old = self._at(ref, resource_version)
         patch = merge_diff({"spec": old.get("spec")}, {"spec": spec})
-        return self._patch(
-            resource(ref.api_version, ref.kind), ref, patch, resource_version, old=old
-        )
+        return self._patch(ref, patch, resource_version, old=old)
 
     def update_status(
         self, ref: ObjectRef, status: Manifest, resource_version: str | None
     ) -> Manifest:
         old = self._at(ref, resource_version)
         patch = merge_diff({"status": old.get("status")}, {"status": status})
-        kind = resource(ref.api_version, ref.kind)
-        return self._patch(kind, ref, patch, resource_version, old=old, subresource="/status")
+        return self._patch(ref, patch, resource_version, old=old, subresource="/status")
 
     def set_finalizers(
         self, ref: ObjectRef, finalizers: Sequence[str], resource_version: str | None
@@ -156,9 +150,7 @@ class KubeCluster:
         patch = {"metadata": {"finalizers": list(finalizers)}}
         if list(old["metadata"].get("finalizers") or ()) == list(finalizers):
             patch = {}
-        return self._patch(
-            resource(ref.api_version, ref.kind), ref, patch, resource_version, old=old
-        )
+        return self._patch(ref, patch, resource_version, old=old)
 
     def delete(self, ref: ObjectRef, uid: str) -> None:
         body = {
@@ -183,7 +175,6 @@ class KubeCluster:
 
     def _patch(
         self,
-        kind: Resource,
         ref: ObjectRef,
         patch: Manifest,
         resource_version: str | None,
@@ -195,6 +186,7 @@ class KubeCluster:
         if not patch:
             return old
         body = guarded(patch, resource_version)
+        kind = resource(ref.api_version, ref.kind)
         path = kind.item(ref.namespace, ref.name) + subresource
         written = self.transport.request("PATCH", path, body=body, content_type=MERGE_PATCH)
         return self._remember(kind, written)
@@ -205,14 +197,17 @@ class KubeCluster:
         newer version (another writer won; the write would be refused anyway), after a read
         of the server otherwise."""
         held = self.store.get(_ref_key(ref))
-        if held is not None and resource_version in (None, _version(held)):
-            return held
-        if held is not None and resource_version is not None and _after(held, resource_version):
-            raise Conflict(f"{ref.kind} {ref.name} is at {_version(held)}, not {resource_version}")
+        if held is not None:
+            at = version_of(held)
+            if resource_version is None or resource_version == at:
+                return held
+            if older(resource_version, at):
+                raise Conflict(f"{ref.kind} {ref.name} is at {at}, not {resource_version}")
         kind = resource(ref.api_version, ref.kind)
         fresh = self._refresh(kind, ref.namespace, ref.name)
-        if resource_version is not None and _version(fresh) != resource_version:
-            raise Conflict(f"{ref.kind} {ref.name} is at {_version(fresh)}, not {resource_version}")
+        at = version_of(fresh)
+        if resource_version is not None and at != resource_version:
+            raise Conflict(f"{ref.kind} {ref.name} is at {at}, not {resource_version}")
         return fresh
 
     def _refresh(self, kind: Resource, namespace: str | None, name: str) -> Manifest:
@@ -251,17 +246,6 @@ class KubeCluster:
 
 def _ref_key(ref: ObjectRef) -> tuple[str, str, str, str]:
     return (ref.api_version, ref.kind, ref.namespace or "", ref.name)
-
-
-def _after(obj: Manifest, resource_version: str) -> bool:
-    """Whether ``obj`` is a later version than ``resource_version`` (known only when both are
-    numbers, as every API server's are; otherwise the server is asked)."""
-    held = _version(obj)
-    return held.isdigit() and resource_version.isdigit() and int(held) > int(resource_version)
-
-
-def _version(obj: Manifest) -> str:
-    return str(obj["metadata"].get("resourceVersion", ""))
 
 
 def _user_part(obj: Manifest) -> Manifest:

@@ -15,7 +15,7 @@ import threading
 import yaml
 
 from adapters.k8s.resources import resource
-from adapters.k8s.store import Store
+from adapters.k8s.store import Store, version_of
 from adapters.k8s.transport import Transport
 from adapters.k8s.watch import KindWatch
 from core.config import ConfigError, KatibConfig, parse_katib_config
@@ -49,7 +49,7 @@ class ConfigMapSource:
         found = self.store.get(("v1", "ConfigMap", self.namespace, self.name))
         if found is None:
             raise ConfigError(f"{self.where} not found")
-        version = str(found["metadata"].get("resourceVersion", ""))
+        version = version_of(found)
         if self.parsed is not None and self.parsed[0] == version and version:
             return self.parsed[1]
         config = parse_config_map(found, self.where)

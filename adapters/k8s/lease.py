@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 
 from adapters.k8s.patches import guarded
 from adapters.k8s.resources import resource
+from adapters.k8s.store import version_of
 from adapters.k8s.transport import MERGE_PATCH, Transport
 from core.kube import Manifest
 from core.ports import AlreadyExists, ClusterError, Conflict, NotFound
@@ -115,7 +116,7 @@ class LeaseElector:
     def _write(self, lease: Manifest, spec: Manifest, mine: bool) -> bool:
         transitions = int(spec.get("leaseTransitions") or 0) + (0 if mine else 1)
         acquired = spec.get("acquireTime") if mine else None
-        patch = guarded({"spec": self._spec(acquired, transitions)}, _version(lease))
+        patch = guarded({"spec": self._spec(acquired, transitions)}, version_of(lease) or None)
         try:
             self.transport.request("PATCH", self.path, body=patch, content_type=MERGE_PATCH)
         except Conflict:
@@ -153,12 +154,7 @@ class LeaseElector:
                 return
             now = _micro_time(self.wall())
             spec = {"holderIdentity": None, "leaseDurationSeconds": 1, "renewTime": now}
-            body = guarded({"spec": spec}, _version(lease))
+            body = guarded({"spec": spec}, version_of(lease) or None)
             self.transport.request("PATCH", self.path, body=body, content_type=MERGE_PATCH)
         except ClusterError as error:
             log.warning("lease not released", extra={"error": str(error)})
-
-
-def _version(obj: Manifest) -> str | None:
-    version = (obj.get("metadata") or {}).get("resourceVersion")
-    return str(version) if version else None

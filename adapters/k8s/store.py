@@ -43,19 +43,25 @@ def key_of(obj: Manifest) -> Key:
     return (obj["apiVersion"], obj["kind"], meta.get("namespace") or "", meta["name"])
 
 
-def newer(held: Manifest | None, incoming: Manifest) -> bool:
-    """Whether ``incoming`` may replace ``held``.
+def version_of(obj: Manifest) -> str:
+    """An object's (or a list's) ``resourceVersion``; ``""`` when it has none."""
+    return str((obj.get("metadata") or {}).get("resourceVersion") or "")
+
+
+def older(version: str, than: str) -> bool:
+    """Whether ``version`` is known to be older than ``than``.
 
     ``resourceVersion`` is opaque by contract, but every API server in use numbers it from
-    etcd's revision; when both are numbers the higher wins, otherwise the later arrival does.
+    etcd's revision: when both are numbers they compare as such; otherwise neither is known
+    to be older.
     """
-    if held is None:
-        return True
-    mine = str(held["metadata"].get("resourceVersion", ""))
-    theirs = str(incoming["metadata"].get("resourceVersion", ""))
-    if mine.isdigit() and theirs.isdigit():
-        return int(theirs) >= int(mine)
-    return True
+    return version.isdigit() and than.isdigit() and int(version) < int(than)
+
+
+def newer(held: Manifest | None, incoming: Manifest) -> bool:
+    """Whether ``incoming`` may replace ``held``: unless it is known to be older (with
+    versions that are not numbers, the later arrival wins)."""
+    return held is None or not older(version_of(incoming), version_of(held))
 
 
 class Store:
@@ -80,13 +86,6 @@ class Store:
                 raise Gone(f"changes before {self.first} were dropped; list again")
             end = self.first + len(self.log)
             return end, self.log[cursor - self.first :]
-
-    def select_at(self, api_version: str, kind: str) -> tuple[int, list[Manifest]]:
-        """Every object of a kind and the log position it is current at, read atomically."""
-        with self.lock:
-            cursor = self.first + len(self.log)
-            found = [o for (v, k, _, _), o in self.objects.items() if (v, k) == (api_version, kind)]
-        return cursor, found
 
     def get(self, key: Key) -> Manifest | None:
         with self.lock:

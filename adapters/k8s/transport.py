@@ -144,8 +144,6 @@ class Transport:
             if error.status:
                 raise from_status(error.status, error.body, error.headers, what) from error
             raise transport_error(error, what) from error
-        except ClusterError:
-            raise
         except Exception as error:  # urllib3's timeouts, refused and reset connections
             raise transport_error(error, what) from error
 

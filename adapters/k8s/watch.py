@@ -14,7 +14,7 @@ import random
 import threading
 
 from adapters.k8s.resources import Resource
-from adapters.k8s.store import Store
+from adapters.k8s.store import Store, version_of
 from adapters.k8s.transport import Transport
 from core.kube import Manifest
 from core.ports import ClusterError, Gone
@@ -75,7 +75,7 @@ class KindWatch:
         answer = self.transport.request("GET", self.resource.collection(self.namespace))
         items = [self.resource.typed(item) for item in answer.get("items") or ()]
         self.store.replace(self.resource.api_version, self.resource.kind, self.namespace, items)
-        self.version = str((answer.get("metadata") or {}).get("resourceVersion") or "")
+        self.version = version_of(answer)
         self.relists += 1
         self.synced.set()
 
@@ -99,8 +99,8 @@ class KindWatch:
             if obj.get("code") == 410:
                 raise Gone(str(obj.get("message") or "watch expired"))
             raise ClusterError(f"watch error: {obj.get('message') or obj}")
-        version = (obj.get("metadata") or {}).get("resourceVersion")
+        version = version_of(obj)
         if version:
-            self.version = str(version)
+            self.version = version
         if kind in ("ADDED", "MODIFIED", "DELETED"):
             self.store.observe(kind, self.resource.typed(obj))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.grpc.codec import experiment_wire, trial_wire
+from adapters.grpc.codec import algorithm_wire, experiment_wire, trial_wire
 from core.trials import TrialPhase
 
 
@@ -73,3 +73,17 @@ def test_odd_values_are_read_leniently() -> None:
         },
     }
     assert experiment_wire({}) == {"spec": {"objective": {"type": "UNKNOWN"}}}
+
+
+def test_an_algorithm_setting_without_name_is_sent_with_an_empty_name() -> None:
+    # Katib's Go client copies every setting, an unnamed one included; a Suggestion's
+    # setting of the same (empty) name overrides it.
+    spec = {"algorithmName": "random", "algorithmSettings": [{"value": "1"}, {"name": "a"}]}
+    assert algorithm_wire(spec) == {
+        "algorithm_name": "random",
+        "algorithm_settings": [{"value": "1"}, {"name": "a"}],
+    }
+    assert algorithm_wire(spec, [{"name": "", "value": "2"}])["algorithm_settings"] == [
+        {"value": "2"},
+        {"name": "a"},
+    ]
