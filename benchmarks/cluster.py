@@ -31,6 +31,7 @@ from core.defaults import default_experiment
 from core.model import Experiment
 from tests.support.cluster_player import ClusterPlayer
 from tests.support.kube_mock import config_map, mock_server
+from tests.support.waiting import eventually
 
 DATA = Path(__file__).resolve().parents[1] / "app" / "data"
 KATIB = "kubeflow.org/v1beta1"
@@ -102,12 +103,8 @@ def _drive(setup: Transport, player: ClusterPlayer) -> None:
 
 
 def _until(player: ClusterPlayer, check: Callable[[], bool], seconds: float = 60.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        if time.monotonic() > deadline:
-            raise TimeoutError("the lifecycle did not progress")
-        player.tick()
-        time.sleep(0.05)
+    what = "the lifecycle's next step"
+    eventually(check, seconds=seconds, what=what, between=player.tick, pause=0.05)
 
 
 def help_startup(runs: int = 7) -> dict[str, float]:

@@ -14,7 +14,6 @@ import json
 import signal
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -30,6 +29,7 @@ from core.model import Experiment
 from tests.support.cluster_player import ClusterPlayer
 from tests.support.katib_grpc import KatibServer, LocalAlgorithm
 from tests.support.kube_mock import MockServer, config_map, write_kubeconfig
+from tests.support.waiting import eventually
 
 DATA = Path(__file__).resolve().parents[2] / "app" / "data"
 KATIB = "kubeflow.org/v1beta1"
@@ -70,13 +70,11 @@ class Run:
         return self.player.objects(resource)
 
     def until(self, check: Callable[[], bool], what: str, seconds: float = 30.0) -> None:
-        deadline = time.monotonic() + seconds
-        while not check():
-            assert self.process.poll() is None, "the controller exited"
-            if time.monotonic() > deadline:
-                raise AssertionError(f"not reached in {seconds} s: {what}")
-            self.player.tick()
-            time.sleep(0.1)
+        eventually(check, seconds=seconds, what=what, between=self.tick, pause=0.1)
+
+    def tick(self) -> None:
+        assert self.process.poll() is None, "the controller exited"
+        self.player.tick()
 
     def experiment(self) -> Json:
         return self.objects(f"{KATIB}/experiments")[0]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -24,6 +24,7 @@ from adapters.k8s.watch import KindWatch
 from core.actions import ObjectRef
 from core.ports import AlreadyExists, Conflict, Invalid, NotFound, Unavailable
 from tests.support.kube_mock import MockServer
+from tests.support.waiting import eventually
 
 KATIB = "kubeflow.org/v1beta1"
 
@@ -61,14 +62,6 @@ def cluster(transport: Transport, namespace: str) -> Iterator[KubeCluster]:
     assert cluster.start(10)
     yield cluster
     cluster.close()
-
-
-def eventually(check: Callable[[], bool], seconds: float = 5.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached in time")
-        time.sleep(0.02)
 
 
 def ref(namespace: str, name: str = "exp") -> ObjectRef:
