@@ -24,11 +24,14 @@ import yaml
 
 from adapters.k8s.connect import to_url
 from adapters.k8s.transport import MERGE_PATCH, Transport
-from core.defaults import default_experiment
-from core.model import Experiment
-from tests.support.cluster_player import ClusterPlayer
+from tests.support.cluster_player import (
+    ClusterPlayer,
+    conditions,
+    defaulted_example,
+    put_katib_config,
+)
 from tests.support.katib_grpc import KatibServer, LocalAlgorithm
-from tests.support.kube_mock import MockServer, config_map, write_kubeconfig
+from tests.support.kube_mock import MockServer, write_kubeconfig
 from tests.support.waiting import eventually
 
 DATA = Path(__file__).resolve().parents[2] / "app" / "data"
@@ -48,10 +51,6 @@ def katib_config_with_volume() -> str:
                 "hostPath": {"path": HOST_PATH},
             }
     return yaml.safe_dump(config)
-
-
-def conditions(obj: Json) -> list[tuple[str, str]]:
-    return [(c["type"], c["status"]) for c in (obj.get("status") or {}).get("conditions") or []]
 
 
 class Run:
@@ -86,8 +85,7 @@ class Run:
 @pytest.fixture
 def run(kube: MockServer, tmp_path: Path) -> Iterator[Run]:
     transport = to_url(kube.url)
-    body = config_map("kubeflow", katib_config_with_volume())
-    transport.request("POST", "/api/v1/namespaces/kubeflow/configmaps", body=body)
+    put_katib_config(transport, katib_config_with_volume())
     katib = KatibServer(LocalAlgorithm().behaviour())
     log = (tmp_path / "controller.log").open("w")
     command = [
@@ -161,9 +159,7 @@ def fetch(url: str) -> tuple[int, str]:
 def test_a_from_volume_experiment_runs_completes_restarts_and_is_deleted(
     run: Run, tmp_path: Path
 ) -> None:
-    raw = yaml.safe_load((DATA / "from-volume-resume.yaml").read_text(encoding="utf-8"))
-    exp = default_experiment(Experiment.model_validate(raw))
-    body = exp.model_dump(by_alias=True, exclude_none=True, mode="json")
+    body = defaulted_example()
     ns, name = body["metadata"]["namespace"], body["metadata"]["name"]
     run.transport.request("POST", f"/apis/{KATIB}/namespaces/{ns}/experiments", body=body)
 
