@@ -30,11 +30,11 @@ from tests.support.cluster_player import (
     defaulted_example,
     put_katib_config,
 )
+from tests.support.harness import shipped_config_data
 from tests.support.katib_grpc import KatibServer, LocalAlgorithm
 from tests.support.kube_mock import MockServer, write_kubeconfig
 from tests.support.waiting import eventually
 
-DATA = Path(__file__).resolve().parents[2] / "app" / "data"
 KATIB = "kubeflow.org/v1beta1"
 HOST_PATH = "/tmp/katib/suggestions"
 Json = dict[str, Any]
@@ -42,15 +42,12 @@ Json = dict[str, Any]
 
 def katib_config_with_volume() -> str:
     """The shipped katib-config, with a PersistentVolume for the random algorithm."""
-    config = yaml.safe_load((DATA / "katib-config.yaml").read_text(encoding="utf-8"))
-    for entry in config["runtime"]["suggestions"]:
-        if entry["algorithmName"] == "random":
-            entry["persistentVolumeSpec"] = {
-                "capacity": {"storage": "1Gi"},
-                "accessModes": ["ReadWriteOnce"],
-                "hostPath": {"path": HOST_PATH},
-            }
-    return yaml.safe_dump(config)
+    volume = {
+        "capacity": {"storage": "1Gi"},
+        "accessModes": ["ReadWriteOnce"],
+        "hostPath": {"path": HOST_PATH},
+    }
+    return yaml.safe_dump(shipped_config_data(persistentVolumeSpec=volume))
 
 
 class Run:
