@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.support.harness import shipped_config_data
+from tests.support.harness import load, shipped_config_data
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "from-volume-resume.yaml"
@@ -30,7 +30,7 @@ def write(tmp_path: Path, name: str, data: Any) -> Path:
 
 
 def example() -> dict[str, Any]:
-    data: dict[str, Any] = yaml.safe_load(EXAMPLE.read_text())
+    data: dict[str, Any] = load("from-volume-resume.yaml")
     return data
 
 
