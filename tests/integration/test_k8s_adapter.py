@@ -209,13 +209,20 @@ def test_a_server_that_stays_down_is_unavailable_with_its_retry_after(
 
 
 def test_a_slow_server_times_out_as_unavailable(
-    kube: MockServer, cluster: KubeCluster, namespace: str
+    kube: MockServer, sleeps: Sleeps, namespace: str
 ) -> None:
-    kube.call(lambda m: m.fail("POST", f"/{namespace}/experiments", 500, times=3, delay=3.0))
+    """Each of the three attempts outlasts the read timeout (the server answers after 1.5 times
+    it); both are short so the test takes about a second."""
+    read_timeout = 0.3
+    transport = to_url(kube.url, timeout=(2.0, read_timeout), retry=Retry(attempts=3, sleep=sleeps))
+    cluster = KubeCluster(transport, namespace=namespace)  # not started: create needs no cache
+    delay = 1.5 * read_timeout
+    kube.call(lambda m: m.fail("POST", f"/{namespace}/experiments", 500, times=3, delay=delay))
     started = time.monotonic()
     with pytest.raises(Unavailable):
         cluster.create(experiment(namespace))
     assert time.monotonic() - started < 8.0
+    assert len(sleeps.slept) == 2  # every attempt timed out, none answered
 
 
 def test_a_dropped_watch_resumes_and_410_lists_again(
