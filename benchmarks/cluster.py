@@ -16,10 +16,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from pathlib import Path
 from statistics import median
-
-import yaml
 
 from adapters.k8s.cluster import KubeCluster
 from adapters.k8s.config_map import ConfigMapSource
@@ -27,27 +24,23 @@ from adapters.k8s.connect import to_url
 from adapters.k8s.transport import MERGE_PATCH, Transport
 from app.cmd_controller import SystemClock
 from app.host import Host
-from core.defaults import default_experiment
-from core.model import Experiment
-from tests.support.cluster_player import ClusterPlayer
-from tests.support.kube_mock import config_map, mock_server
+from tests.support.cluster_player import (
+    ClusterPlayer,
+    conditions,
+    defaulted_example,
+    put_katib_config,
+)
+from tests.support.kube_mock import mock_server
+from tests.support.waiting import eventually
 
-DATA = Path(__file__).resolve().parents[1] / "app" / "data"
 KATIB = "kubeflow.org/v1beta1"
-
-
-def _conditions(obj: dict[str, object]) -> set[tuple[str, str]]:
-    status = obj.get("status") or {}
-    assert isinstance(status, dict)
-    return {(c["type"], c["status"]) for c in status.get("conditions") or []}
 
 
 def lifecycle_requests() -> dict[str, object]:
     logging.getLogger("katib_resume").setLevel(logging.ERROR)  # retried conflicts are expected
     with mock_server() as server:
         setup = to_url(server.url)
-        shipped = config_map("kubeflow", (DATA / "katib-config.yaml").read_text("utf-8"))
-        setup.request("POST", "/api/v1/namespaces/kubeflow/configmaps", body=shipped)
+        put_katib_config(setup)
         transport = to_url(server.url)
         cluster = KubeCluster(transport)
         source = ConfigMapSource(to_url(server.url), "kubeflow")
@@ -81,10 +74,7 @@ def lifecycle_requests() -> dict[str, object]:
 
 
 def _drive(setup: Transport, player: ClusterPlayer) -> None:
-    raw = yaml.safe_load((DATA / "from-volume-resume.yaml").read_text("utf-8"))
-    body = default_experiment(Experiment.model_validate(raw)).model_dump(
-        by_alias=True, exclude_none=True, mode="json"
-    )
+    body = defaulted_example()
     ns, name = body["metadata"]["namespace"], body["metadata"]["name"]
     path = f"/apis/{KATIB}/namespaces/{ns}/experiments"
     setup.request("POST", path, body=body)
@@ -92,22 +82,18 @@ def _drive(setup: Transport, player: ClusterPlayer) -> None:
     def experiment() -> dict[str, object]:
         return player.objects(f"{KATIB}/experiments")[0]
 
-    _until(player, lambda: ("Succeeded", "True") in _conditions(experiment()))
+    _until(player, lambda: ("Succeeded", "True") in conditions(experiment()))
     patch = {"spec": {"maxTrialCount": 20}}
     setup.request("PATCH", f"{path}/{name}", body=patch, content_type=MERGE_PATCH)
     _until(player, lambda: len(player.objects(f"{KATIB}/trials")) >= 20)
-    _until(player, lambda: ("Succeeded", "True") in _conditions(experiment()))
+    _until(player, lambda: ("Succeeded", "True") in conditions(experiment()))
     setup.request("DELETE", f"{path}/{name}")
     _until(player, lambda: not player.objects(f"{KATIB}/suggestions"))
 
 
 def _until(player: ClusterPlayer, check: Callable[[], bool], seconds: float = 60.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        if time.monotonic() > deadline:
-            raise TimeoutError("the lifecycle did not progress")
-        player.tick()
-        time.sleep(0.05)
+    what = "the lifecycle's next step"
+    eventually(check, seconds=seconds, what=what, between=player.tick, pause=0.05)
 
 
 def help_startup(runs: int = 7) -> dict[str, float]:

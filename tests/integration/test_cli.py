@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.support.harness import load, shipped_config_data
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "from-volume-resume.yaml"
 LONG_RUNNING = ROOT / "examples" / "long-running-resume.yaml"
@@ -28,7 +30,7 @@ def write(tmp_path: Path, name: str, data: Any) -> Path:
 
 
 def example() -> dict[str, Any]:
-    data: dict[str, Any] = yaml.safe_load(EXAMPLE.read_text())
+    data: dict[str, Any] = load("from-volume-resume.yaml")
     return data
 
 
@@ -54,11 +56,9 @@ def test_plan_long_running_has_no_volume_and_yaml_is_the_default() -> None:
 
 
 def test_plan_with_a_configured_pv(tmp_path: Path) -> None:
-    config = yaml.safe_load((ROOT / "tests" / "data" / "katib-config.yaml").read_text())
-    config["runtime"]["suggestions"][0]["persistentVolumeSpec"] = {
-        "hostPath": {"path": "/srv/katib"},
-        "capacity": {"storage": "1Gi"},
-    }
+    config = shipped_config_data(
+        persistentVolumeSpec={"hostPath": {"path": "/srv/katib"}, "capacity": {"storage": "1Gi"}}
+    )
     done = run("plan", "-f", EXAMPLE, "--config", write(tmp_path, "c.yaml", config), "-o", "json")
     assert done.returncode == 0, done.stderr
     pv = json.loads(done.stdout)["items"][1]
@@ -68,9 +68,8 @@ def test_plan_with_a_configured_pv(tmp_path: Path) -> None:
 
 def local_config(tmp_path: Path, **entry: Any) -> Path:
     """The shared katib-config with the ``random`` entry in the local volume mode."""
-    config = yaml.safe_load((ROOT / "tests" / "data" / "katib-config.yaml").read_text())
-    random = config["runtime"]["suggestions"][0]
-    random.update(persistentVolumeClaimSpec={"storageClassName": "katib-suggestion"}, **entry)
+    claim = {"storageClassName": "katib-suggestion"}
+    config = shipped_config_data(persistentVolumeClaimSpec=claim, **entry)
     return write(tmp_path, "local.yaml", config)
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -22,6 +21,7 @@ from adapters.k8s.transport import Transport
 from core.actions import ObjectRef
 from core.ports import AlreadyExists, Cluster, Conflict, NotFound
 from tests.support.kube_mock import MockServer
+from tests.support.waiting import eventually
 
 KATIB = "kubeflow.org/v1beta1"
 
@@ -33,10 +33,7 @@ class Subject:
     def until(self, check: Callable[[], bool], seconds: float = 10.0) -> None:
         """Wait for ``check`` (a watch-fed cluster sees another writer's change a moment
         later; the fake at once)."""
-        deadline = time.monotonic() + seconds
-        while not check():
-            assert time.monotonic() < deadline, "the cluster never showed the change"
-            time.sleep(0.01)
+        eventually(check, seconds=seconds, what="the cluster showing the change", pause=0.01)
 
     def gone(self, at: ObjectRef) -> bool:
         try:

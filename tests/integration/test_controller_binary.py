@@ -14,7 +14,6 @@ import json
 import signal
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -25,13 +24,17 @@ import yaml
 
 from adapters.k8s.connect import to_url
 from adapters.k8s.transport import MERGE_PATCH, Transport
-from core.defaults import default_experiment
-from core.model import Experiment
-from tests.support.cluster_player import ClusterPlayer
+from tests.support.cluster_player import (
+    ClusterPlayer,
+    conditions,
+    defaulted_example,
+    put_katib_config,
+)
+from tests.support.harness import shipped_config_data
 from tests.support.katib_grpc import KatibServer, LocalAlgorithm
-from tests.support.kube_mock import MockServer, config_map, write_kubeconfig
+from tests.support.kube_mock import MockServer, write_kubeconfig
+from tests.support.waiting import eventually
 
-DATA = Path(__file__).resolve().parents[2] / "app" / "data"
 KATIB = "kubeflow.org/v1beta1"
 HOST_PATH = "/tmp/katib/suggestions"
 Json = dict[str, Any]
@@ -39,19 +42,12 @@ Json = dict[str, Any]
 
 def katib_config_with_volume() -> str:
     """The shipped katib-config, with a PersistentVolume for the random algorithm."""
-    config = yaml.safe_load((DATA / "katib-config.yaml").read_text(encoding="utf-8"))
-    for entry in config["runtime"]["suggestions"]:
-        if entry["algorithmName"] == "random":
-            entry["persistentVolumeSpec"] = {
-                "capacity": {"storage": "1Gi"},
-                "accessModes": ["ReadWriteOnce"],
-                "hostPath": {"path": HOST_PATH},
-            }
-    return yaml.safe_dump(config)
-
-
-def conditions(obj: Json) -> list[tuple[str, str]]:
-    return [(c["type"], c["status"]) for c in (obj.get("status") or {}).get("conditions") or []]
+    volume = {
+        "capacity": {"storage": "1Gi"},
+        "accessModes": ["ReadWriteOnce"],
+        "hostPath": {"path": HOST_PATH},
+    }
+    return yaml.safe_dump(shipped_config_data(persistentVolumeSpec=volume))
 
 
 class Run:
@@ -70,13 +66,11 @@ class Run:
         return self.player.objects(resource)
 
     def until(self, check: Callable[[], bool], what: str, seconds: float = 30.0) -> None:
-        deadline = time.monotonic() + seconds
-        while not check():
-            assert self.process.poll() is None, "the controller exited"
-            if time.monotonic() > deadline:
-                raise AssertionError(f"not reached in {seconds} s: {what}")
-            self.player.tick()
-            time.sleep(0.1)
+        eventually(check, seconds=seconds, what=what, between=self.tick, pause=0.1)
+
+    def tick(self) -> None:
+        assert self.process.poll() is None, "the controller exited"
+        self.player.tick()
 
     def experiment(self) -> Json:
         return self.objects(f"{KATIB}/experiments")[0]
@@ -88,8 +82,7 @@ class Run:
 @pytest.fixture
 def run(kube: MockServer, tmp_path: Path) -> Iterator[Run]:
     transport = to_url(kube.url)
-    body = config_map("kubeflow", katib_config_with_volume())
-    transport.request("POST", "/api/v1/namespaces/kubeflow/configmaps", body=body)
+    put_katib_config(transport, katib_config_with_volume())
     katib = KatibServer(LocalAlgorithm().behaviour())
     log = (tmp_path / "controller.log").open("w")
     command = [
@@ -163,9 +156,7 @@ def fetch(url: str) -> tuple[int, str]:
 def test_a_from_volume_experiment_runs_completes_restarts_and_is_deleted(
     run: Run, tmp_path: Path
 ) -> None:
-    raw = yaml.safe_load((DATA / "from-volume-resume.yaml").read_text(encoding="utf-8"))
-    exp = default_experiment(Experiment.model_validate(raw))
-    body = exp.model_dump(by_alias=True, exclude_none=True, mode="json")
+    body = defaulted_example()
     ns, name = body["metadata"]["namespace"], body["metadata"]["name"]
     run.transport.request("POST", f"/apis/{KATIB}/namespaces/{ns}/experiments", body=body)
 

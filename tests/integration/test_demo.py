@@ -107,3 +107,11 @@ def test_the_packaged_examples_are_katibs_examples() -> None:
     for name in ("from-volume-resume.yaml", "long-running-resume.yaml"):
         packaged = (ROOT / "app" / "data" / name).read_text()
         assert packaged == (ROOT / "examples" / name).read_text()
+
+
+def test_the_tests_data_is_what_ships() -> None:
+    """The tests read ``tests/data`` (``tests.support.harness.load``) for the examples and the
+    katib-config that ship in ``examples/`` and ``app/data``."""
+    for name in ("from-volume-resume.yaml", "long-running-resume.yaml", "katib-config.yaml"):
+        shipped = (ROOT / "app" / "data" / name).read_bytes()
+        assert (ROOT / "tests" / "data" / name).read_bytes() == shipped, name

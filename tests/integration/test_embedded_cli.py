@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from app.output import human_duration, table
+from tests.support.harness import shipped_config_data
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "from-volume-resume.yaml"
@@ -312,10 +313,8 @@ def _assignments(state: Path) -> list[list[tuple[str, str]]]:
 
 def katib_config(tmp_path: Path, **random: Any) -> Path:
     """Katib's shipped katib-config with ``random``'s entry extended by ``random``."""
-    config = yaml.safe_load((ROOT / "app" / "data" / "katib-config.yaml").read_text())
-    config["runtime"]["suggestions"][0].update(random)
     path = tmp_path / "katib-config.yaml"
-    path.write_text(yaml.safe_dump(config))
+    path.write_text(yaml.safe_dump(shipped_config_data(**random)))
     return path
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -24,6 +24,7 @@ from adapters.k8s.watch import KindWatch
 from core.actions import ObjectRef
 from core.ports import AlreadyExists, Conflict, Invalid, NotFound, Unavailable
 from tests.support.kube_mock import MockServer
+from tests.support.waiting import eventually
 
 KATIB = "kubeflow.org/v1beta1"
 
@@ -61,14 +62,6 @@ def cluster(transport: Transport, namespace: str) -> Iterator[KubeCluster]:
     assert cluster.start(10)
     yield cluster
     cluster.close()
-
-
-def eventually(check: Callable[[], bool], seconds: float = 5.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached in time")
-        time.sleep(0.02)
 
 
 def ref(namespace: str, name: str = "exp") -> ObjectRef:
@@ -216,13 +209,20 @@ def test_a_server_that_stays_down_is_unavailable_with_its_retry_after(
 
 
 def test_a_slow_server_times_out_as_unavailable(
-    kube: MockServer, cluster: KubeCluster, namespace: str
+    kube: MockServer, sleeps: Sleeps, namespace: str
 ) -> None:
-    kube.call(lambda m: m.fail("POST", f"/{namespace}/experiments", 500, times=3, delay=3.0))
+    """Each of the three attempts outlasts the read timeout (the server answers after 1.5 times
+    it); both are short so the test takes about a second."""
+    read_timeout = 0.3
+    transport = to_url(kube.url, timeout=(2.0, read_timeout), retry=Retry(attempts=3, sleep=sleeps))
+    cluster = KubeCluster(transport, namespace=namespace)  # not started: create needs no cache
+    delay = 1.5 * read_timeout
+    kube.call(lambda m: m.fail("POST", f"/{namespace}/experiments", 500, times=3, delay=delay))
     started = time.monotonic()
     with pytest.raises(Unavailable):
         cluster.create(experiment(namespace))
     assert time.monotonic() - started < 8.0
+    assert len(sleeps.slept) == 2  # every attempt timed out, none answered
 
 
 def test_a_dropped_watch_resumes_and_410_lists_again(

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,6 +14,7 @@ from adapters.k8s.lease import LeaseElector
 from adapters.k8s.transport import MERGE_PATCH, Transport
 from core.config import ConfigError
 from tests.support.kube_mock import MockServer, config_map
+from tests.support.waiting import eventually
 
 DATA = Path(__file__).resolve().parents[2] / "app" / "data"
 
@@ -106,13 +105,6 @@ def test_a_leader_that_cannot_renew_stops_leading(kube: MockServer, namespace: s
 def put_config(transport: Transport, namespace: str, text: str) -> None:
     body = config_map(namespace, text)
     transport.request("POST", f"/api/v1/namespaces/{namespace}/configmaps", body=body)
-
-
-def eventually(check: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + 5
-    while not check():
-        assert time.monotonic() < deadline, "not reached in time"
-        time.sleep(0.02)
 
 
 def test_the_config_map_is_read_and_re_read_when_it_changes(

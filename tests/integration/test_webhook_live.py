@@ -12,6 +12,7 @@ import subprocess
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,6 +20,7 @@ from adapters.k8s.connect import to_url
 from adapters.k8s.transport import Transport
 from core.ports import AlreadyExists
 from tests.support.kube_mock import MockServer, config_map, write_kubeconfig
+from tests.support.waiting import eventually
 from tests.support.webhook import INJECTION, NAMESPACE, Certs, Client, example, review
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,8 +85,11 @@ def test_a_missing_config_map_denies_with_its_name_until_it_appears(
 ) -> None:
     client, transport = live
     transport.request("DELETE", "/api/v1/namespaces/ops/configmaps/katib-config")
-    for _ in range(50):  # the watch brings the deletion
-        _, answer = client.post("/validate-experiment", review(example()))
-        if answer["response"]["allowed"] is False:
-            break
-    assert "ConfigMap ops/katib-config" in answer["response"]["status"]["message"]
+    answers: list[Any] = []
+
+    def denied() -> bool:
+        answers.append(client.post("/validate-experiment", review(example()))[1])
+        return answers[-1]["response"]["allowed"] is False
+
+    eventually(denied, seconds=5.0, what="the watch bringing the ConfigMap's deletion")
+    assert "ConfigMap ops/katib-config" in answers[-1]["response"]["status"]["message"]

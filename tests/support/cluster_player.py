@@ -7,18 +7,45 @@ controller (a Trial succeeds with an observation), and
 the API server's garbage collector (a deleted Suggestion's dependents go). Each ``tick`` looks
 at the mock's objects and makes the writes those components would make, through the same
 JSON API the controller uses.
+
+Also the set-up a lifecycle on kmock shares: the katib-config ConfigMap (``put_katib_config``),
+the example Experiment as the webhook would admit it (``defaulted_example``) and an object's
+condition pairs (``conditions``).
 """
 
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 from typing import Any
 
 from adapters.k8s.transport import MERGE_PATCH, Transport
-from tests.support.kube_mock import MockServer
+from core.defaults import default_experiment
+from core.model import Experiment
+from tests.support.harness import load
+from tests.support.kube_mock import MockServer, config_map
 
 Json = dict[str, Any]
 KATIB = "/apis/kubeflow.org/v1beta1"
+SHIPPED_CONFIG = Path(__file__).resolve().parents[2] / "app" / "data" / "katib-config.yaml"
+
+
+def put_katib_config(transport: Transport, text: str | None = None) -> None:
+    """Create ``kubeflow/katib-config`` holding ``text`` (by default the shipped katib-config)."""
+    body = config_map("kubeflow", SHIPPED_CONFIG.read_text("utf-8") if text is None else text)
+    transport.request("POST", "/api/v1/namespaces/kubeflow/configmaps", body=body)
+
+
+def defaulted_example(name: str = "from-volume-resume") -> Json:
+    """An example Experiment with Katib's defaults filled in, as the webhook admits it."""
+    exp = default_experiment(Experiment.model_validate(load(f"{name}.yaml")))
+    body: Json = exp.model_dump(by_alias=True, exclude_none=True, mode="json")
+    return body
+
+
+def conditions(obj: Json) -> list[tuple[str, str]]:
+    """The ``(type, status)`` pairs of an object's status conditions."""
+    return [(c["type"], c["status"]) for c in (obj.get("status") or {}).get("conditions") or []]
 
 
 class ClusterPlayer:

@@ -61,12 +61,19 @@ def _parsed(name: str) -> Any:
     return yaml.safe_load((DATA / name).read_text())
 
 
-def shipped_config(**entry_overrides: Any) -> KatibConfig:
-    data = load("katib-config.yaml")
+def shipped_config_data(**random_entry: Any) -> Manifest:
+    """A private copy of Katib's shipped katib-config, its ``random`` entry updated with
+    ``random_entry`` (for a test to parse, or to write out as a file or ConfigMap)."""
+    data: Manifest = load("katib-config.yaml")
     for entry in data["runtime"]["suggestions"]:
         if entry["algorithmName"] == "random":
-            entry.update(entry_overrides)
-    return parse_katib_config(data)
+            entry.update(random_entry)
+    return data
+
+
+def shipped_config(**random_entry: Any) -> KatibConfig:
+    """The shipped katib-config, parsed, with ``random_entry`` as in ``shipped_config_data``."""
+    return parse_katib_config(shipped_config_data(**random_entry))
 
 
 def notation(conditions: list[Manifest]) -> list[str]:

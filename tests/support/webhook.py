@@ -19,16 +19,14 @@ from types import TracebackType
 from typing import Any
 
 import trustme
-import yaml
 
 from adapters.fake import FakeCluster
-from app.inputs import load_config
 from app.runtime import StaticConfig
 from app.webhook import Admission, JsonLog, Limits, WebhookServer, create_server
 from core.kube import Manifest
 from core.ports import Cluster, ConfigSource
+from tests.support import harness
 
-ROOT = Path(__file__).resolve().parents[2]
 NAMESPACE = "kubeflow"
 INJECTION = {"katib.kubeflow.org/metrics-collector-injection": "enabled"}
 TEST_LIMITS = Limits(request_seconds=5.0, io_seconds=2.0, grace_seconds=1.0)
@@ -36,7 +34,8 @@ EXPERIMENT_KIND = {"group": "kubeflow.org", "version": "v1beta1", "kind": "Exper
 
 
 def example(name: str = "from-volume-resume") -> Manifest:
-    data: Manifest = yaml.safe_load((ROOT / "examples" / f"{name}.yaml").read_text())
+    """A private copy of one of Katib's examples (``tests/data``, the same as ``examples/``)."""
+    data: Manifest = harness.load(f"{name}.yaml")
     return data
 
 
@@ -51,7 +50,7 @@ def world() -> FakeCluster:
 
 
 def shipped_config() -> StaticConfig:
-    return StaticConfig(load_config(None))
+    return StaticConfig(harness.shipped_config())
 
 
 def default_admission(
