@@ -29,20 +29,10 @@ from adapters.k8s.watch import KindWatch
 from core.actions import EventType, ObjectRef
 from core.kube import Manifest
 from core.ports import AlreadyExists, ClusterError, Conflict, NotFound
+from core.resources import CONTROLLED_KINDS
 
 log = logging.getLogger("katib_resume.cluster")
-WATCHED = (
-    ("kubeflow.org/v1beta1", "Experiment"),
-    ("kubeflow.org/v1beta1", "Suggestion"),
-    ("kubeflow.org/v1beta1", "Trial"),
-    ("apps/v1", "Deployment"),
-    ("v1", "Service"),
-    ("v1", "PersistentVolumeClaim"),
-    ("v1", "PersistentVolume"),
-    ("v1", "ServiceAccount"),
-    ("rbac.authorization.k8s.io/v1", "Role"),
-    ("rbac.authorization.k8s.io/v1", "RoleBinding"),
-)
+WATCHED = CONTROLLED_KINDS
 """The kinds the controller reads; Events, Leases and ConfigMaps are written or read apart."""
 REPORTER = "katib-resume"
 USER_METADATA = ("labels", "annotations", "ownerReferences", "finalizers")

@@ -12,6 +12,7 @@ from urllib.parse import quote
 
 from core.actions import ObjectRef
 from core.kube import Manifest
+from core.resources import RBAC_API_VERSION
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +44,6 @@ class Resource:
         return {**obj, "apiVersion": self.api_version, "kind": self.kind}
 
 
-RBAC = "rbac.authorization.k8s.io/v1"
 _TABLE = (
     Resource("kubeflow.org/v1beta1", "Experiment", "experiments", True),
     Resource("kubeflow.org/v1beta1", "Suggestion", "suggestions", True),
@@ -55,8 +55,8 @@ _TABLE = (
     Resource("v1", "ServiceAccount", "serviceaccounts", True),
     Resource("v1", "ConfigMap", "configmaps", True),
     Resource("v1", "Namespace", "namespaces", False),
-    Resource(RBAC, "Role", "roles", True),
-    Resource(RBAC, "RoleBinding", "rolebindings", True),
+    Resource(RBAC_API_VERSION, "Role", "roles", True),
+    Resource(RBAC_API_VERSION, "RoleBinding", "rolebindings", True),
     Resource("events.k8s.io/v1", "Event", "events", True),
     Resource("coordination.k8s.io/v1", "Lease", "leases", True),
 )
