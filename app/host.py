@@ -21,7 +21,7 @@ from datetime import timedelta
 
 from app.controller import Controller, Outcome
 from app.informer import ChangeLog
-from app.keys import Key, every_key, key_of
+from app.keys import Key, Resync, every_key, keys_of
 from app.reconcile import Parsed
 from core.kube import Manifest
 from core.ports import Clock, ConfigSource, Gone, SuggestionService
@@ -49,13 +49,13 @@ class Host:
         self.cluster, self.clock = cluster, clock
         self.controller = Controller(cluster, config, clock, service)
         self.workers, self.observe = workers, observe
-        self.resync_seconds, self.poll_seconds = resync_seconds, poll_seconds
+        self.poll_seconds = poll_seconds
         self.lock = threading.Condition()
         self.in_flight: set[Key] = set()
         self.again: set[Key] = set()
         self.ready: list[Key] = []
         self.cursor = 0
-        self.next_resync = clock.now() + timedelta(seconds=resync_seconds)
+        self.resync = Resync(resync_seconds, clock.now() + timedelta(seconds=resync_seconds))
 
     # -- feeding the queue --------------------------------------------------------------------
 
@@ -67,10 +67,8 @@ class Host:
             self.cursor = self.cluster.cursor
             self.enqueue_all()
             return 0
-        for change in changes:
-            key = key_of(change.object)
-            if key is not None:
-                self.enqueue(key)
+        for key in keys_of(change.object for change in changes):
+            self.enqueue(key)
         return len(changes)
 
     def enqueue(self, key: Key) -> None:
@@ -88,8 +86,7 @@ class Host:
 
     def dispatch_once(self) -> None:
         """Move every due key to the workers' list."""
-        if self.clock.now() >= self.next_resync:
-            self.next_resync = self.clock.now() + timedelta(seconds=self.resync_seconds)
+        if self.resync.due(self.clock.now()):
             self.enqueue_all()
         self.pump()
         with self.lock:

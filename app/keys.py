@@ -7,7 +7,9 @@ controller owner reference; the ownerless PV carries our owner annotation.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from core.katib import ANNOTATION_OWNER, API_VERSION, LABEL_EXPERIMENT
 from core.kube import Manifest
@@ -54,3 +56,27 @@ def every_key(cluster: Cluster) -> list[Key]:
         for obj in cluster.list(API_VERSION, kind, None, {})
     )
     return list(dict.fromkeys(key for key in keys if key is not None))
+
+
+def keys_of(objects: Iterable[Manifest]) -> Iterator[Key]:
+    """The keys of changed objects, skipping those that belong to no Experiment."""
+    for obj in objects:
+        key = key_of(obj)
+        if key is not None:
+            yield key
+
+
+@dataclass
+class Resync:
+    """When every Experiment is reconciled again, changed or not (an informer's resync): a
+    reconcile that read a stale cache, and so missed the change that mattered, is repaired."""
+
+    seconds: float
+    next: datetime
+
+    def due(self, now: datetime) -> bool:
+        """Whether a resync is due at ``now`` (the next one is then ``seconds`` later)."""
+        if now < self.next:
+            return False
+        self.next = now + timedelta(seconds=self.seconds)
+        return True

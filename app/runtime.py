@@ -29,7 +29,7 @@ from adapters.fake import FakeCluster, FakeWorld
 from adapters.local.trials import TrialRunner
 from app.controller import Controller
 from app.informer import Informer
-from app.keys import every_key, key_of
+from app.keys import Resync, every_key, keys_of
 from app.reconcile import Parsed
 from app.services import ServiceHost
 from core.config import KatibConfig
@@ -81,8 +81,7 @@ class Runtime:
             workdir=workdir,
             parse=lambda raw: parsed.parse(Trial, raw),
         )
-        self.resync_seconds = resync_seconds
-        self.next_resync = self.clock.now() + timedelta(seconds=resync_seconds)
+        self.resync = Resync(resync_seconds, self.clock.now() + timedelta(seconds=resync_seconds))
         self.enqueue_all()
 
     def enqueue_all(self) -> None:
@@ -96,17 +95,14 @@ class Runtime:
         if events is None:  # the watch fell behind: everything was listed again
             self.enqueue_all()
             return 0
-        for event in events:
-            key = key_of(event.object)
-            if key is not None:
-                self.controller.enqueue(key)
+        for key in keys_of(event.object for event in events):
+            self.controller.enqueue(key)
         return len(events)
 
     def drain(self) -> int:
         """Reconcile until no key is due now; the number of reconciles."""
         done = 0
-        if self.clock.now() >= self.next_resync:
-            self.next_resync = self.clock.now() + timedelta(seconds=self.resync_seconds)
+        if self.resync.due(self.clock.now()):
             self.enqueue_all()
         self.pump()
         while self.controller.due() and done < DRAIN_LIMIT:
