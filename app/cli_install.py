@@ -10,12 +10,11 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from app.wiring import DEFAULT_NAMESPACE
 from core.names import LABEL_MAX, is_dns1123_label
 
 if TYPE_CHECKING:
     from app.cli import Parser
-
-DEFAULT_NAMESPACE = "kubeflow"
 
 
 def dns_label(text: str) -> str:
@@ -50,7 +49,8 @@ def add_manifests(commands: argparse._SubParsersAction[Parser]) -> None:
         type=dns_label,
         default=DEFAULT_NAMESPACE,
         metavar="NS",
-        help="where the controller, the webhook and katib-config live (default: kubeflow)",
+        help="where the controller, the webhook and katib-config live "
+        f"(default: {DEFAULT_NAMESPACE})",
     )
     manifests.add_argument(
         "--image", type=image_reference, metavar="IMAGE", help="default: katib-resume:<version>"

@@ -28,6 +28,8 @@ from app.host import Host
 from app.httpd import TEXT, Answer, ProbeServer, parse_address
 from app.inputs import InputError
 from app.logs import configure
+from app.wiring import DEFAULT_NAMESPACE, HEALTHZ_PATH, READYZ_PATH
+from core.names import CONFIG_MAP_NAME
 
 if TYPE_CHECKING:  # imported for real inside the command: `--help` loads neither kubernetes
     # nor grpc
@@ -39,7 +41,6 @@ if TYPE_CHECKING:  # imported for real inside the command: `--help` loads neithe
 
 log = logging.getLogger("katib_resume.controller")
 SERVICE_ACCOUNT_NAMESPACE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
-DEFAULT_NAMESPACE = "kubeflow"
 SYNC_TIMEOUT = 60.0
 
 
@@ -62,7 +63,7 @@ def own_namespace() -> str:
 
 def config_map_ref(given: tuple[str, str] | None) -> tuple[str, str]:
     """``--config-map`` as parsed (default: the controller's namespace and ``katib-config``)."""
-    return given if given is not None else (own_namespace(), "katib-config")
+    return given if given is not None else (own_namespace(), CONFIG_MAP_NAME)
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,7 +202,7 @@ def _serve_probes(settings: Settings, cluster: KubeCluster, metrics: Metrics) ->
         return 200, "text/plain; version=0.0.4; charset=utf-8", metrics.exposition()
 
     try:
-        health = ProbeServer(settings.health, {"/healthz": healthz, "/readyz": readyz}).start()
+        health = ProbeServer(settings.health, {HEALTHZ_PATH: healthz, READYZ_PATH: readyz}).start()
         served = ProbeServer(settings.metrics, {"/metrics": exposition}).start()
     except OSError as error:
         raise InputError(f"cannot listen for probes or metrics: {error}") from None

@@ -18,9 +18,10 @@ import yaml
 
 from app.manifests import names
 from app.manifests.options import Options
-from core.katib import CONFIG_KEY, CONFIG_MAP_NAME
+from core.katib import CONFIG_KEY
 from core.kube import Manifest
 from core.local_volumes import with_local_volumes
+from core.names import CONFIG_MAP_NAME
 
 
 def config_map(options: Options) -> Manifest:

@@ -18,12 +18,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from core.katib import GROUP
 from core.kube import Manifest
 
 API_VERSION = "admission.k8s.io/v1"
 KIND = "AdmissionReview"
 OPERATIONS = frozenset({"CREATE", "UPDATE", "DELETE", "CONNECT"})
-EXPERIMENT_GROUP, EXPERIMENT_KIND = "kubeflow.org", "Experiment"
+EXPERIMENT_KIND = "Experiment"
 
 
 class Malformed(Exception):
@@ -102,9 +103,9 @@ def _check_kind(kind: object, uid: str) -> None:
     if not isinstance(kind, dict):
         raise Malformed(f"request.kind: expected an object, found {_json_type(kind)}", uid)
     group, name = kind.get("group"), kind.get("kind")
-    if (group, name) != (EXPERIMENT_GROUP, EXPERIMENT_KIND):
+    if (group, name) != (GROUP, EXPERIMENT_KIND):
         raise Malformed(
-            f"request.kind: this webhook admits {EXPERIMENT_KIND} ({EXPERIMENT_GROUP}) only, "
+            f"request.kind: this webhook admits {EXPERIMENT_KIND} ({GROUP}) only, "
             f"found {_shown(name)} ({_shown(group)})",
             uid,
         )

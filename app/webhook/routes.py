@@ -23,12 +23,13 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from app import wiring
 from app.webhook.admission import Admission
 from app.webhook.logs import JsonLog
 from app.webhook.review import Malformed, Request, decode, denied, parse_request, uid_of
 from core.kube import Manifest
 
-VALIDATE, MUTATE, HEALTHZ = "/validate-experiment", "/mutate-experiment", "/healthz"
+VALIDATE, MUTATE, HEALTHZ = wiring.VALIDATE_PATH, wiring.MUTATE_PATH, wiring.HEALTHZ_PATH
 ROUTES: dict[str, Callable[[Admission, Request], Manifest]] = {
     VALIDATE: Admission.validate,
     MUTATE: Admission.mutate,
