@@ -15,15 +15,14 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import signal
 import socket
 import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING
 
+from app import process
 from app.host import Host
 from app.httpd import TEXT, Answer, ProbeServer, parse_address
 from app.inputs import InputError
@@ -109,7 +108,7 @@ def controller(args: argparse.Namespace) -> int:
     configure(args.log_level)
     settings = Settings.from_args(args)
     stop = threading.Event()
-    _on_signals(stop)
+    process.stop_on_signals(stop, _signalled)
     return run(settings, stop)
 
 
@@ -118,14 +117,10 @@ def run(settings: Settings, stop: threading.Event) -> int:
     from adapters.grpc import GrpcSuggestionService
     from adapters.k8s.cluster import KubeCluster
     from adapters.k8s.config_map import ConfigMapSource
-    from adapters.k8s.connect import ConnectError, connect
     from adapters.k8s.lease import LeaseElector
     from app.metrics import Metrics
 
-    try:
-        transport = connect(settings.kubeconfig)
-    except ConnectError as error:
-        raise InputError(str(error)) from None
+    transport = process.connect(settings.kubeconfig)
     identity = os.environ.get("POD_NAME") or f"{socket.gethostname()}_{os.getpid()}"
     cluster = KubeCluster(transport, namespace=settings.namespace, instance=identity)
     config = ConfigMapSource(transport, *settings.config_map)
@@ -210,10 +205,5 @@ def _serve_probes(settings: Settings, cluster: KubeCluster, metrics: Metrics) ->
     return [health, served]
 
 
-def _on_signals(stop: threading.Event) -> None:
-    def handle(signum: int, _frame: FrameType | None) -> None:
-        log.info("signal received: finishing", extra={"signal": signal.Signals(signum).name})
-        stop.set()
-
-    signal.signal(signal.SIGTERM, handle)
-    signal.signal(signal.SIGINT, handle)
+def _signalled(name: str) -> None:
+    log.info("signal received: finishing", extra={"signal": name})
