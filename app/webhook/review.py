@@ -24,6 +24,8 @@ from core.kube import Manifest
 API_VERSION = "admission.k8s.io/v1"
 KIND = "AdmissionReview"
 OPERATIONS = frozenset({"CREATE", "UPDATE", "DELETE", "CONNECT"})
+JUDGED = frozenset({"CREATE", "UPDATE"})
+"""The operations admission decides on, and for which ``request.object`` is required."""
 EXPERIMENT_KIND = "Experiment"
 
 
@@ -93,7 +95,7 @@ def _request(raw: dict[str, Any], uid: str) -> Request:
     namespace = raw.get("namespace")
     if namespace is not None and not isinstance(namespace, str):
         raise Malformed(f"request.namespace: expected a string, found {_json_type(namespace)}", uid)
-    obj = _object(raw, "object", uid, required=operation in ("CREATE", "UPDATE"))
+    obj = _object(raw, "object", uid, required=operation in JUDGED)
     old = _object(raw, "oldObject", uid, required=operation == "UPDATE")
     return Request(uid, operation, namespace or None, obj, old)
 

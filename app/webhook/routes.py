@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from app import wiring
 from app.webhook.admission import Admission
@@ -50,7 +50,7 @@ class Incoming:
 @dataclass(frozen=True, slots=True)
 class Reply:
     status: int
-    body: Manifest = field(default_factory=dict)
+    body: Manifest
 
 
 def status(code: int, message: str) -> Reply:
