@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from app.cli_install import add_manifests
+from app.wiring import DEFAULT_NAMESPACE, HEALTH_PORT, METRICS_PORT, WEBHOOK_PORT
 from core.addresses import (
     DB_MANAGER_ADDRESS,
     EARLY_STOPPING_ENDPOINT,
@@ -28,6 +29,7 @@ from core.addresses import (
     SUGGESTION_PORT,
     SUGGESTION_TIMEOUT,
 )
+from core.names import CONFIG_MAP_NAME
 
 EXIT_DENIED = 1
 EXIT_BAD_INPUT = 2
@@ -36,8 +38,7 @@ EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose
 DEFAULT_STATE_DIR = ".katib-resume"
 GET_KINDS = "experiments|suggestions|trials|deployments|services|pvc|pv|events"
 MAX_PORT = 65535
-DEFAULT_WEBHOOK_PORT = 8443
-DEFAULT_CONFIG_MAP = ("kubeflow", "katib-config")
+DEFAULT_CONFIG_MAP = (DEFAULT_NAMESPACE, CONFIG_MAP_NAME)
 
 
 class Parser(argparse.ArgumentParser):
@@ -226,10 +227,10 @@ def _add_controller(commands: argparse._SubParsersAction[Parser]) -> None:
         "--config-map",
         type=config_map,
         metavar="NS/NAME",
-        help="the katib-config ConfigMap (default: <own namespace>/katib-config)",
+        help=f"the katib-config ConfigMap (default: <own namespace>/{CONFIG_MAP_NAME})",
     )
-    controller.add_argument("--metrics-addr", default=":8080", metavar="[HOST]:PORT")
-    controller.add_argument("--health-addr", default=":18080", metavar="[HOST]:PORT")
+    controller.add_argument("--metrics-addr", default=f":{METRICS_PORT}", metavar="[HOST]:PORT")
+    controller.add_argument("--health-addr", default=f":{HEALTH_PORT}", metavar="[HOST]:PORT")
     controller.add_argument(
         "--leader-elect", action="store_true", help="reconcile only while holding the Lease"
     )
@@ -276,9 +277,7 @@ def _add_webhook(commands: argparse._SubParsersAction[Parser]) -> None:
     webhook.add_argument(
         "--cert-dir", required=True, metavar="DIR", help="holds tls.crt and tls.key (re-read)"
     )
-    webhook.add_argument(
-        "--port", type=port, default=DEFAULT_WEBHOOK_PORT, help=f"default: {DEFAULT_WEBHOOK_PORT}"
-    )
+    webhook.add_argument("--port", type=port, default=WEBHOOK_PORT, help=f"default: {WEBHOOK_PORT}")
     webhook.add_argument(
         "--kubeconfig", metavar="PATH", help="default: the in-cluster service account"
     )

@@ -1,29 +1,28 @@
 """The ``manifests`` command's flags, checked as they are parsed (bad ones: one line, exit 2).
 
 Kept apart from ``cli.py``, which holds the embedded commands, and as light as it: only
-``argparse`` and ``re`` are imported, so ``katib-resume --help`` pays nothing for it.
+``argparse`` and ``core.names`` (plain ``re``) are imported, so ``katib-resume --help`` pays
+nothing for it.
 """
 
 from __future__ import annotations
 
 import argparse
-import re
 from typing import TYPE_CHECKING
+
+from app.wiring import DEFAULT_NAMESPACE
+from core.names import LABEL_MAX, is_dns1123_label
 
 if TYPE_CHECKING:
     from app.cli import Parser
 
-DEFAULT_NAMESPACE = "kubeflow"
-DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
-MAX_LABEL = 63
-
 
 def dns_label(text: str) -> str:
     """A namespace name: a DNS-1123 label, as Kubernetes requires."""
-    if not DNS_LABEL.fullmatch(text) or len(text) > MAX_LABEL:
+    if not is_dns1123_label(text):
         raise argparse.ArgumentTypeError(
             f"{text!r} is not a valid namespace name (lower-case letters, digits and '-', "
-            "starting and ending with a letter or digit, at most 63 characters)"
+            f"starting and ending with a letter or digit, at most {LABEL_MAX} characters)"
         )
     return text
 
@@ -50,7 +49,8 @@ def add_manifests(commands: argparse._SubParsersAction[Parser]) -> None:
         type=dns_label,
         default=DEFAULT_NAMESPACE,
         metavar="NS",
-        help="where the controller, the webhook and katib-config live (default: kubeflow)",
+        help="where the controller, the webhook and katib-config live "
+        f"(default: {DEFAULT_NAMESPACE})",
     )
     manifests.add_argument(
         "--image", type=image_reference, metavar="IMAGE", help="default: katib-resume:<version>"

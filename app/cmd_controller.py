@@ -15,19 +15,20 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import signal
 import socket
 import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING
 
+from app import process
 from app.host import Host
 from app.httpd import TEXT, Answer, ProbeServer, parse_address
 from app.inputs import InputError
 from app.logs import configure
+from app.wiring import DEFAULT_NAMESPACE, HEALTHZ_PATH, READYZ_PATH
+from core.names import CONFIG_MAP_NAME
 
 if TYPE_CHECKING:  # imported for real inside the command: `--help` loads neither kubernetes
     # nor grpc
@@ -39,7 +40,6 @@ if TYPE_CHECKING:  # imported for real inside the command: `--help` loads neithe
 
 log = logging.getLogger("katib_resume.controller")
 SERVICE_ACCOUNT_NAMESPACE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
-DEFAULT_NAMESPACE = "kubeflow"
 SYNC_TIMEOUT = 60.0
 
 
@@ -62,7 +62,7 @@ def own_namespace() -> str:
 
 def config_map_ref(given: tuple[str, str] | None) -> tuple[str, str]:
     """``--config-map`` as parsed (default: the controller's namespace and ``katib-config``)."""
-    return given if given is not None else (own_namespace(), "katib-config")
+    return given if given is not None else (own_namespace(), CONFIG_MAP_NAME)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +108,7 @@ def controller(args: argparse.Namespace) -> int:
     configure(args.log_level)
     settings = Settings.from_args(args)
     stop = threading.Event()
-    _on_signals(stop)
+    process.stop_on_signals(stop, _signalled)
     return run(settings, stop)
 
 
@@ -117,14 +117,10 @@ def run(settings: Settings, stop: threading.Event) -> int:
     from adapters.grpc import GrpcSuggestionService
     from adapters.k8s.cluster import KubeCluster
     from adapters.k8s.config_map import ConfigMapSource
-    from adapters.k8s.connect import ConnectError, connect
     from adapters.k8s.lease import LeaseElector
     from app.metrics import Metrics
 
-    try:
-        transport = connect(settings.kubeconfig)
-    except ConnectError as error:
-        raise InputError(str(error)) from None
+    transport = process.connect(settings.kubeconfig)
     identity = os.environ.get("POD_NAME") or f"{socket.gethostname()}_{os.getpid()}"
     cluster = KubeCluster(transport, namespace=settings.namespace, instance=identity)
     config = ConfigMapSource(transport, *settings.config_map)
@@ -200,7 +196,7 @@ def _serve_probes(settings: Settings, cluster: KubeCluster, metrics: Metrics) ->
         return 200, "text/plain; version=0.0.4; charset=utf-8", metrics.exposition()
 
     try:
-        health = ProbeServer(settings.health, {"/healthz": healthz, "/readyz": readyz}).start()
+        health = ProbeServer(settings.health, {HEALTHZ_PATH: healthz, READYZ_PATH: readyz}).start()
         served = ProbeServer(settings.metrics, {"/metrics": exposition}).start()
     except OSError as error:
         raise InputError(f"cannot listen for probes or metrics: {error}") from None
@@ -208,10 +204,5 @@ def _serve_probes(settings: Settings, cluster: KubeCluster, metrics: Metrics) ->
     return [health, served]
 
 
-def _on_signals(stop: threading.Event) -> None:
-    def handle(signum: int, _frame: FrameType | None) -> None:
-        log.info("signal received: finishing", extra={"signal": signal.Signals(signum).name})
-        stop.set()
-
-    signal.signal(signal.SIGTERM, handle)
-    signal.signal(signal.SIGINT, handle)
+def _signalled(name: str) -> None:
+    log.info("signal received: finishing", extra={"signal": name})

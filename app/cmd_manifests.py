@@ -13,10 +13,15 @@ import argparse
 import base64
 import re
 import sys
-from importlib import resources
 from pathlib import Path
 
-from app.inputs import SHIPPED_CONFIG, InputError, load_config
+from app.inputs import (
+    SHIPPED_ORIGIN,
+    InputError,
+    config_from_text,
+    read_text,
+    shipped_config_text,
+)
 from app.manifests import Options, default_image, generate, render
 
 PEM_CERTIFICATE = re.compile(
@@ -77,7 +82,10 @@ def _is_der_certificate(body: str) -> bool:
 
 def _katib_config_text(path: str | None) -> str:
     """The katib-config's text, after checking that it parses as one (errors name the file)."""
-    load_config(path)
     if path is None:
-        return resources.files("app").joinpath("data", SHIPPED_CONFIG).read_text("utf-8")
-    return Path(path).read_text(encoding="utf-8")
+        text = shipped_config_text()
+        config_from_text(text, SHIPPED_ORIGIN)
+    else:
+        text = read_text(path)
+        config_from_text(text, path)
+    return text

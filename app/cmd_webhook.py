@@ -14,12 +14,12 @@ a Pod) or SIGINT.
 from __future__ import annotations
 
 import argparse
-import signal
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from app import process
 from app.inputs import InputError
 
 if TYPE_CHECKING:
@@ -35,13 +35,9 @@ def _connect(kubeconfig: str | None, config_map: tuple[str, str]) -> tuple[Clust
     PersistentVolumes as they are now) and the katib-config ConfigMap ``(namespace, name)``
     (watched, parsed once per change)."""
     from adapters.k8s.config_map import ConfigMapSource
-    from adapters.k8s.connect import ConnectError, connect
     from adapters.k8s.live import LiveCluster
 
-    try:
-        transport = connect(kubeconfig)
-    except ConnectError as error:
-        raise InputError(str(error)) from None
+    transport = process.connect(kubeconfig)
     source = ConfigMapSource(transport, *config_map)
     if not source.start(SYNC_TIMEOUT):
         raise InputError(f"cannot read {source.where} within {SYNC_TIMEOUT:.0f} s")
@@ -67,7 +63,8 @@ def webhook(args: argparse.Namespace, connect: Connect | None = None) -> int:
         raise InputError(f"--cert-dir {error}") from None
     except OSError as error:
         raise InputError(f"cannot listen on port {args.port}: {error.strerror or error}") from None
-    stop = _stop_on_signals()
+    stop = threading.Event()
+    process.stop_on_signals(stop)
     server.start()
     log.info(
         "serving",
@@ -81,10 +78,3 @@ def webhook(args: argparse.Namespace, connect: Connect | None = None) -> int:
     server.close()
     log.info("stopped")
     return EXIT_OK
-
-
-def _stop_on_signals() -> threading.Event:
-    stop = threading.Event()
-    for number in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(number, lambda *_: stop.set())
-    return stop

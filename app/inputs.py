@@ -30,13 +30,17 @@ class InputError(Exception):
     """Bad input from the user: the message is the whole story (exit status 2)."""
 
 
-def read_yaml(path: str) -> Any:
-    """The single YAML document in ``path`` (a leading ``---`` is fine)."""
+def read_text(path: str) -> str:
+    """The UTF-8 text of ``path``."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise InputError(f"{path}: cannot read: {_os_reason(error)}") from None
-    return parse_yaml(text, path)
+
+
+def read_yaml(path: str) -> Any:
+    """The single YAML document in ``path`` (a leading ``---`` is fine)."""
+    return parse_yaml(read_text(path), path)
 
 
 def parse_yaml(text: str, origin: str) -> Any:
@@ -68,8 +72,13 @@ def load_experiment(path: str) -> Experiment:
 def load_config(path: str | None) -> KatibConfig:
     """The katib-config at ``path``, or Katib's shipped one when ``path`` is ``None``."""
     if path is None:
-        return _parse_config(_shipped_data(), SHIPPED_ORIGIN)
-    return _parse_config(read_yaml(path), path)
+        return config_from_text(shipped_config_text(), SHIPPED_ORIGIN)
+    return config_from_text(read_text(path), path)
+
+
+def config_from_text(text: str, origin: str) -> KatibConfig:
+    """The katib-config in ``text``; errors name ``origin`` (a path, or ``SHIPPED_ORIGIN``)."""
+    return _parse_config(parse_yaml(text, origin), origin)
 
 
 def embedded_config() -> KatibConfig:
@@ -84,9 +93,13 @@ def embedded_config_text() -> str:
     return EMBEDDED_HEADER + yaml.safe_dump(data, sort_keys=False)
 
 
+def shipped_config_text() -> str:
+    """Katib's shipped katib-config, as written (comments and order kept)."""
+    return resources.files("app").joinpath("data", SHIPPED_CONFIG).read_text("utf-8")
+
+
 def _shipped_data() -> Any:
-    text = resources.files("app").joinpath("data", SHIPPED_CONFIG).read_text("utf-8")
-    return parse_yaml(text, SHIPPED_ORIGIN)
+    return parse_yaml(shipped_config_text(), SHIPPED_ORIGIN)
 
 
 def _parse_config(data: Any, origin: str) -> KatibConfig:

@@ -23,13 +23,13 @@ from pydantic_core import ErrorDetails, PydanticCustomError
 from core.config_specs import ClaimSpecConfig, ResourceRequirements, VolumeSpecConfig
 from core.katib import (
     CONFIG_KEY,
-    CONFIG_MAP_NAME,
     DEFAULT_LOCAL_VOLUME_PATH_PREFIX,
     DEFAULT_MOUNT_PATH,
     SUGGESTION_PORT,
     SUGGESTION_PORT_NAME,
 )
 from core.kube import KubeModel, Manifest
+from core.names import CONFIG_MAP_NAME
 
 PULL_POLICIES = frozenset({"Always", "IfNotPresent", "Never"})
 DEFAULT_PULL_POLICY = "IfNotPresent"

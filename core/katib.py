@@ -36,7 +36,7 @@ DEFAULT_MOUNT_PATH = "/opt/katib/data"
 DEFAULT_PARALLEL_TRIAL_COUNT = 3
 
 # The katib-config and the volume defaults it applies (BEHAVIOR.md §4.5, §5, §10).
-CONFIG_MAP_NAME = "katib-config"
+# Its name, CONFIG_MAP_NAME ("katib-config"), is in core.names: light enough for --help.
 CONFIG_KEY = "katib-config.yaml"
 CONFIG_API_VERSION = "config.kubeflow.org/v1beta1"
 CONFIG_KIND = "KatibConfig"

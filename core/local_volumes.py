@@ -68,12 +68,14 @@ def volume_source(config: SuggestionConfig) -> VolumeSource | None:
     return None
 
 
-def with_local_volumes(data: Mapping[str, Any]) -> Manifest:
+def with_local_volumes(data: Mapping[str, Any], prefix: str | None = None) -> Manifest:
     """A copy of katib-config content (as loaded from YAML) in the local volume mode.
 
     Every suggestion entry that has neither a ``persistentVolumeSpec`` nor a storage class of its
     own claims ``katib-suggestion``; anything else is left as written, malformed parts included
-    (``core.config.parse_katib_config`` reports those). The embedded runtime's default config.
+    (``core.config.parse_katib_config`` reports those). With ``prefix``, every entry that then
+    gets the local PV (class ``katib-suggestion``, no ``persistentVolumeSpec``) has it as its
+    ``localVolumePathPrefix``. The embedded runtime's default config.
     """
     result = copy.deepcopy(dict(data))
     runtime = result.get("runtime")
@@ -84,4 +86,7 @@ def with_local_volumes(data: Mapping[str, Any]) -> Manifest:
         claim = entry.setdefault("persistentVolumeClaimSpec", {})
         if isinstance(claim, dict):
             claim.setdefault("storageClassName", DEFAULT_SUGGESTION_STORAGE_CLASS)
+            local = claim["storageClassName"] == DEFAULT_SUGGESTION_STORAGE_CLASS
+            if prefix is not None and local:
+                entry["localVolumePathPrefix"] = prefix
     return result

@@ -15,6 +15,10 @@ DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0
 LABEL_MAX = 63
 SUBDOMAIN_MAX = 253
 
+CONFIG_MAP_NAME = "katib-config"
+"""The katib-config ConfigMap (BEHAVIOR.md §5); here, not in ``core.katib``, so that the command
+line's ``--help`` can name it without importing the models."""
+
 
 def service_name(suggestion: str, algorithm: str) -> str:
     """Deployment, Service, PVC, ServiceAccount, Role and RoleBinding: ``<name>-<algorithm>``."""

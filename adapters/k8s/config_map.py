@@ -19,7 +19,8 @@ from adapters.k8s.store import Store, version_of
 from adapters.k8s.transport import Transport
 from adapters.k8s.watch import KindWatch
 from core.config import ConfigError, KatibConfig, parse_katib_config
-from core.katib import CONFIG_KEY, CONFIG_MAP_NAME
+from core.katib import CONFIG_KEY
+from core.names import CONFIG_MAP_NAME
 
 CONFIG_MAPS = resource("v1", "ConfigMap")
 

@@ -18,17 +18,16 @@ import yaml
 
 from app.manifests import names
 from app.manifests.options import Options
-from core.katib import CONFIG_KEY, CONFIG_MAP_NAME
+from core.katib import CONFIG_KEY
 from core.kube import Manifest
 from core.local_volumes import with_local_volumes
-
-PREFIX_FIELD = "localVolumePathPrefix"
+from core.names import CONFIG_MAP_NAME
 
 
 def config_map(options: Options) -> Manifest:
     text = options.katib_config
     if options.local_volumes:
-        data = local_volume_config(yaml.safe_load(text), options.local_volume_path_prefix)
+        data = with_local_volumes(yaml.safe_load(text), options.local_volume_path_prefix)
         text = yaml.safe_dump(data, sort_keys=False)
     return {
         "apiVersion": "v1",
@@ -36,18 +35,6 @@ def config_map(options: Options) -> Manifest:
         "metadata": names.metadata(CONFIG_MAP_NAME, options.namespace),
         "data": {CONFIG_KEY: text},
     }
-
-
-def local_volume_config(config: Manifest, prefix: str | None) -> Manifest:
-    """A copy of the katib-config whose suggestion entries select the local-volume class (the
-    core's own rule, ``core.local_volumes.with_local_volumes``), with ``prefix`` if given."""
-    found = with_local_volumes(config)
-    for entry in (found.get("runtime") or {}).get("suggestions") or []:
-        claim = entry.get("persistentVolumeClaimSpec") or {}
-        local = claim.get("storageClassName") == names.STORAGE_CLASS
-        if prefix is not None and local and not entry.get("persistentVolumeSpec"):
-            entry[PREFIX_FIELD] = prefix
-    return found
 
 
 def storage_class() -> Manifest:

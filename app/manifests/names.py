@@ -1,8 +1,10 @@
-"""The install's own names, ports, paths and labels: one place, so that every object agrees.
+"""The install's own names, ports and labels: one place, so that every object agrees.
 
 The Service the webhook configurations call, the Deployment behind it, the Secret its pod mounts
 and the flags the binaries are started with all name each other; deriving them from these
 constants (and the namespace) is what keeps them consistent, and the tests check that they are.
+The ports the binaries listen on and the paths they serve are ``app.wiring``'s, shared with the
+flags' defaults and the servers' routes.
 """
 
 from __future__ import annotations
@@ -18,14 +20,8 @@ WEBHOOK: Final = "katib-resume-webhook"
 WEBHOOK_SECRET: Final = "katib-resume-webhook-cert"
 WEBHOOK_CONFIGURATION: Final = "katib-resume"
 
-METRICS_PORT: Final = 8080
-HEALTH_PORT: Final = 18080
-WEBHOOK_PORT: Final = 8443
 SERVICE_PORT: Final = 443
 CERT_DIR: Final = "/etc/katib-resume/certs"
-
-VALIDATE_PATH: Final = "/validate-experiment"
-MUTATE_PATH: Final = "/mutate-experiment"
 
 USER_ID: Final = 10001
 """The image's non-root user (``Dockerfile``); the pods run as it."""

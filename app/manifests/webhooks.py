@@ -20,6 +20,7 @@ Without either, ``caBundle`` is absent and every admission call fails until it i
 
 from __future__ import annotations
 
+from app import wiring
 from app.manifests import names
 from app.manifests.options import Options
 from core.katib import GROUP
@@ -33,8 +34,8 @@ TIMEOUT_SECONDS = 10
 
 
 def webhook_configurations(options: Options) -> list[Manifest]:
-    validating = ("ValidatingWebhookConfiguration", "validator", names.VALIDATE_PATH)
-    mutating = ("MutatingWebhookConfiguration", "defaulter", names.MUTATE_PATH)
+    validating = ("ValidatingWebhookConfiguration", "validator", wiring.VALIDATE_PATH)
+    mutating = ("MutatingWebhookConfiguration", "defaulter", wiring.MUTATE_PATH)
     return [_configuration(options, *validating), _configuration(options, *mutating)]
 
 

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import copy
 
+from app import wiring
 from app.manifests import names
 from app.manifests.options import Options
-from core.katib import CONFIG_MAP_NAME
 from core.kube import Manifest
+from core.names import CONFIG_MAP_NAME
 
 REPLICAS = 2
 RESOURCES = {
@@ -43,27 +44,30 @@ def controller_deployment(options: Options) -> Manifest:
     args = [
         *("controller", "--all-namespaces"),
         *("--config-map", f"{options.namespace}/{CONFIG_MAP_NAME}"),
-        *("--metrics-addr", f":{names.METRICS_PORT}"),
-        *("--health-addr", f":{names.HEALTH_PORT}"),
+        *("--metrics-addr", f":{wiring.METRICS_PORT}"),
+        *("--health-addr", f":{wiring.HEALTH_PORT}"),
         "--leader-elect",
     ]
     container = _container("controller", options.image, args)
-    container["ports"] = [_port("metrics", names.METRICS_PORT), _port("health", names.HEALTH_PORT)]
-    container["livenessProbe"] = _probe("/healthz", "health", "HTTP")
-    container["readinessProbe"] = _probe("/readyz", "health", "HTTP")
+    container["ports"] = [
+        _port("metrics", wiring.METRICS_PORT),
+        _port("health", wiring.HEALTH_PORT),
+    ]
+    container["livenessProbe"] = _probe(wiring.HEALTHZ_PATH, "health", "HTTP")
+    container["readinessProbe"] = _probe(wiring.READYZ_PATH, "health", "HTTP")
     return _deployment(names.CONTROLLER, "controller", options.namespace, container, [])
 
 
 def webhook_deployment(options: Options) -> Manifest:
     """Serves HTTPS on the webhook port with the certificate Secret mounted read-only."""
     args = [
-        *("webhook", "--cert-dir", names.CERT_DIR, "--port", str(names.WEBHOOK_PORT)),
+        *("webhook", "--cert-dir", names.CERT_DIR, "--port", str(wiring.WEBHOOK_PORT)),
         *("--config-map", f"{options.namespace}/{CONFIG_MAP_NAME}"),
     ]
     container = _container("webhook", options.image, args)
-    container["ports"] = [_port("https", names.WEBHOOK_PORT)]
-    container["livenessProbe"] = _probe("/healthz", "https", "HTTPS")
-    container["readinessProbe"] = _probe("/healthz", "https", "HTTPS")
+    container["ports"] = [_port("https", wiring.WEBHOOK_PORT)]
+    container["livenessProbe"] = _probe(wiring.HEALTHZ_PATH, "https", "HTTPS")
+    container["readinessProbe"] = _probe(wiring.HEALTHZ_PATH, "https", "HTTPS")
     container["volumeMounts"].append(
         {"name": "certs", "mountPath": names.CERT_DIR, "readOnly": True}
     )

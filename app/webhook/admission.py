@@ -32,14 +32,13 @@ from app.webhook.lookups import (
     PVLookupFailed,
 )
 from app.webhook.patch import json_patch
-from app.webhook.review import Malformed, Request, allowed, denied
+from app.webhook.review import JUDGED, Malformed, Request, allowed, denied
 from core.defaults import default_experiment
 from core.kube import Manifest
 from core.model import Experiment
 from core.ports import Cluster, ConfigSource
 from core.validation import validate, volume_lookup_error
 
-JUDGED = frozenset({"CREATE", "UPDATE"})
 SERVER_ERROR = 500
 
 
@@ -86,8 +85,7 @@ def experiment(request: Request, field: str) -> Experiment:
     takes the request's namespace, as the object will be stored there.
     """
     raw = request.obj if field == "object" else request.old
-    if raw is None:
-        raise Malformed(f"request.{field}: expected an object, found nothing", request.uid)
+    assert raw is not None, "review.parse_request requires object (and oldObject on UPDATE)"
     metadata = raw.get("metadata")
     if isinstance(metadata, dict) and not metadata.get("namespace") and request.namespace:
         raw = {**raw, "metadata": {**metadata, "namespace": request.namespace}}

@@ -7,11 +7,12 @@ Every line carries ``time`` (UTC, RFC 3339), ``level`` and ``event`` (a short fi
 
 from __future__ import annotations
 
-import json
 import sys
 import threading
 from datetime import UTC, datetime
 from typing import Literal, TextIO
+
+from app.logs import json_line
 
 Level = Literal["debug", "info", "warning", "error"]
 
@@ -32,8 +33,7 @@ class JsonLog:
 
     def write(self, level: Level, event: str, fields: dict[str, object]) -> None:
         now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-        record = {"time": now, "level": level, "event": event, **fields}
-        line = json.dumps(record, default=str) + "\n"  # ASCII: a lone surrogate still logs
+        line = json_line(now, level, {"event": event, **fields}) + "\n"
         stream = self._stream or sys.stderr  # looked up late: tests capture sys.stderr
         with self._lock:
             try:

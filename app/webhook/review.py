@@ -18,12 +18,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from core.katib import GROUP
 from core.kube import Manifest
 
 API_VERSION = "admission.k8s.io/v1"
 KIND = "AdmissionReview"
 OPERATIONS = frozenset({"CREATE", "UPDATE", "DELETE", "CONNECT"})
-EXPERIMENT_GROUP, EXPERIMENT_KIND = "kubeflow.org", "Experiment"
+JUDGED = frozenset({"CREATE", "UPDATE"})
+"""The operations admission decides on, and for which ``request.object`` is required."""
+EXPERIMENT_KIND = "Experiment"
 
 
 class Malformed(Exception):
@@ -92,7 +95,7 @@ def _request(raw: dict[str, Any], uid: str) -> Request:
     namespace = raw.get("namespace")
     if namespace is not None and not isinstance(namespace, str):
         raise Malformed(f"request.namespace: expected a string, found {_json_type(namespace)}", uid)
-    obj = _object(raw, "object", uid, required=operation in ("CREATE", "UPDATE"))
+    obj = _object(raw, "object", uid, required=operation in JUDGED)
     old = _object(raw, "oldObject", uid, required=operation == "UPDATE")
     return Request(uid, operation, namespace or None, obj, old)
 
@@ -102,9 +105,9 @@ def _check_kind(kind: object, uid: str) -> None:
     if not isinstance(kind, dict):
         raise Malformed(f"request.kind: expected an object, found {_json_type(kind)}", uid)
     group, name = kind.get("group"), kind.get("kind")
-    if (group, name) != (EXPERIMENT_GROUP, EXPERIMENT_KIND):
+    if (group, name) != (GROUP, EXPERIMENT_KIND):
         raise Malformed(
-            f"request.kind: this webhook admits {EXPERIMENT_KIND} ({EXPERIMENT_GROUP}) only, "
+            f"request.kind: this webhook admits {EXPERIMENT_KIND} ({GROUP}) only, "
             f"found {_shown(name)} ({_shown(group)})",
             uid,
         )

@@ -21,14 +21,15 @@ from __future__ import annotations
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from app import wiring
 from app.webhook.admission import Admission
 from app.webhook.logs import JsonLog
 from app.webhook.review import Malformed, Request, decode, denied, parse_request, uid_of
 from core.kube import Manifest
 
-VALIDATE, MUTATE, HEALTHZ = "/validate-experiment", "/mutate-experiment", "/healthz"
+VALIDATE, MUTATE, HEALTHZ = wiring.VALIDATE_PATH, wiring.MUTATE_PATH, wiring.HEALTHZ_PATH
 ROUTES: dict[str, Callable[[Admission, Request], Manifest]] = {
     VALIDATE: Admission.validate,
     MUTATE: Admission.mutate,
@@ -49,7 +50,7 @@ class Incoming:
 @dataclass(frozen=True, slots=True)
 class Reply:
     status: int
-    body: Manifest = field(default_factory=dict)
+    body: Manifest
 
 
 def status(code: int, message: str) -> Reply:

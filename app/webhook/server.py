@@ -147,9 +147,10 @@ class InFlight:
                 self._count -= 1
                 self._changed.notify_all()
 
-    def wait_idle(self, seconds: float) -> bool:
+    def wait_idle(self, seconds: float) -> None:
+        """Until no request is in flight, or ``seconds`` have passed."""
         with self._changed:
-            return self._changed.wait_for(lambda: self._count == 0, timeout=seconds)
+            self._changed.wait_for(lambda: self._count == 0, timeout=seconds)
 
 
 def create_server(

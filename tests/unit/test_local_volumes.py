@@ -224,6 +224,23 @@ def test_with_local_volumes_selects_the_mode_for_entries_without_a_volume_of_the
     assert not is_local(config.suggestion("own-pv"))
 
 
+def test_with_local_volumes_sets_the_prefix_on_exactly_the_local_entries() -> None:
+    def claim(storage_class: str) -> dict[str, Any]:
+        return {"persistentVolumeClaimSpec": {"storageClassName": storage_class}}
+
+    suggestions = [
+        {"algorithmName": "default"},
+        {"algorithmName": "chosen-local"} | claim("katib-suggestion"),
+        {"algorithmName": "own-class"} | claim("fast"),
+        {"algorithmName": "own-pv", "persistentVolumeSpec": {"hostPath": {"path": "/data"}}},
+    ]
+    data = {"runtime": {"suggestions": suggestions}}
+    entries = with_local_volumes(data, "/srv/k")["runtime"]["suggestions"]
+    assert [e.get("localVolumePathPrefix") for e in entries] == ["/srv/k", "/srv/k", None, None]
+    assert with_local_volumes(data) == with_local_volumes(data, None)
+    assert "localVolumePathPrefix" not in str(with_local_volumes(data))
+
+
 @pytest.mark.parametrize(
     "data",
     [{}, {"runtime": None}, {"runtime": {"suggestions": "x"}}, {"runtime": {"suggestions": [1]}}],

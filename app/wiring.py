@@ -1,0 +1,23 @@
+"""What the binaries' flags and the install manifests must agree on, written once.
+
+The default namespace, the ports the controller and the webhook listen on and the HTTP paths
+they serve: the flags' defaults (``cli.py``, ``cli_install.py``), the servers' routes
+(``webhook.routes``, ``cmd_controller``) and the generated Deployments, Services and webhook
+configurations (``manifests``) all read them here. No imports, so ``--help`` pays nothing for it.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+DEFAULT_NAMESPACE: Final = "kubeflow"
+"""Where Katib, its katib-config and the install live unless told otherwise."""
+
+METRICS_PORT: Final = 8080
+HEALTH_PORT: Final = 18080
+WEBHOOK_PORT: Final = 8443
+
+VALIDATE_PATH: Final = "/validate-experiment"
+MUTATE_PATH: Final = "/mutate-experiment"
+HEALTHZ_PATH: Final = "/healthz"
+READYZ_PATH: Final = "/readyz"
