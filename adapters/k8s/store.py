@@ -28,6 +28,9 @@ from core.ports import Gone
 
 ChangeType = Literal["ADDED", "MODIFIED", "DELETED"]
 Key = tuple[str, str, str, str]
+"""(apiVersion, kind, namespace, name)."""
+Kind = tuple[str, str]
+Name = tuple[str, str]
 LOG_LIMIT = 50_000
 TOMBSTONES = 10_000
 
@@ -67,7 +70,9 @@ def newer(held: Manifest | None, incoming: Manifest) -> bool:
 class Store:
     def __init__(self, log_limit: int = LOG_LIMIT) -> None:
         self.lock = threading.Lock()
-        self.objects: dict[Key, Manifest] = {}
+        self.objects: dict[Kind, dict[Name, Manifest]] = {}
+        """By kind, then by (namespace, name): a list reads its own kind only, not the whole
+        cache (as ``app.informer.Informer`` keeps the embedded runtime's)."""
         self.log: list[Change] = []
         self.first = 0
         """The sequence number of ``log[0]``."""
@@ -89,19 +94,17 @@ class Store:
 
     def get(self, key: Key) -> Manifest | None:
         with self.lock:
-            return self.objects.get(key)
+            return self.objects.get(key[:2], {}).get(key[2:])
 
     def select(
         self, api_version: str, kind: str, namespace: str | None, labels: Mapping[str, str]
     ) -> list[Manifest]:
         with self.lock:
-            found = list(self.objects.items())
+            found = list(self.objects.get((api_version, kind), {}).items())
         return [
             obj
-            for (version, kind_, ns, _), obj in found
-            if (version, kind_) == (api_version, kind)
-            and (namespace is None or ns == namespace)
-            and has_labels(obj, labels)
+            for (ns, _), obj in found
+            if (namespace is None or ns == namespace) and has_labels(obj, labels)
         ]
 
     def remember(self, obj: Manifest) -> None:
@@ -110,18 +113,20 @@ class Store:
         with self.lock:
             if _uid(obj) in self.tombstones:
                 return  # the watch already saw it deleted
-            if newer(self.objects.get(key), obj):
-                self.objects[key] = obj
+            of_kind = self.objects.setdefault(key[:2], {})
+            if newer(of_kind.get(key[2:]), obj):
+                of_kind[key[2:]] = obj
 
     def observe(self, type_: ChangeType, obj: Manifest) -> None:
         """A watch event: apply it and log it."""
         key = key_of(obj)
         with self.lock:
+            of_kind = self.objects.setdefault(key[:2], {})
             if type_ == "DELETED":
-                self.objects.pop(key, None)
+                of_kind.pop(key[2:], None)
                 self._bury(obj)
-            elif newer(self.objects.get(key), obj):
-                self.objects[key] = obj
+            elif newer(of_kind.get(key[2:]), obj):
+                of_kind[key[2:]] = obj
             self._append(Change(type_, obj))
 
     def replace(
@@ -129,22 +134,19 @@ class Store:
     ) -> None:
         """A fresh list of one kind: log what appeared, changed and vanished since the cache
         last knew it (the changes a broken watch may have missed)."""
-        fresh = {key_of(obj): obj for obj in items}
+        fresh = {key_of(obj)[2:]: obj for obj in items}
         with self.lock:
-            stale = [
-                key
-                for key in self.objects
-                if key[:2] == (api_version, kind) and (namespace is None or key[2] == namespace)
-            ]
-            for key in stale:
-                if key not in fresh:
-                    gone = self.objects.pop(key)
+            of_kind = self.objects.setdefault((api_version, kind), {})
+            stale = [name for name in of_kind if namespace is None or name[0] == namespace]
+            for name in stale:
+                if name not in fresh:
+                    gone = of_kind.pop(name)
                     self._bury(gone)
                     self._append(Change("DELETED", gone))
-            for key, obj in fresh.items():
-                held = self.objects.get(key)
+            for name, obj in fresh.items():
+                held = of_kind.get(name)
                 if held is None or held != obj:
-                    self.objects[key] = obj
+                    of_kind[name] = obj
                     self._append(Change("ADDED" if held is None else "MODIFIED", obj))
 
     def _bury(self, obj: Manifest) -> None:
