@@ -11,6 +11,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 # so nothing is written at run time and the root filesystem can be read-only.
 WORKDIR /src
 COPY pyproject.toml README.md ./
+COPY katib_resume ./katib_resume
 COPY core ./core
 COPY adapters ./adapters
 COPY app ./app

@@ -22,11 +22,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from adapters.fake import StateFileError, load, save
-from adapters.fake.persistence import STATE_FILE
-from app.inputs import InputError, embedded_config_text, load_config, read_yaml
-from app.runtime import Runtime
-from core.config import ConfigError, KatibConfig, parse_katib_config
+from katib_resume.adapters.fake import StateFileError, load, save
+from katib_resume.adapters.fake.persistence import STATE_FILE
+from katib_resume.app.inputs import InputError, embedded_config_text, load_config, read_yaml
+from katib_resume.app.runtime import Runtime
+from katib_resume.core.config import ConfigError, KatibConfig, parse_katib_config
 
 CONFIG_FILE = "katib-config.yaml"
 LOCK_FILE = ".lock"

@@ -20,16 +20,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from app.cli_install import add_manifests
-from app.wiring import DEFAULT_NAMESPACE, HEALTH_PORT, METRICS_PORT, WEBHOOK_PORT
-from core.addresses import (
+from katib_resume.app.cli_install import add_manifests
+from katib_resume.app.wiring import DEFAULT_NAMESPACE, HEALTH_PORT, METRICS_PORT, WEBHOOK_PORT
+from katib_resume.core.addresses import (
     DB_MANAGER_ADDRESS,
     EARLY_STOPPING_ENDPOINT,
     SUGGESTION_ENDPOINT,
     SUGGESTION_PORT,
     SUGGESTION_TIMEOUT,
 )
-from core.names import CONFIG_MAP_NAME
+from katib_resume.core.names import CONFIG_MAP_NAME
 
 EXIT_DENIED = 1
 EXIT_BAD_INPUT = 2
@@ -305,9 +305,11 @@ def build_parser() -> Parser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from app.commands import run  # after parsing: --help never pays for the core's imports
-    from app.inputs import InputError
-    from app.output import one_line
+    from katib_resume.app.commands import (
+        run,  # after parsing: --help never pays for the core's imports
+    )
+    from katib_resume.app.inputs import InputError
+    from katib_resume.app.output import one_line
 
     try:
         return run(args)

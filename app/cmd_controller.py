@@ -22,21 +22,21 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app import process
-from app.host import Host
-from app.httpd import TEXT, Answer, ProbeServer, parse_address
-from app.inputs import InputError
-from app.logs import configure
-from app.wiring import DEFAULT_NAMESPACE, HEALTHZ_PATH, READYZ_PATH
-from core.names import CONFIG_MAP_NAME
+from katib_resume.app import process
+from katib_resume.app.host import Host
+from katib_resume.app.httpd import TEXT, Answer, ProbeServer, parse_address
+from katib_resume.app.inputs import InputError
+from katib_resume.app.logs import configure
+from katib_resume.app.wiring import DEFAULT_NAMESPACE, HEALTHZ_PATH, READYZ_PATH
+from katib_resume.core.names import CONFIG_MAP_NAME
 
 if TYPE_CHECKING:  # imported for real inside the command: `--help` loads neither kubernetes
     # nor grpc
-    from adapters.grpc import Endpoints
-    from adapters.k8s.cluster import KubeCluster
-    from adapters.k8s.config_map import ConfigMapSource
-    from adapters.k8s.lease import LeaseElector
-    from app.metrics import Metrics
+    from katib_resume.adapters.grpc import Endpoints
+    from katib_resume.adapters.k8s.cluster import KubeCluster
+    from katib_resume.adapters.k8s.config_map import ConfigMapSource
+    from katib_resume.adapters.k8s.lease import LeaseElector
+    from katib_resume.app.metrics import Metrics
 
 log = logging.getLogger("katib_resume.controller")
 SERVICE_ACCOUNT_NAMESPACE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
@@ -80,7 +80,7 @@ class Settings:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Settings:
-        from adapters.grpc import Endpoints
+        from katib_resume.adapters.grpc import Endpoints
 
         try:
             metrics, health = parse_address(args.metrics_addr), parse_address(args.health_addr)
@@ -114,11 +114,11 @@ def controller(args: argparse.Namespace) -> int:
 
 def run(settings: Settings, stop: threading.Event) -> int:
     """Run until ``stop``; the exit status."""
-    from adapters.grpc import GrpcSuggestionService
-    from adapters.k8s.cluster import KubeCluster
-    from adapters.k8s.config_map import ConfigMapSource
-    from adapters.k8s.lease import LeaseElector
-    from app.metrics import Metrics
+    from katib_resume.adapters.grpc import GrpcSuggestionService
+    from katib_resume.adapters.k8s.cluster import KubeCluster
+    from katib_resume.adapters.k8s.config_map import ConfigMapSource
+    from katib_resume.adapters.k8s.lease import LeaseElector
+    from katib_resume.app.metrics import Metrics
 
     transport = process.connect(settings.kubeconfig)
     identity = os.environ.get("POD_NAME") or f"{socket.gethostname()}_{os.getpid()}"

@@ -17,15 +17,15 @@ import argparse
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from adapters.fake.node import host_dir
-from app.bootstrap import session
-from app.driver import namespace, options, require_state, settle
-from app.keys import Key, key_of
-from app.kinds import EXPERIMENT, PV, PVC, find
-from app.runtime import Runtime
-from core.actions import ObjectRef
-from core.kube import Manifest
-from core.resources import CONTROLLED_KINDS
+from katib_resume.adapters.fake.node import host_dir
+from katib_resume.app.bootstrap import session
+from katib_resume.app.driver import namespace, options, require_state, settle
+from katib_resume.app.keys import Key, key_of
+from katib_resume.app.kinds import EXPERIMENT, PV, PVC, find
+from katib_resume.app.runtime import Runtime
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.kube import Manifest
+from katib_resume.core.resources import CONTROLLED_KINDS
 
 EXIT_OK = 0
 ORDER = tuple(kind for _, kind in CONTROLLED_KINDS)

@@ -23,22 +23,25 @@ import time
 from importlib import resources
 from pathlib import Path
 
-from adapters.fake.node import host_dir, host_path
-from app.bootstrap import Options, session
-from app.cmd_delete import delete_experiment
-from app.cmd_edit import apply_edit
-from app.cmd_run import create, run_to_completion
-from app.driver import condition_text, last_condition
-from app.inputs import load_experiment
-from app.kinds import EXPERIMENT, PV, PVC, SUGGESTION
-from app.preview import Denied
-from app.restart import Children, children, restart_report, wait_until_running
-from app.runtime import Runtime
-from core.katib import DEFAULT_LOCAL_VOLUME_PATH_PREFIX, DEFAULT_SUGGESTION_STORAGE_CLASS
-from core.kube import Manifest
-from core.model import Experiment
-from core.names import pv_name
-from core.volumes import per_volume_path
+from katib_resume.adapters.fake.node import host_dir, host_path
+from katib_resume.app.bootstrap import Options, session
+from katib_resume.app.cmd_delete import delete_experiment
+from katib_resume.app.cmd_edit import apply_edit
+from katib_resume.app.cmd_run import create, run_to_completion
+from katib_resume.app.driver import condition_text, last_condition
+from katib_resume.app.inputs import load_experiment
+from katib_resume.app.kinds import EXPERIMENT, PV, PVC, SUGGESTION
+from katib_resume.app.preview import Denied
+from katib_resume.app.restart import Children, children, restart_report, wait_until_running
+from katib_resume.app.runtime import Runtime
+from katib_resume.core.katib import (
+    DEFAULT_LOCAL_VOLUME_PATH_PREFIX,
+    DEFAULT_SUGGESTION_STORAGE_CLASS,
+)
+from katib_resume.core.kube import Manifest
+from katib_resume.core.model import Experiment
+from katib_resume.core.names import pv_name
+from katib_resume.core.volumes import per_volume_path
 
 EXIT_OK, EXIT_CLAIM_FALSE = 0, 3
 EXAMPLE = "from-volume-resume.yaml"
@@ -75,7 +78,7 @@ def demo(args: argparse.Namespace) -> int:
 
 
 def example() -> Experiment:
-    with resources.as_file(resources.files("app").joinpath("data", EXAMPLE)) as path:
+    with resources.as_file(resources.files("katib_resume.app").joinpath("data", EXAMPLE)) as path:
         return load_experiment(str(path))
 
 

@@ -12,16 +12,25 @@ from __future__ import annotations
 import argparse
 from datetime import datetime
 
-from adapters.fake import FakeCluster
-from app.driver import namespace, read_cluster
-from app.kinds import DEPLOYMENT, EXPERIMENT, PVC, SERVICE, SUGGESTION, TRIAL, find, resolve
-from app.output import age, parse_time, table
-from core.katib import ANNOTATION_SEED, LABEL_EXPERIMENT
-from core.kube import Manifest
-from core.model import Experiment, Trial
-from core.names import service_name
-from core.objective import best_trial
-from core.ports import NotFound
+from katib_resume.adapters.fake import FakeCluster
+from katib_resume.app.driver import namespace, read_cluster
+from katib_resume.app.kinds import (
+    DEPLOYMENT,
+    EXPERIMENT,
+    PVC,
+    SERVICE,
+    SUGGESTION,
+    TRIAL,
+    find,
+    resolve,
+)
+from katib_resume.app.output import age, parse_time, table
+from katib_resume.core.katib import ANNOTATION_SEED, LABEL_EXPERIMENT
+from katib_resume.core.kube import Manifest
+from katib_resume.core.model import Experiment, Trial
+from katib_resume.core.names import service_name
+from katib_resume.core.objective import best_trial
+from katib_resume.core.ports import NotFound
 
 EXIT_OK = 0
 Row = tuple[str, str, str, str, str]

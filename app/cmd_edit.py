@@ -25,16 +25,16 @@ import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from app.bootstrap import LOCK_FILE, session
-from app.driver import namespace, options, require_state
-from app.inputs import InputError
-from app.kinds import EXPERIMENT, find
-from app.preview import Denied
-from app.restart import Children, children, restart_report, wait_until_running
-from app.runtime import Runtime
-from core.model import Experiment
-from core.trials import has_budget
-from core.validation import is_restartable, validate
+from katib_resume.app.bootstrap import LOCK_FILE, session
+from katib_resume.app.driver import namespace, options, require_state
+from katib_resume.app.inputs import InputError
+from katib_resume.app.kinds import EXPERIMENT, find
+from katib_resume.app.preview import Denied
+from katib_resume.app.restart import Children, children, restart_report, wait_until_running
+from katib_resume.app.runtime import Runtime
+from katib_resume.core.model import Experiment
+from katib_resume.core.trials import has_budget
+from katib_resume.core.validation import is_restartable, validate
 
 EXIT_OK = 0
 FLAGS = {

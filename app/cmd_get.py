@@ -12,13 +12,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from adapters.fake import Event, FakeCluster
-from app.driver import DEFAULT_NAMESPACE, namespace, read_cluster
-from app.inputs import InputError
-from app.kinds import EVENT, Resource, find, resolve
-from app.output import as_list, render, table
-from app.tables import rows
-from core.kube import Manifest
+from katib_resume.adapters.fake import Event, FakeCluster
+from katib_resume.app.driver import DEFAULT_NAMESPACE, namespace, read_cluster
+from katib_resume.app.inputs import InputError
+from katib_resume.app.kinds import EVENT, Resource, find, resolve
+from katib_resume.app.output import as_list, render, table
+from katib_resume.app.tables import rows
+from katib_resume.core.kube import Manifest
 
 EXIT_OK = 0
 

@@ -15,14 +15,14 @@ import re
 import sys
 from pathlib import Path
 
-from app.inputs import (
+from katib_resume.app.inputs import (
     SHIPPED_ORIGIN,
     InputError,
     config_from_text,
     read_text,
     shipped_config_text,
 )
-from app.manifests import Options, default_image, generate, render
+from katib_resume.app.manifests import Options, default_image, generate, render
 
 PEM_CERTIFICATE = re.compile(
     r"-----BEGIN CERTIFICATE-----\s(.*?)-----END CERTIFICATE-----", flags=re.DOTALL

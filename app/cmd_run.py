@@ -19,8 +19,8 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from app.bootstrap import session
-from app.driver import (
+from katib_resume.app.bootstrap import session
+from katib_resume.app.driver import (
     DEFAULT_NAMESPACE,
     condition_text,
     namespace,
@@ -28,21 +28,21 @@ from app.driver import (
     require_state,
     settle,
 )
-from app.inputs import InputError, load_experiment
-from app.kinds import EXPERIMENT, PV, SUGGESTION, TRIAL, find
-from app.output import table
-from app.preview import Denied
-from app.runtime import Runtime
-from app.tables import objective_value
-from core.actions import ObjectRef
-from core.defaults import default_experiment
-from core.katib import ANNOTATION_SEED, LABEL_EXPERIMENT
-from core.kube import Manifest
-from core.model import Experiment, Trial
-from core.objective import best_trial
-from core.ports import AlreadyExists, NotFound
-from core.trials import COMPLETED_STATUS_KEYS
-from core.validation import validate
+from katib_resume.app.inputs import InputError, load_experiment
+from katib_resume.app.kinds import EXPERIMENT, PV, SUGGESTION, TRIAL, find
+from katib_resume.app.output import table
+from katib_resume.app.preview import Denied
+from katib_resume.app.runtime import Runtime
+from katib_resume.app.tables import objective_value
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.defaults import default_experiment
+from katib_resume.core.katib import ANNOTATION_SEED, LABEL_EXPERIMENT
+from katib_resume.core.kube import Manifest
+from katib_resume.core.model import Experiment, Trial
+from katib_resume.core.objective import best_trial
+from katib_resume.core.ports import AlreadyExists, NotFound
+from katib_resume.core.trials import COMPLETED_STATUS_KEYS
+from katib_resume.core.validation import validate
 
 EXIT_OK = 0
 

@@ -19,11 +19,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app import process
-from app.inputs import InputError
+from katib_resume.app import process
+from katib_resume.app.inputs import InputError
 
 if TYPE_CHECKING:
-    from core.ports import Cluster, ConfigSource
+    from katib_resume.core.ports import Cluster, ConfigSource
 
 EXIT_OK = 0
 SYNC_TIMEOUT = 30.0
@@ -34,8 +34,8 @@ def _connect(kubeconfig: str | None, config_map: tuple[str, str]) -> tuple[Clust
     """The live cluster (every read goes to the API server: the stale-volume check must see the
     PersistentVolumes as they are now) and the katib-config ConfigMap ``(namespace, name)``
     (watched, parsed once per change)."""
-    from adapters.k8s.config_map import ConfigMapSource
-    from adapters.k8s.live import LiveCluster
+    from katib_resume.adapters.k8s.config_map import ConfigMapSource
+    from katib_resume.adapters.k8s.live import LiveCluster
 
     transport = process.connect(kubeconfig)
     source = ConfigMapSource(transport, *config_map)
@@ -45,7 +45,7 @@ def _connect(kubeconfig: str | None, config_map: tuple[str, str]) -> tuple[Clust
 
 
 def webhook(args: argparse.Namespace, connect: Connect | None = None) -> int:
-    from app.webhook import (
+    from katib_resume.app.webhook import (
         HEALTHZ,
         MUTATE,
         VALIDATE,

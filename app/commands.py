@@ -13,25 +13,25 @@ import importlib
 import sys
 from collections.abc import Callable
 
-from app.inputs import InputError, load_config, load_experiment
-from app.output import as_list, one_line, render
-from app.preview import Denied, created_objects
-from core.config import ConfigError
-from core.lifecycle import LIFECYCLES
-from core.validation import validate
+from katib_resume.app.inputs import InputError, load_config, load_experiment
+from katib_resume.app.output import as_list, one_line, render
+from katib_resume.app.preview import Denied, created_objects
+from katib_resume.core.config import ConfigError
+from katib_resume.core.lifecycle import LIFECYCLES
+from katib_resume.core.validation import validate
 
 EXIT_OK, EXIT_DENIED = 0, 1
 Command = Callable[[argparse.Namespace], int]
 ELSEWHERE = {
-    "run": ("app.cmd_run", "run"),
-    "get": ("app.cmd_get", "get"),
-    "describe": ("app.cmd_describe", "describe"),
-    "edit": ("app.cmd_edit", "edit"),
-    "delete": ("app.cmd_delete", "delete"),
-    "demo": ("app.cmd_demo", "demo"),
-    "controller": ("app.cmd_controller", "controller"),
-    "manifests": ("app.cmd_manifests", "manifests"),
-    "webhook": ("app.cmd_webhook", "webhook"),
+    "run": ("katib_resume.app.cmd_run", "run"),
+    "get": ("katib_resume.app.cmd_get", "get"),
+    "describe": ("katib_resume.app.cmd_describe", "describe"),
+    "edit": ("katib_resume.app.cmd_edit", "edit"),
+    "delete": ("katib_resume.app.cmd_delete", "delete"),
+    "demo": ("katib_resume.app.cmd_demo", "demo"),
+    "controller": ("katib_resume.app.cmd_controller", "controller"),
+    "manifests": ("katib_resume.app.cmd_manifests", "manifests"),
+    "webhook": ("katib_resume.app.cmd_webhook", "webhook"),
 }
 """The commands of their own modules, imported only when chosen: the embedded runtime, the
 controller and the webhook each bring heavy imports a ``plan`` or ``validate`` never needs."""

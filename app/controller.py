@@ -15,14 +15,14 @@ from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
-from app.keys import Key
-from app.queue import WorkQueue
-from app.reconcile import Parsed, reconcile
-from core.actions import ObjectRef
-from core.config import ConfigError
-from core.katib import API_VERSION
-from core.plan import Plan
-from core.ports import (
+from katib_resume.app.keys import Key
+from katib_resume.app.queue import WorkQueue
+from katib_resume.app.reconcile import Parsed, reconcile
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.config import ConfigError
+from katib_resume.core.katib import API_VERSION
+from katib_resume.core.plan import Plan
+from katib_resume.core.ports import (
     Clock,
     Cluster,
     ClusterError,

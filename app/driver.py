@@ -18,12 +18,12 @@ import argparse
 from collections.abc import Callable
 from pathlib import Path
 
-from adapters.fake import FakeCluster, StateFileError, load
-from adapters.fake.persistence import STATE_FILE
-from app.bootstrap import Options
-from app.inputs import InputError
-from app.runtime import Runtime
-from core.kube import Manifest
+from katib_resume.adapters.fake import FakeCluster, StateFileError, load
+from katib_resume.adapters.fake.persistence import STATE_FILE
+from katib_resume.app.bootstrap import Options
+from katib_resume.app.inputs import InputError
+from katib_resume.app.runtime import Runtime
+from katib_resume.core.kube import Manifest
 
 MAX_STEPS = 100_000
 STALL_STEPS = 3_600

@@ -19,12 +19,12 @@ import time
 from collections.abc import Callable
 from datetime import timedelta
 
-from app.controller import Controller, Outcome
-from app.informer import ChangeLog
-from app.keys import Key, Resync, every_key, keys_of
-from app.reconcile import Parsed
-from core.kube import Manifest
-from core.ports import Clock, ConfigSource, Gone, SuggestionService
+from katib_resume.app.controller import Controller, Outcome
+from katib_resume.app.informer import ChangeLog
+from katib_resume.app.keys import Key, Resync, every_key, keys_of
+from katib_resume.app.reconcile import Parsed
+from katib_resume.core.kube import Manifest
+from katib_resume.core.ports import Clock, ConfigSource, Gone, SuggestionService
 
 log = logging.getLogger("katib_resume.controller")
 RESYNC_SECONDS = 600.0

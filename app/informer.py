@@ -17,10 +17,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Literal, Protocol
 
-from core.actions import EventType, ObjectRef
-from core.kube import Manifest, has_labels
-from core.ports import Cluster, Gone, NotFound
-from core.resources import CONTROLLED_KINDS
+from katib_resume.core.actions import EventType, ObjectRef
+from katib_resume.core.kube import Manifest, has_labels
+from katib_resume.core.ports import Cluster, Gone, NotFound
+from katib_resume.core.resources import CONTROLLED_KINDS
 
 KINDS = CONTROLLED_KINDS
 """The kinds the controller reads: everything else in the cluster is not cached."""

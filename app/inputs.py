@@ -13,10 +13,10 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from core.config import ConfigError, KatibConfig, parse_katib_config
-from core.katib import API_VERSION
-from core.local_volumes import with_local_volumes
-from core.model import Experiment
+from katib_resume.core.config import ConfigError, KatibConfig, parse_katib_config
+from katib_resume.core.katib import API_VERSION
+from katib_resume.core.local_volumes import with_local_volumes
+from katib_resume.core.model import Experiment
 
 SHIPPED_CONFIG = "katib-config.yaml"
 SHIPPED_ORIGIN = "shipped katib-config"
@@ -95,7 +95,7 @@ def embedded_config_text() -> str:
 
 def shipped_config_text() -> str:
     """Katib's shipped katib-config, as written (comments and order kept)."""
-    return resources.files("app").joinpath("data", SHIPPED_CONFIG).read_text("utf-8")
+    return resources.files("katib_resume.app").joinpath("data", SHIPPED_CONFIG).read_text("utf-8")
 
 
 def _shipped_data() -> Any:

@@ -11,9 +11,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from core.katib import ANNOTATION_OWNER, API_VERSION, LABEL_EXPERIMENT
-from core.kube import Manifest
-from core.ports import Cluster
+from katib_resume.core.katib import ANNOTATION_OWNER, API_VERSION, LABEL_EXPERIMENT
+from katib_resume.core.kube import Manifest
+from katib_resume.core.ports import Cluster
 
 
 @dataclass(frozen=True, slots=True, order=True)

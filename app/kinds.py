@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.inputs import InputError
-from core.actions import ObjectRef
-from core.katib import API_VERSION
-from core.kube import Manifest
-from core.ports import Cluster, NotFound
+from katib_resume.app.inputs import InputError
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.katib import API_VERSION
+from katib_resume.core.kube import Manifest
+from katib_resume.core.ports import Cluster, NotFound
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,11 +20,11 @@ from prometheus_client import Counter as PromCounter
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from app.controller import Outcome
-from app.keys import Key
-from core.katib import API_VERSION
-from core.kube import Manifest
-from core.ports import Cluster
+from katib_resume.app.controller import Outcome
+from katib_resume.app.keys import Key
+from katib_resume.core.katib import API_VERSION
+from katib_resume.core.kube import Manifest
+from katib_resume.core.ports import Cluster
 
 
 def result_of(outcome: Outcome) -> str:

@@ -14,7 +14,7 @@ from datetime import datetime
 
 import yaml
 
-from core.kube import Manifest
+from katib_resume.core.kube import Manifest
 
 GAP = "   "
 

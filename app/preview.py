@@ -8,17 +8,17 @@ no UID exists yet, so owner references carry none.
 
 from __future__ import annotations
 
-from core.config import ConfigError, KatibConfig
-from core.defaults import default_experiment
-from core.desired import desired_suggestion
-from core.kube import Manifest
-from core.model import Experiment, Suggestion
-from core.observed import Observed
-from core.plan.children import ensure
-from core.policy import traits
-from core.trials import count_trials, trials_to_create
-from core.validation import validate
-from core.volumes import volume_plan
+from katib_resume.core.config import ConfigError, KatibConfig
+from katib_resume.core.defaults import default_experiment
+from katib_resume.core.desired import desired_suggestion
+from katib_resume.core.kube import Manifest
+from katib_resume.core.model import Experiment, Suggestion
+from katib_resume.core.observed import Observed
+from katib_resume.core.plan.children import ensure
+from katib_resume.core.policy import traits
+from katib_resume.core.trials import count_trials, trials_to_create
+from katib_resume.core.validation import validate
+from katib_resume.core.volumes import volume_plan
 
 
 class Denied(Exception):

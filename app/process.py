@@ -11,17 +11,17 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from app.inputs import InputError
+from katib_resume.app.inputs import InputError
 
 if TYPE_CHECKING:
-    from adapters.k8s.transport import Transport
+    from katib_resume.adapters.k8s.transport import Transport
 
 
 def connect(kubeconfig: str | None) -> Transport:
     """A transport to the API server of ``kubeconfig`` (in-cluster when ``None``); no usable
     credentials is bad input, not a traceback."""
-    from adapters.k8s.connect import ConnectError
-    from adapters.k8s.connect import connect as connect_to
+    from katib_resume.adapters.k8s.connect import ConnectError
+    from katib_resume.adapters.k8s.connect import connect as connect_to
 
     try:
         return connect_to(kubeconfig)

@@ -17,8 +17,8 @@ from typing import TypeVar, cast
 
 from pydantic import BaseModel
 
-from app.keys import Key
-from core.actions import (
+from katib_resume.app.keys import Key
+from katib_resume.core.actions import (
     AddFinalizer,
     Create,
     Delete,
@@ -29,10 +29,10 @@ from core.actions import (
     UpdateSpec,
     UpdateStatus,
 )
-from core.config import KatibConfig
-from core.katib import API_VERSION, LABEL_EXPERIMENT
-from core.kube import Manifest
-from core.model import (
+from katib_resume.core.config import KatibConfig
+from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
+from katib_resume.core.kube import Manifest
+from katib_resume.core.model import (
     Deployment,
     Experiment,
     OwnedObject,
@@ -41,12 +41,12 @@ from core.model import (
     Suggestion,
     Trial,
 )
-from core.names import pv_name, service_name
-from core.observed import Observed
-from core.plan import Plan, plan, wants_assignments, wants_validation
-from core.policy import traits
-from core.ports import Cluster, NotFound, SuggestionService, Unavailable
-from core.resources import RBAC_API_VERSION
+from katib_resume.core.names import pv_name, service_name
+from katib_resume.core.observed import Observed
+from katib_resume.core.plan import Plan, plan, wants_assignments, wants_validation
+from katib_resume.core.policy import traits
+from katib_resume.core.ports import Cluster, NotFound, SuggestionService, Unavailable
+from katib_resume.core.resources import RBAC_API_VERSION
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 ASSIGNMENT_RETRY_SECONDS = 5.0

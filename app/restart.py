@@ -11,16 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from adapters.fake import Event
-from app.kinds import DEPLOYMENT, EXPERIMENT, PV, PVC, SERVICE, SUGGESTION, Resource
-from app.runtime import Runtime
-from core.lifecycle.experiment import ExperimentState
-from core.lifecycle.experiment import derive as derive_experiment
-from core.lifecycle.suggestion import SuggestionState
-from core.lifecycle.suggestion import derive as derive_suggestion
-from core.model import Experiment, Suggestion
-from core.names import service_name
-from core.ports import NotFound
+from katib_resume.adapters.fake import Event
+from katib_resume.app.kinds import DEPLOYMENT, EXPERIMENT, PV, PVC, SERVICE, SUGGESTION, Resource
+from katib_resume.app.runtime import Runtime
+from katib_resume.core.lifecycle.experiment import ExperimentState
+from katib_resume.core.lifecycle.experiment import derive as derive_experiment
+from katib_resume.core.lifecycle.suggestion import SuggestionState
+from katib_resume.core.lifecycle.suggestion import derive as derive_suggestion
+from katib_resume.core.model import Experiment, Suggestion
+from katib_resume.core.names import service_name
+from katib_resume.core.ports import NotFound
 
 Children = dict[str, tuple[str, str]]
 """Kind -> (name, UID) of the Suggestion's Deployment, Service, PVC and PV that exist."""

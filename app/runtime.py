@@ -25,16 +25,16 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
-from adapters.fake import FakeCluster, FakeWorld
-from adapters.local.trials import TrialRunner
-from app.controller import Controller
-from app.informer import Informer
-from app.keys import Resync, every_key, keys_of
-from app.reconcile import Parsed
-from app.services import ServiceHost
-from core.config import KatibConfig
-from core.model import Trial
-from core.ports import ClusterError
+from katib_resume.adapters.fake import FakeCluster, FakeWorld
+from katib_resume.adapters.local.trials import TrialRunner
+from katib_resume.app.controller import Controller
+from katib_resume.app.informer import Informer
+from katib_resume.app.keys import Resync, every_key, keys_of
+from katib_resume.app.reconcile import Parsed
+from katib_resume.app.services import ServiceHost
+from katib_resume.core.config import KatibConfig
+from katib_resume.core.model import Trial
+from katib_resume.core.ports import ClusterError
 
 DRAIN_LIMIT = 10_000
 RESYNC_SECONDS = 60.0

@@ -21,16 +21,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from adapters.local.suggestion import StartReport, SuggestionServer
-from app.keys import Key
-from app.reconcile import Parsed
-from core.actions import EventType, ObjectRef
-from core.katib import ANNOTATION_SEED, API_VERSION
-from core.model import Deployment, Experiment, Suggestion
-from core.names import service_name
-from core.observed import Assignments, Outcome, Validation
-from core.policy import traits
-from core.ports import Cluster, ClusterError, NotFound, Unavailable
+from katib_resume.adapters.local.suggestion import StartReport, SuggestionServer
+from katib_resume.app.keys import Key
+from katib_resume.app.reconcile import Parsed
+from katib_resume.core.actions import EventType, ObjectRef
+from katib_resume.core.katib import ANNOTATION_SEED, API_VERSION
+from katib_resume.core.model import Deployment, Experiment, Suggestion
+from katib_resume.core.names import service_name
+from katib_resume.core.observed import Assignments, Outcome, Validation
+from katib_resume.core.policy import traits
+from katib_resume.core.ports import Cluster, ClusterError, NotFound, Unavailable
 
 VolumeLocator = Callable[[str, str], Path | None]
 """(namespace, deployment name) -> the directory the Deployment's pod mounts, if any."""

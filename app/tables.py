@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from app.driver import last_condition
-from app.kinds import (
+from katib_resume.app.driver import last_condition
+from katib_resume.app.kinds import (
     DEPLOYMENT,
     EVENT,
     EXPERIMENT,
@@ -25,8 +25,8 @@ from app.kinds import (
     TRIAL,
     Resource,
 )
-from app.output import age
-from core.kube import Manifest
+from katib_resume.app.output import age
+from katib_resume.core.kube import Manifest
 
 Cell = Callable[[Manifest], str]
 Column = tuple[str, Cell]

@@ -18,12 +18,12 @@ from collections import Counter
 from collections.abc import Callable
 from statistics import median
 
-from adapters.k8s.cluster import KubeCluster
-from adapters.k8s.config_map import ConfigMapSource
-from adapters.k8s.connect import to_url
-from adapters.k8s.transport import MERGE_PATCH, Transport
-from app.cmd_controller import SystemClock
-from app.host import Host
+from katib_resume.adapters.k8s.cluster import KubeCluster
+from katib_resume.adapters.k8s.config_map import ConfigMapSource
+from katib_resume.adapters.k8s.connect import to_url
+from katib_resume.adapters.k8s.transport import MERGE_PATCH, Transport
+from katib_resume.app.cmd_controller import SystemClock
+from katib_resume.app.host import Host
 from tests.support.cluster_player import (
     ClusterPlayer,
     conditions,
@@ -101,6 +101,7 @@ def help_startup(runs: int = 7) -> dict[str, float]:
     times = []
     for _ in range(runs):
         started = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "app.cli", "--help"], check=True, capture_output=True)
+        command = [sys.executable, "-m", "katib_resume", "--help"]
+        subprocess.run(command, check=True, capture_output=True)
         times.append(time.perf_counter() - started)
     return {"help_seconds_median": round(median(times), 3), "runs": runs}

@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from adapters.fake.store import Store
-from app.informer import Change, Watched
-from core.actions import EventType, ObjectRef
-from core.kube import Manifest
-from core.ports import Cluster
+from katib_resume.adapters.fake.store import Store
+from katib_resume.app.informer import Change, Watched
+from katib_resume.core.actions import EventType, ObjectRef
+from katib_resume.core.kube import Manifest
+from katib_resume.core.ports import Cluster
 from tests.support.sim import Sim
 
 if TYPE_CHECKING:

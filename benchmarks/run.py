@@ -31,18 +31,24 @@ from typing import Any
 
 from transitions import Machine
 
-from adapters.fake.clock import EPOCH
 from benchmarks import cluster, lifecycles
 from benchmarks.snapshots import RawSnapshot, capture
-from core.lifecycle import EXPERIMENT, SUGGESTION, ExperimentFacts, ExperimentState, SuggestionFacts
-from core.lifecycle.experiment import derive as derive_experiment
-from core.lifecycle.machine import Lifecycle
-from core.lifecycle.suggestion import SuggestionState, derive
-from core.model import Suggestion
-from core.observed import Observed
-from core.plan import experiment as plan_experiment
-from core.plan import plan
-from core.plan import suggestion as plan_suggestion
+from katib_resume.adapters.fake.clock import EPOCH
+from katib_resume.core.lifecycle import (
+    EXPERIMENT,
+    SUGGESTION,
+    ExperimentFacts,
+    ExperimentState,
+    SuggestionFacts,
+)
+from katib_resume.core.lifecycle.experiment import derive as derive_experiment
+from katib_resume.core.lifecycle.machine import Lifecycle
+from katib_resume.core.lifecycle.suggestion import SuggestionState, derive
+from katib_resume.core.model import Suggestion
+from katib_resume.core.observed import Observed
+from katib_resume.core.plan import experiment as plan_experiment
+from katib_resume.core.plan import plan
+from katib_resume.core.plan import suggestion as plan_suggestion
 from tests.support.harness import shipped_config
 
 N = 10_000

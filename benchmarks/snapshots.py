@@ -12,11 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from app.reconcile import gather
-from core import model
-from core.kube import Manifest
-from core.lifecycle.suggestion import derive
-from core.observed import Observed, Outcome, Validation
+from katib_resume.app.reconcile import gather
+from katib_resume.core import model
+from katib_resume.core.kube import Manifest
+from katib_resume.core.lifecycle.suggestion import derive
+from katib_resume.core.observed import Observed, Outcome, Validation
 from tests.integration.test_resume_sequences import experiment, first_run
 from tests.support.harness import Bench
 

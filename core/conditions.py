@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from core.kube import KubeModel, KubeTime
+from katib_resume.core.kube import KubeModel, KubeTime
 
 
 class Status(StrEnum):

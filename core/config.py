@@ -20,16 +20,16 @@ from typing import Any, Literal
 from pydantic import Field, PrivateAttr, ValidationError, ValidationInfo, field_validator
 from pydantic_core import ErrorDetails, PydanticCustomError
 
-from core.config_specs import ClaimSpecConfig, ResourceRequirements, VolumeSpecConfig
-from core.katib import (
+from katib_resume.core.config_specs import ClaimSpecConfig, ResourceRequirements, VolumeSpecConfig
+from katib_resume.core.katib import (
     CONFIG_KEY,
     DEFAULT_LOCAL_VOLUME_PATH_PREFIX,
     DEFAULT_MOUNT_PATH,
     SUGGESTION_PORT,
     SUGGESTION_PORT_NAME,
 )
-from core.kube import KubeModel, Manifest
-from core.names import CONFIG_MAP_NAME
+from katib_resume.core.kube import KubeModel, Manifest
+from katib_resume.core.names import CONFIG_MAP_NAME
 
 PULL_POLICIES = frozenset({"Always", "IfNotPresent", "Never"})
 DEFAULT_PULL_POLICY = "IfNotPresent"

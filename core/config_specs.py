@@ -18,9 +18,9 @@ from types import MappingProxyType
 
 from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
-from core.katib import DEFAULT_ACCESS_MODE, DEFAULT_STORAGE, RECLAIM_POLICY_DELETE
-from core.kube import KubeModel, Manifest
-from core.quantity import Quantity, QuantityValue, parse_quantity
+from katib_resume.core.katib import DEFAULT_ACCESS_MODE, DEFAULT_STORAGE, RECLAIM_POLICY_DELETE
+from katib_resume.core.kube import KubeModel, Manifest
+from katib_resume.core.quantity import Quantity, QuantityValue, parse_quantity
 
 ResourceList = dict[str, QuantityValue]
 

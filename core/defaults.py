@@ -33,10 +33,10 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from core.katib import DEFAULT_PARALLEL_TRIAL_COUNT
-from core.model import Experiment
-from core.model.experiment import ExperimentSpec, ObjectiveSpec
-from core.policy import DEFAULT_POLICY
+from katib_resume.core.katib import DEFAULT_PARALLEL_TRIAL_COUNT
+from katib_resume.core.model import Experiment
+from katib_resume.core.model.experiment import ExperimentSpec, ObjectiveSpec
+from katib_resume.core.policy import DEFAULT_POLICY
 
 METRICS_COLLECTOR_SPEC = "metricsCollectorSpec"
 PARAMETERS = "parameters"

@@ -8,10 +8,10 @@ can collect) is cleaned up even if the controller is down when the Experiment is
 
 from __future__ import annotations
 
-from core.katib import API_VERSION, FINALIZER_PV_CLEANUP, LABEL_EXPERIMENT
-from core.kube import Manifest
-from core.model import Experiment
-from core.policy import traits
+from katib_resume.core.katib import API_VERSION, FINALIZER_PV_CLEANUP, LABEL_EXPERIMENT
+from katib_resume.core.kube import Manifest
+from katib_resume.core.model import Experiment
+from katib_resume.core.policy import traits
 
 
 def experiment_owner(experiment: Experiment) -> Manifest:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from core import addresses
-from core.conditions import ConditionSpec, Status
+from katib_resume.core import addresses
+from katib_resume.core.conditions import ConditionSpec, Status
 
 API_VERSION: Final = "kubeflow.org/v1beta1"
 GROUP = "kubeflow.org"

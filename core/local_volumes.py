@@ -23,9 +23,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.config import SuggestionConfig
-from core.katib import DEFAULT_STORAGE, DEFAULT_SUGGESTION_STORAGE_CLASS, LOCAL_VOLUME_LABELS
-from core.kube import Manifest
+from katib_resume.core.config import SuggestionConfig
+from katib_resume.core.katib import (
+    DEFAULT_STORAGE,
+    DEFAULT_SUGGESTION_STORAGE_CLASS,
+    LOCAL_VOLUME_LABELS,
+)
+from katib_resume.core.kube import Manifest
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from core.model.experiment import ObjectiveSpec
-from core.model.trial import Trial
+from katib_resume.core.model.experiment import ObjectiveSpec
+from katib_resume.core.model.trial import Trial
 
 
 class ObjectiveType(StrEnum):

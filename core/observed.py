@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from core.kube import Manifest
-from core.model import (
+from katib_resume.core.kube import Manifest
+from katib_resume.core.model import (
     Deployment,
     Experiment,
     OwnedObject,

@@ -14,13 +14,13 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
-from core.actions import EventType, ObjectRef
-from core.kube import Manifest
-from core.observed import Assignments, Validation
+from katib_resume.core.actions import EventType, ObjectRef
+from katib_resume.core.kube import Manifest
+from katib_resume.core.observed import Assignments, Validation
 
 if TYPE_CHECKING:
-    from core.config import KatibConfig
-    from core.model import Suggestion
+    from katib_resume.core.config import KatibConfig
+    from katib_resume.core.model import Suggestion
 
 
 class ClusterError(Exception):

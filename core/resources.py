@@ -13,8 +13,8 @@ collector removes them with it; the cluster-scoped PV is the exception, see ``co
 
 from __future__ import annotations
 
-from core.config import EarlyStoppingConfig, SuggestionConfig
-from core.katib import (
+from katib_resume.core.config import EarlyStoppingConfig, SuggestionConfig
+from katib_resume.core.katib import (
     API_VERSION,
     EARLY_STOPPING_CONTAINER,
     EARLY_STOPPING_PORT,
@@ -30,10 +30,10 @@ from core.katib import (
     SUGGESTION_PORT_NAME,
     VOLUME_NAME,
 )
-from core.kube import Manifest
-from core.model import Suggestion
-from core.names import service_name
-from core.policy import traits
+from katib_resume.core.kube import Manifest
+from katib_resume.core.model import Suggestion
+from katib_resume.core.names import service_name
+from katib_resume.core.policy import traits
 
 RBAC_GROUP = "rbac.authorization.k8s.io"
 RBAC_API_VERSION = f"{RBAC_GROUP}/v1"

@@ -21,17 +21,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from core import objective
-from core.conditions import ConditionSpec, is_true
-from core.katib import (
+from katib_resume.core import objective
+from katib_resume.core.conditions import ConditionSpec, is_true
+from katib_resume.core.katib import (
     DEFAULT_PARALLEL_TRIAL_COUNT,
     EXP_GOAL_REACHED,
     EXP_MAX_FAILED,
     EXP_MAX_TRIALS,
     LABEL_EXPERIMENT,
 )
-from core.model.experiment import Experiment, ExperimentSpec, ExperimentStatus
-from core.model.trial import Trial
+from katib_resume.core.model.experiment import Experiment, ExperimentSpec, ExperimentStatus
+from katib_resume.core.model.trial import Trial
 
 # The objective half of trial accounting lives in ``core.objective``; it is offered here too so
 # that a caller finds everything that reads the Trials of an Experiment in one place.

@@ -42,13 +42,13 @@ from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from core.config import ConfigError
-from core.defaults import spec_view, without_editable
-from core.katib import LABEL_EXPERIMENT, NAMESPACE_INJECTION_LABEL
-from core.model import Experiment
-from core.model.experiment import ExperimentSpec
-from core.names import derived_name_errors, pv_name
-from core.policy import ResumePolicy, traits
+from katib_resume.core.config import ConfigError
+from katib_resume.core.defaults import spec_view, without_editable
+from katib_resume.core.katib import LABEL_EXPERIMENT, NAMESPACE_INJECTION_LABEL
+from katib_resume.core.model import Experiment
+from katib_resume.core.model.experiment import ExperimentSpec
+from katib_resume.core.names import derived_name_errors, pv_name
+from katib_resume.core.policy import ResumePolicy, traits
 
 NAME_RULE = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?")  # only anchored at the start, as Katib's
 NAME_MAX = 40

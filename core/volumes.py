@@ -30,13 +30,13 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
-from core.config import SuggestionConfig
-from core.katib import ANNOTATION_OWNER, ANNOTATION_OWNER_UID, RECLAIM_POLICY_DELETE
-from core.kube import Manifest
-from core.local_volumes import VolumeSource, volume_source
-from core.model import PersistentVolume, PersistentVolumeClaim, Suggestion
-from core.names import pv_name, service_name
-from core.resources import owner_reference
+from katib_resume.core.config import SuggestionConfig
+from katib_resume.core.katib import ANNOTATION_OWNER, ANNOTATION_OWNER_UID, RECLAIM_POLICY_DELETE
+from katib_resume.core.kube import Manifest
+from katib_resume.core.local_volumes import VolumeSource, volume_source
+from katib_resume.core.model import PersistentVolume, PersistentVolumeClaim, Suggestion
+from katib_resume.core.names import pv_name, service_name
+from katib_resume.core.resources import owner_reference
 
 
 @dataclass(frozen=True, slots=True)

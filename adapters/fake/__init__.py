@@ -6,14 +6,14 @@ protection, reclaim, the kubelet, background garbage collection) one ``tick`` at
 ``save`` and ``load`` keep both on disk between processes.
 """
 
-from adapters.fake.clock import FakeClock
-from adapters.fake.cluster import Event, FakeCluster
-from adapters.fake.faults import ControllerCrash, Faults
-from adapters.fake.node import OutsideVolumeRoot
-from adapters.fake.persistence import StateFileError, load, save
-from adapters.fake.watch import WatchEvent
-from adapters.fake.world import FakeWorld
-from core.ports import Invalid
+from katib_resume.adapters.fake.clock import FakeClock
+from katib_resume.adapters.fake.cluster import Event, FakeCluster
+from katib_resume.adapters.fake.faults import ControllerCrash, Faults
+from katib_resume.adapters.fake.node import OutsideVolumeRoot
+from katib_resume.adapters.fake.persistence import StateFileError, load, save
+from katib_resume.adapters.fake.watch import WatchEvent
+from katib_resume.adapters.fake.world import FakeWorld
+from katib_resume.core.ports import Invalid
 
 __all__ = [
     "ControllerCrash",

@@ -27,12 +27,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from adapters.fake.clock import FakeClock
-from adapters.fake.clone import clone
-from adapters.fake.store import CLUSTER_SCOPED, Store, as_json, select
-from core.actions import ObjectRef
-from core.kube import Manifest, format_time
-from core.ports import AlreadyExists, Conflict, Invalid, NotFound
+from katib_resume.adapters.fake.clock import FakeClock
+from katib_resume.adapters.fake.clone import clone
+from katib_resume.adapters.fake.store import CLUSTER_SCOPED, Store, as_json, select
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.kube import Manifest, format_time
+from katib_resume.core.ports import AlreadyExists, Conflict, Invalid, NotFound
 
 Admission = Callable[[Manifest], None]
 _CLAIM_KINDS = ("PersistentVolumeClaim", "PersistentVolume")

@@ -22,15 +22,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from adapters.fake.api import ApiServer
-from adapters.fake.clock import FakeClock
-from adapters.fake.clone import clone
-from adapters.fake.faults import Faults
-from adapters.fake.store import Store, select
-from adapters.fake.watch import WatchEvent
-from core.actions import EventType, ObjectRef
-from core.kube import Manifest, format_time
-from core.ports import NotFound
+from katib_resume.adapters.fake.api import ApiServer
+from katib_resume.adapters.fake.clock import FakeClock
+from katib_resume.adapters.fake.clone import clone
+from katib_resume.adapters.fake.faults import Faults
+from katib_resume.adapters.fake.store import Store, select
+from katib_resume.adapters.fake.watch import WatchEvent
+from katib_resume.core.actions import EventType, ObjectRef
+from katib_resume.core.kube import Manifest, format_time
+from katib_resume.core.ports import NotFound
 
 T = TypeVar("T")
 Changes = tuple[int, list[WatchEvent]]

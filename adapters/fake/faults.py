@@ -24,7 +24,7 @@ lost still counts towards ``crash_after_writes`` (and the crash wins if both fal
 
 from __future__ import annotations
 
-from core.ports import Conflict, Unavailable
+from katib_resume.core.ports import Conflict, Unavailable
 
 
 class ControllerCrash(Exception):

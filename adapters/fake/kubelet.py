@@ -19,11 +19,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from adapters.fake.api import ApiServer
-from adapters.fake.reclaim import mounted_claims
-from adapters.fake.volumes import deleting, phase
-from core.actions import ObjectRef
-from core.kube import Manifest, format_time
+from katib_resume.adapters.fake.api import ApiServer
+from katib_resume.adapters.fake.reclaim import mounted_claims
+from katib_resume.adapters.fake.volumes import deleting, phase
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.kube import Manifest, format_time
 
 AVAILABLE = ("True", "MinimumReplicasAvailable", "Deployment has minimum availability.")
 UNAVAILABLE = (

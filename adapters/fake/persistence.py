@@ -24,12 +24,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from adapters.atomic import write_atomically
-from adapters.fake.clock import FakeClock
-from adapters.fake.cluster import Event, FakeCluster
-from adapters.fake.store import Store
-from adapters.fake.world import FakeWorld
-from core.actions import ObjectRef
+from katib_resume.adapters.atomic import write_atomically
+from katib_resume.adapters.fake.clock import FakeClock
+from katib_resume.adapters.fake.cluster import Event, FakeCluster
+from katib_resume.adapters.fake.store import Store
+from katib_resume.adapters.fake.world import FakeWorld
+from katib_resume.core.actions import ObjectRef
 
 STATE_FILE = "cluster.json"
 VOLUMES = "volumes"

@@ -22,11 +22,18 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from adapters.fake.api import ApiServer
-from adapters.fake.node import OutsideVolumeRoot, host_path, remove_dir
-from adapters.fake.volumes import PROVISIONED_BY, PROVISIONER, claim_ref, deleting, phase, pv_ref
-from core.actions import ObjectRef
-from core.kube import Manifest
+from katib_resume.adapters.fake.api import ApiServer
+from katib_resume.adapters.fake.node import OutsideVolumeRoot, host_path, remove_dir
+from katib_resume.adapters.fake.volumes import (
+    PROVISIONED_BY,
+    PROVISIONER,
+    claim_ref,
+    deleting,
+    phase,
+    pv_ref,
+)
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.kube import Manifest
 
 PVC_PROTECTION = "kubernetes.io/pvc-protection"
 PV_PROTECTION = "kubernetes.io/pv-protection"

@@ -20,10 +20,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapters.fake.clone import clone
-from adapters.fake.watch import EventKind, WatchEvent, WatchLog
-from core.actions import ObjectRef
-from core.kube import Manifest, has_labels
+from katib_resume.adapters.fake.clone import clone
+from katib_resume.adapters.fake.watch import EventKind, WatchEvent, WatchLog
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.kube import Manifest, has_labels
 
 CLUSTER_SCOPED = frozenset({"PersistentVolume", "Namespace", "StorageClass"})
 Key = tuple[str, str, str, str]

@@ -23,11 +23,11 @@ the same tick); a bound claim whose volume is gone becomes ``Lost``.
 
 from __future__ import annotations
 
-from adapters.fake.api import ApiServer
-from adapters.fake.clone import clone
-from core.actions import ObjectRef
-from core.kube import Manifest
-from core.quantity import QuantityError, parse_quantity
+from katib_resume.adapters.fake.api import ApiServer
+from katib_resume.adapters.fake.clone import clone
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.kube import Manifest
+from katib_resume.core.quantity import QuantityError, parse_quantity
 
 PROVISIONER = "fake.katib-resume.kubeflow.org/hostpath"
 PROVISIONED_PATH = "/var/lib/fake-provisioner"

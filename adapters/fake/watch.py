@@ -19,9 +19,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from core.actions import ObjectRef
-from core.kube import Manifest
-from core.ports import Gone
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.kube import Manifest
+from katib_resume.core.ports import Gone
 
 EventKind = Literal["ADDED", "MODIFIED", "DELETED"]
 CAPACITY = 1_000

@@ -25,13 +25,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from adapters.fake.cluster import FakeCluster
-from adapters.fake.kubelet import Kubelet
-from adapters.fake.node import ensure_dir
-from adapters.fake.reclaim import Protection, Reclaimer, mounted_claims, protect
-from adapters.fake.volumes import Binder, phase, pv_ref
-from core.actions import ObjectRef
-from core.ports import NotFound
+from katib_resume.adapters.fake.cluster import FakeCluster
+from katib_resume.adapters.fake.kubelet import Kubelet
+from katib_resume.adapters.fake.node import ensure_dir
+from katib_resume.adapters.fake.reclaim import Protection, Reclaimer, mounted_claims, protect
+from katib_resume.adapters.fake.volumes import Binder, phase, pv_ref
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.ports import NotFound
 
 
 class FakeWorld:
@@ -77,7 +77,7 @@ class FakeWorld:
 
     def save(self, state_dir: Path) -> Path:
         """Write this world and its cluster to ``state_dir`` atomically (``persistence.save``)."""
-        from adapters.fake.persistence import save
+        from katib_resume.adapters.fake.persistence import save
 
         return save(self, state_dir)
 

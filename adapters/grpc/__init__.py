@@ -6,7 +6,7 @@ Suggestion's service answers, ``channels`` keeps one connection per service, and
 is the port itself.
 """
 
-from adapters.grpc.endpoints import Endpoints, check_template
-from adapters.grpc.service import GrpcSuggestionService
+from katib_resume.adapters.grpc.endpoints import Endpoints, check_template
+from katib_resume.adapters.grpc.service import GrpcSuggestionService
 
 __all__ = ["Endpoints", "GrpcSuggestionService", "check_template"]

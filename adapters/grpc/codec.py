@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from adapters.grpc.api import Wire
-from core.kube import Manifest
-from core.trials import TrialPhase
+from katib_resume.adapters.grpc.api import Wire
+from katib_resume.core.kube import Manifest
+from katib_resume.core.trials import TrialPhase
 
 PARAMETER_TYPE = {
     "double": "DOUBLE",

@@ -12,9 +12,9 @@ from __future__ import annotations
 import string
 from dataclasses import dataclass
 
-from core.addresses import EARLY_STOPPING_ENDPOINT, SUGGESTION_ENDPOINT
-from core.model import Suggestion
-from core.names import service_name
+from katib_resume.core.addresses import EARLY_STOPPING_ENDPOINT, SUGGESTION_ENDPOINT
+from katib_resume.core.model import Suggestion
+from katib_resume.core.names import service_name
 
 PLACEHOLDERS = ("service", "name", "algorithm", "namespace")
 

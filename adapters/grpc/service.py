@@ -30,7 +30,7 @@ from functools import partial
 
 import grpc
 
-from adapters.grpc.api import (
+from katib_resume.adapters.grpc.api import (
     GET_EARLY_STOPPING_RULES,
     GET_SUGGESTIONS,
     VALIDATE_ALGORITHM_SETTINGS,
@@ -40,17 +40,17 @@ from adapters.grpc.api import (
     decode,
     encode,
 )
-from adapters.grpc.channels import Channels
-from adapters.grpc.codec import algorithm_wire, experiment_wire, trial_wire
-from adapters.grpc.endpoints import Endpoints
-from core.actions import ObjectRef
-from core.addresses import DB_MANAGER_ADDRESS, SUGGESTION_TIMEOUT
-from core.katib import API_VERSION, LABEL_EXPERIMENT
-from core.kube import Manifest
-from core.model import Experiment, Suggestion, Trial
-from core.observed import VALID, Assignments, Outcome, Validation
-from core.ports import Cluster, NotFound, Unavailable
-from core.trials import COMPLETED_PHASES, classify, is_own
+from katib_resume.adapters.grpc.channels import Channels
+from katib_resume.adapters.grpc.codec import algorithm_wire, experiment_wire, trial_wire
+from katib_resume.adapters.grpc.endpoints import Endpoints
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.addresses import DB_MANAGER_ADDRESS, SUGGESTION_TIMEOUT
+from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
+from katib_resume.core.kube import Manifest
+from katib_resume.core.model import Experiment, Suggestion, Trial
+from katib_resume.core.observed import VALID, Assignments, Outcome, Validation
+from katib_resume.core.ports import Cluster, NotFound, Unavailable
+from katib_resume.core.trials import COMPLETED_PHASES, classify, is_own
 
 COMPARISONS = {"EQUAL": "equal", "LESS": "less", "GREATER": "greater"}
 """The wire's ``ComparisonType`` as Katib's Trial spec spells it."""

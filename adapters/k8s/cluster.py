@@ -21,15 +21,15 @@ import threading
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
-from adapters.k8s.patches import guarded, merge_diff
-from adapters.k8s.resources import RESOURCES, Resource, path_of, resource
-from adapters.k8s.store import Change, Store, key_of, older, version_of
-from adapters.k8s.transport import MERGE_PATCH, Transport
-from adapters.k8s.watch import KindWatch
-from core.actions import EventType, ObjectRef
-from core.kube import Manifest
-from core.ports import AlreadyExists, ClusterError, Conflict, NotFound
-from core.resources import CONTROLLED_KINDS
+from katib_resume.adapters.k8s.patches import guarded, merge_diff
+from katib_resume.adapters.k8s.resources import RESOURCES, Resource, path_of, resource
+from katib_resume.adapters.k8s.store import Change, Store, key_of, older, version_of
+from katib_resume.adapters.k8s.transport import MERGE_PATCH, Transport
+from katib_resume.adapters.k8s.watch import KindWatch
+from katib_resume.core.actions import EventType, ObjectRef
+from katib_resume.core.kube import Manifest
+from katib_resume.core.ports import AlreadyExists, ClusterError, Conflict, NotFound
+from katib_resume.core.resources import CONTROLLED_KINDS
 
 log = logging.getLogger("katib_resume.cluster")
 WATCHED = CONTROLLED_KINDS

@@ -14,13 +14,13 @@ import threading
 
 import yaml
 
-from adapters.k8s.resources import resource
-from adapters.k8s.store import Store, version_of
-from adapters.k8s.transport import Transport
-from adapters.k8s.watch import KindWatch
-from core.config import ConfigError, KatibConfig, parse_katib_config
-from core.katib import CONFIG_KEY
-from core.names import CONFIG_MAP_NAME
+from katib_resume.adapters.k8s.resources import resource
+from katib_resume.adapters.k8s.store import Store, version_of
+from katib_resume.adapters.k8s.transport import Transport
+from katib_resume.adapters.k8s.watch import KindWatch
+from katib_resume.core.config import ConfigError, KatibConfig, parse_katib_config
+from katib_resume.core.katib import CONFIG_KEY
+from katib_resume.core.names import CONFIG_MAP_NAME
 
 CONFIG_MAPS = resource("v1", "ConfigMap")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from kubernetes import client, config
 from kubernetes.config.config_exception import ConfigException
 
-from adapters.k8s.transport import Retry, Transport
+from katib_resume.adapters.k8s.transport import Retry, Transport
 
 
 class ConnectError(Exception):

@@ -12,7 +12,15 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from core.ports import AlreadyExists, ClusterError, Conflict, Gone, Invalid, NotFound, Unavailable
+from katib_resume.core.ports import (
+    AlreadyExists,
+    ClusterError,
+    Conflict,
+    Gone,
+    Invalid,
+    NotFound,
+    Unavailable,
+)
 
 RETRY_AFTER_CAP = 60.0
 

@@ -18,12 +18,12 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from adapters.k8s.patches import guarded
-from adapters.k8s.resources import resource
-from adapters.k8s.store import version_of
-from adapters.k8s.transport import MERGE_PATCH, Transport
-from core.kube import Manifest
-from core.ports import AlreadyExists, ClusterError, Conflict, NotFound
+from katib_resume.adapters.k8s.patches import guarded
+from katib_resume.adapters.k8s.resources import resource
+from katib_resume.adapters.k8s.store import version_of
+from katib_resume.adapters.k8s.transport import MERGE_PATCH, Transport
+from katib_resume.core.kube import Manifest
+from katib_resume.core.ports import AlreadyExists, ClusterError, Conflict, NotFound
 
 log = logging.getLogger("katib_resume.lease")
 LEASES = resource("coordination.k8s.io/v1", "Lease")

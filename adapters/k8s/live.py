@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from adapters.k8s.cluster import KubeCluster
-from adapters.k8s.resources import path_of, resource
-from adapters.k8s.transport import Transport
-from core.actions import ObjectRef
-from core.kube import Manifest
+from katib_resume.adapters.k8s.cluster import KubeCluster
+from katib_resume.adapters.k8s.resources import path_of, resource
+from katib_resume.adapters.k8s.transport import Transport
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.kube import Manifest
 
 
 class LiveCluster(KubeCluster):

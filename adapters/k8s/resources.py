@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from core.actions import ObjectRef
-from core.kube import Manifest
-from core.resources import RBAC_API_VERSION
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.kube import Manifest
+from katib_resume.core.resources import RBAC_API_VERSION
 
 
 @dataclass(frozen=True, slots=True)

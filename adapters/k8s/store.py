@@ -23,8 +23,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from core.kube import Manifest, has_labels
-from core.ports import Gone
+from katib_resume.core.kube import Manifest, has_labels
+from katib_resume.core.ports import Gone
 
 ChangeType = Literal["ADDED", "MODIFIED", "DELETED"]
 Key = tuple[str, str, str, str]

@@ -26,9 +26,9 @@ from typing import Any
 
 from kubernetes.client import ApiClient, ApiException
 
-from adapters.k8s.errors import from_status, transport_error
-from core.kube import Manifest
-from core.ports import ClusterError, Unavailable
+from katib_resume.adapters.k8s.errors import from_status, transport_error
+from katib_resume.core.kube import Manifest
+from katib_resume.core.ports import ClusterError, Unavailable
 
 Query = Sequence[tuple[str, str]]
 MERGE_PATCH = "application/merge-patch+json"

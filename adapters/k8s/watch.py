@@ -13,11 +13,11 @@ import logging
 import random
 import threading
 
-from adapters.k8s.resources import Resource
-from adapters.k8s.store import Store, version_of
-from adapters.k8s.transport import Transport
-from core.kube import Manifest
-from core.ports import ClusterError, Gone
+from katib_resume.adapters.k8s.resources import Resource
+from katib_resume.adapters.k8s.store import Store, version_of
+from katib_resume.adapters.k8s.transport import Transport
+from katib_resume.core.kube import Manifest
+from katib_resume.core.ports import ClusterError, Gone
 
 log = logging.getLogger("katib_resume.watch")
 SERVER_TIMEOUT = 300

@@ -15,14 +15,14 @@ from typing import Any
 
 import yaml
 
-from app.manifests import names
-from app.manifests.crds import katib_crds
-from app.manifests.katib_config import config_map, storage_class
-from app.manifests.options import Options, default_image
-from app.manifests.rbac import rbac
-from app.manifests.webhooks import cert_manager_objects, webhook_configurations
-from app.manifests.workloads import workloads
-from core.kube import Manifest
+from katib_resume.app.manifests import names
+from katib_resume.app.manifests.crds import katib_crds
+from katib_resume.app.manifests.katib_config import config_map, storage_class
+from katib_resume.app.manifests.options import Options, default_image
+from katib_resume.app.manifests.rbac import rbac
+from katib_resume.app.manifests.webhooks import cert_manager_objects, webhook_configurations
+from katib_resume.app.manifests.workloads import workloads
+from katib_resume.core.kube import Manifest
 
 __all__ = ["Options", "default_image", "generate", "render"]
 

@@ -16,7 +16,7 @@ from importlib import resources
 
 import yaml
 
-from core.kube import Manifest
+from katib_resume.core.kube import Manifest
 
 FILES = ("crd-experiment.yaml", "crd-suggestion.yaml", "crd-trial.yaml")
 
@@ -37,6 +37,6 @@ def with_status_subresource(crd: Manifest) -> Manifest:
 @functools.cache
 def _load(name: str) -> Manifest:
     """Parsed once per process; callers get copies (``with_status_subresource``)."""
-    text = resources.files("app").joinpath("data", name).read_text("utf-8")
+    text = resources.files("katib_resume.app").joinpath("data", name).read_text("utf-8")
     document: Manifest = yaml.safe_load(text)
     return document

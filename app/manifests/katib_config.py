@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import yaml
 
-from app.manifests import names
-from app.manifests.options import Options
-from core.katib import CONFIG_KEY
-from core.kube import Manifest
-from core.local_volumes import with_local_volumes
-from core.names import CONFIG_MAP_NAME
+from katib_resume.app.manifests import names
+from katib_resume.app.manifests.options import Options
+from katib_resume.core.katib import CONFIG_KEY
+from katib_resume.core.kube import Manifest
+from katib_resume.core.local_volumes import with_local_volumes
+from katib_resume.core.names import CONFIG_MAP_NAME
 
 
 def config_map(options: Options) -> Manifest:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from core.katib import DEFAULT_SUGGESTION_STORAGE_CLASS
-from core.kube import Manifest
+from katib_resume.core.katib import DEFAULT_SUGGESTION_STORAGE_CLASS
+from katib_resume.core.kube import Manifest
 
 APP: Final = "katib-resume"
 CONTROLLER: Final = "katib-resume-controller"

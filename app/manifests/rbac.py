@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.manifests import names
-from core.katib import GROUP
-from core.kube import Manifest
+from katib_resume.app.manifests import names
+from katib_resume.core.katib import GROUP
+from katib_resume.core.kube import Manifest
 
 RBAC_API_VERSION = "rbac.authorization.k8s.io/v1"
 READ = ("get", "list", "watch")

@@ -20,11 +20,11 @@ Without either, ``caBundle`` is absent and every admission call fails until it i
 
 from __future__ import annotations
 
-from app import wiring
-from app.manifests import names
-from app.manifests.options import Options
-from core.katib import GROUP
-from core.kube import Manifest
+from katib_resume.app import wiring
+from katib_resume.app.manifests import names
+from katib_resume.app.manifests.options import Options
+from katib_resume.core.katib import GROUP
+from katib_resume.core.kube import Manifest
 
 ADMISSION_API_VERSION = "admissionregistration.k8s.io/v1"
 CERT_MANAGER_API_VERSION = "cert-manager.io/v1"

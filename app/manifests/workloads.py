@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import copy
 
-from app import wiring
-from app.manifests import names
-from app.manifests.options import Options
-from core.kube import Manifest
-from core.names import CONFIG_MAP_NAME
+from katib_resume.app import wiring
+from katib_resume.app.manifests import names
+from katib_resume.app.manifests.options import Options
+from katib_resume.core.kube import Manifest
+from katib_resume.core.names import CONFIG_MAP_NAME
 
 REPLICAS = 2
 RESOURCES = {

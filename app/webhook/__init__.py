@@ -16,11 +16,11 @@ The webhook reaches the world only through ``core.ports.Cluster`` and ``ConfigSo
 against any cluster: the tests use ``adapters.fake``, the command the live adapter.
 """
 
-from app.webhook.admission import Admission
-from app.webhook.certs import CertificateError
-from app.webhook.logs import JsonLog
-from app.webhook.routes import HEALTHZ, MUTATE, VALIDATE, Incoming, Reply, handle
-from app.webhook.server import Limits, WebhookServer, create_server
+from katib_resume.app.webhook.admission import Admission
+from katib_resume.app.webhook.certs import CertificateError
+from katib_resume.app.webhook.logs import JsonLog
+from katib_resume.app.webhook.routes import HEALTHZ, MUTATE, VALIDATE, Incoming, Reply, handle
+from katib_resume.app.webhook.server import Limits, WebhookServer, create_server
 
 __all__ = [
     "HEALTHZ",

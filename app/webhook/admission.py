@@ -23,21 +23,21 @@ from dataclasses import dataclass
 
 from pydantic import ValidationError
 
-from app.inputs import describe
-from app.webhook.lookups import (
+from katib_resume.app.inputs import describe
+from katib_resume.app.webhook.lookups import (
     LiveCatalog,
     LivePVs,
     LookupFailed,
     NamespaceLabels,
     PVLookupFailed,
 )
-from app.webhook.patch import json_patch
-from app.webhook.review import JUDGED, Malformed, Request, allowed, denied
-from core.defaults import default_experiment
-from core.kube import Manifest
-from core.model import Experiment
-from core.ports import Cluster, ConfigSource
-from core.validation import validate, volume_lookup_error
+from katib_resume.app.webhook.patch import json_patch
+from katib_resume.app.webhook.review import JUDGED, Malformed, Request, allowed, denied
+from katib_resume.core.defaults import default_experiment
+from katib_resume.core.kube import Manifest
+from katib_resume.core.model import Experiment
+from katib_resume.core.ports import Cluster, ConfigSource
+from katib_resume.core.validation import validate, volume_lookup_error
 
 SERVER_ERROR = 500
 

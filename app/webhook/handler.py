@@ -19,10 +19,10 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
 
-from app.webhook.routes import Incoming, Reply, handle, status
+from katib_resume.app.webhook.routes import Incoming, Reply, handle, status
 
 if TYPE_CHECKING:
-    from app.webhook.server import WebhookServer
+    from katib_resume.app.webhook.server import WebhookServer
 
 CONTENT_LENGTH = re.compile(r"[0-9]{1,15}")
 LINGER_SECONDS = 0.25

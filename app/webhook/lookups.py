@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Container, Iterator, Mapping
 
-from core.actions import ObjectRef
-from core.config import ConfigError, KatibConfig
-from core.ports import Cluster, ClusterError, ConfigSource, NotFound
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.config import ConfigError, KatibConfig
+from katib_resume.core.ports import Cluster, ClusterError, ConfigSource, NotFound
 
 
 class LookupFailed(Exception):

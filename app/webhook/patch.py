@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.kube import Manifest
+from katib_resume.core.kube import Manifest
 
 
 def json_patch(old: Any, new: Any, path: str = "") -> list[Manifest]:

@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from core.katib import GROUP
-from core.kube import Manifest
+from katib_resume.core.katib import GROUP
+from katib_resume.core.kube import Manifest
 
 API_VERSION = "admission.k8s.io/v1"
 KIND = "AdmissionReview"

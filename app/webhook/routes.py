@@ -23,11 +23,18 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from app import wiring
-from app.webhook.admission import Admission
-from app.webhook.logs import JsonLog
-from app.webhook.review import Malformed, Request, decode, denied, parse_request, uid_of
-from core.kube import Manifest
+from katib_resume.app import wiring
+from katib_resume.app.webhook.admission import Admission
+from katib_resume.app.webhook.logs import JsonLog
+from katib_resume.app.webhook.review import (
+    Malformed,
+    Request,
+    decode,
+    denied,
+    parse_request,
+    uid_of,
+)
+from katib_resume.core.kube import Manifest
 
 VALIDATE, MUTATE, HEALTHZ = wiring.VALIDATE_PATH, wiring.MUTATE_PATH, wiring.HEALTHZ_PATH
 ROUTES: dict[str, Callable[[Admission, Request], Manifest]] = {

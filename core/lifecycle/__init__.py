@@ -1,8 +1,13 @@
 """The two lifecycles, each a ``transitions`` machine declared once and compiled at import."""
 
-from core.lifecycle.experiment import EXPERIMENT, ExperimentFacts, ExperimentState
-from core.lifecycle.machine import IllegalTransition, Lifecycle, Transition
-from core.lifecycle.suggestion import SUGGESTION, Marks, SuggestionFacts, SuggestionState
+from katib_resume.core.lifecycle.experiment import EXPERIMENT, ExperimentFacts, ExperimentState
+from katib_resume.core.lifecycle.machine import IllegalTransition, Lifecycle, Transition
+from katib_resume.core.lifecycle.suggestion import (
+    SUGGESTION,
+    Marks,
+    SuggestionFacts,
+    SuggestionState,
+)
 
 LIFECYCLES: dict[str, Lifecycle[ExperimentState] | Lifecycle[SuggestionState]] = {
     "suggestion": SUGGESTION,

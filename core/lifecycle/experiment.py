@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
 
-from core.conditions import (
+from katib_resume.core.conditions import (
     Conditions,
     ConditionSpec,
     Status,
@@ -29,9 +29,9 @@ from core.conditions import (
     remove_condition,
     set_all,
 )
-from core.katib import EXP_CREATED, EXP_RESTART_DONE, EXP_RESTARTING, EXP_RUNNING
-from core.katib import ExperimentCondition as E
-from core.lifecycle.machine import Lifecycle, Transition
+from katib_resume.core.katib import EXP_CREATED, EXP_RESTART_DONE, EXP_RESTARTING, EXP_RUNNING
+from katib_resume.core.katib import ExperimentCondition as E
+from katib_resume.core.lifecycle.machine import Lifecycle, Transition
 
 
 class ExperimentState(Enum):

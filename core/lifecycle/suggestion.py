@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
 
-from core.conditions import (
+from katib_resume.core.conditions import (
     Condition,
     Conditions,
     ConditionSpec,
@@ -30,7 +30,7 @@ from core.conditions import (
     remove_condition,
     set_all,
 )
-from core.katib import (
+from katib_resume.core.katib import (
     SUG_CREATED,
     SUG_DEPLOYMENT_READY,
     SUG_DEPLOYMENT_STOPPED,
@@ -41,8 +41,8 @@ from core.katib import (
     SuggestionCondition,
     SuggestionReason,
 )
-from core.lifecycle.machine import Lifecycle, Transition
-from core.model import Suggestion
+from katib_resume.core.lifecycle.machine import Lifecycle, Transition
+from katib_resume.core.model import Suggestion
 
 S, R = SuggestionCondition, SuggestionReason
 

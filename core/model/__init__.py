@@ -1,16 +1,21 @@
 """Typed models of Katib's resources and of the objects a Suggestion owns."""
 
-from core.kube import KubeModel, KubeTime, Manifest, format_time
-from core.model.children import (
+from katib_resume.core.kube import KubeModel, KubeTime, Manifest, format_time
+from katib_resume.core.model.children import (
     Deployment,
     OwnedObject,
     PersistentVolume,
     PersistentVolumeClaim,
 )
-from core.model.experiment import AlgorithmSpec, Experiment, ExperimentSpec, ExperimentStatus
-from core.model.meta import ObjectMeta, OwnerReference
-from core.model.suggestion import Suggestion, SuggestionSpec, SuggestionStatus
-from core.model.trial import Trial
+from katib_resume.core.model.experiment import (
+    AlgorithmSpec,
+    Experiment,
+    ExperimentSpec,
+    ExperimentStatus,
+)
+from katib_resume.core.model.meta import ObjectMeta, OwnerReference
+from katib_resume.core.model.suggestion import Suggestion, SuggestionSpec, SuggestionStatus
+from katib_resume.core.model.trial import Trial
 
 __all__ = [
     "AlgorithmSpec",

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.katib import ANNOTATION_OWNER_UID
-from core.kube import KubeModel
-from core.model.meta import ObjectMeta
+from katib_resume.core.katib import ANNOTATION_OWNER_UID
+from katib_resume.core.kube import KubeModel
+from katib_resume.core.model.meta import ObjectMeta
 
 
 class TypeStatus(KubeModel):

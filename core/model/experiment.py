@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from core.conditions import Conditions, find, is_true
-from core.katib import API_VERSION, ExperimentCondition, ExperimentReason
-from core.kube import KubeModel, KubeTime
-from core.model.meta import ObjectMeta
-from core.policy import ResumePolicy
+from katib_resume.core.conditions import Conditions, find, is_true
+from katib_resume.core.katib import API_VERSION, ExperimentCondition, ExperimentReason
+from katib_resume.core.kube import KubeModel, KubeTime
+from katib_resume.core.model.meta import ObjectMeta
+from katib_resume.core.policy import ResumePolicy
 
 
 class AlgorithmSetting(KubeModel):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from core.kube import KubeModel, KubeTime
+from katib_resume.core.kube import KubeModel, KubeTime
 
 
 class OwnerReference(KubeModel):

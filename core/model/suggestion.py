@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from core.conditions import Conditions, is_true
-from core.katib import API_VERSION, SuggestionCondition
-from core.kube import KubeModel, KubeTime
-from core.model.experiment import AlgorithmSetting, AlgorithmSpec
-from core.model.meta import ObjectMeta
-from core.policy import ResumePolicy
+from katib_resume.core.conditions import Conditions, is_true
+from katib_resume.core.katib import API_VERSION, SuggestionCondition
+from katib_resume.core.kube import KubeModel, KubeTime
+from katib_resume.core.model.experiment import AlgorithmSetting, AlgorithmSpec
+from katib_resume.core.model.meta import ObjectMeta
+from katib_resume.core.policy import ResumePolicy
 
 
 class SuggestionSpec(KubeModel):

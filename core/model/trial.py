@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from core.conditions import Conditions
-from core.katib import API_VERSION
-from core.kube import KubeModel
-from core.model.meta import ObjectMeta
+from katib_resume.core.conditions import Conditions
+from katib_resume.core.katib import API_VERSION
+from katib_resume.core.kube import KubeModel
+from katib_resume.core.model.meta import ObjectMeta
 
 
 class TrialStatus(KubeModel):

@@ -13,15 +13,15 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from core.config import KatibConfig
-from core.lifecycle.experiment import ExperimentState
-from core.observed import Observed
-from core.plan.experiment import decide_experiment
-from core.plan.finalizer import cleanup
-from core.plan.result import Plan, Step
-from core.plan.suggestion import Context, decide_suggestion
-from core.plan.suggestion import wants_assignments as _wants_assignments
-from core.plan.suggestion import wants_validation as _wants_validation
+from katib_resume.core.config import KatibConfig
+from katib_resume.core.lifecycle.experiment import ExperimentState
+from katib_resume.core.observed import Observed
+from katib_resume.core.plan.experiment import decide_experiment
+from katib_resume.core.plan.finalizer import cleanup
+from katib_resume.core.plan.result import Plan, Step
+from katib_resume.core.plan.suggestion import Context, decide_suggestion
+from katib_resume.core.plan.suggestion import wants_assignments as _wants_assignments
+from katib_resume.core.plan.suggestion import wants_validation as _wants_validation
 
 __all__ = ["Plan", "Step", "plan", "wants_assignments", "wants_validation"]
 

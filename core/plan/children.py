@@ -13,25 +13,25 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
-from core.actions import Action, Create, Delete, ObjectRef
-from core.config import KatibConfig
-from core.kube import Manifest
-from core.model import (
+from katib_resume.core.actions import Action, Create, Delete, ObjectRef
+from katib_resume.core.config import KatibConfig
+from katib_resume.core.kube import Manifest
+from katib_resume.core.model import (
     Deployment,
     OwnedObject,
     PersistentVolume,
     PersistentVolumeClaim,
     Suggestion,
 )
-from core.observed import Observed
-from core.resources import (
+from katib_resume.core.observed import Observed
+from katib_resume.core.resources import (
     desired_deployment,
     desired_rbac,
     desired_service,
     early_stopping_algorithm,
     rbac_wanted,
 )
-from core.volumes import VolumePlan, claim_conflict, volume_conflict
+from katib_resume.core.volumes import VolumePlan, claim_conflict, volume_conflict
 
 Child = Deployment | OwnedObject
 Present = Child | PersistentVolume | PersistentVolumeClaim | None

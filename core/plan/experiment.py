@@ -11,22 +11,35 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from core.actions import Action, Create, EventType, ObjectRef, RecordEvent, UpdateStatus
-from core.conditions import Conditions, ConditionSpec
-from core.desired import desired_suggestion
-from core.katib import (
+from katib_resume.core.actions import (
+    Action,
+    Create,
+    EventType,
+    ObjectRef,
+    RecordEvent,
+    UpdateStatus,
+)
+from katib_resume.core.conditions import Conditions, ConditionSpec
+from katib_resume.core.desired import desired_suggestion
+from katib_resume.core.katib import (
     EXP_GOAL_REACHED,
     EXP_MAX_FAILED,
     EXP_MAX_TRIALS,
     EXP_SUGGESTION_FAILED,
     SuggestionCondition,
 )
-from core.kube import Manifest, format_time
-from core.lifecycle.experiment import EXPERIMENT, ExperimentFacts, ExperimentState, derive, mark
-from core.model import Experiment, Suggestion, Trial
-from core.plan.provision import provision
-from core.plan.result import Step, event_reason
-from core.trials import (
+from katib_resume.core.kube import Manifest, format_time
+from katib_resume.core.lifecycle.experiment import (
+    EXPERIMENT,
+    ExperimentFacts,
+    ExperimentState,
+    derive,
+    mark,
+)
+from katib_resume.core.model import Experiment, Suggestion, Trial
+from katib_resume.core.plan.provision import provision
+from katib_resume.core.plan.result import Step, event_reason
+from katib_resume.core.trials import (
     TrialCounts,
     completion,
     count_trials,
@@ -37,7 +50,7 @@ from core.trials import (
     replace_status_counts,
     trials_to_create,
 )
-from core.validation import is_restartable
+from katib_resume.core.validation import is_restartable
 
 X = ExperimentState
 _TRIGGER_OF = {

@@ -10,11 +10,11 @@ Suggestion does.
 
 from __future__ import annotations
 
-from core.actions import Action, AddFinalizer, Delete, ObjectRef, RemoveFinalizer
-from core.katib import FINALIZER_PV_CLEANUP
-from core.model import Suggestion
-from core.observed import Observed
-from core.policy import PolicyTraits
+from katib_resume.core.actions import Action, AddFinalizer, Delete, ObjectRef, RemoveFinalizer
+from katib_resume.core.katib import FINALIZER_PV_CLEANUP
+from katib_resume.core.model import Suggestion
+from katib_resume.core.observed import Observed
+from katib_resume.core.policy import PolicyTraits
 
 
 def cleanup(observed: Observed, suggestion: Suggestion) -> tuple[Action, ...]:

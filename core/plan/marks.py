@@ -10,8 +10,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from core.conditions import ConditionSpec, Status
-from core.katib import (
+from katib_resume.core.conditions import ConditionSpec, Status
+from katib_resume.core.katib import (
     MSG_CAN_RESTART_FROM_VOLUME,
     MSG_CANNOT_RESTART,
     MSG_VOLUME_KEPT_CANNOT_RESTART,
@@ -21,11 +21,11 @@ from core.katib import (
     SuggestionReason,
     suggestion_failed,
 )
-from core.observed import Observed, Outcome
-from core.volumes import VolumePlan
+from katib_resume.core.observed import Observed, Outcome
+from katib_resume.core.volumes import VolumePlan
 
 if TYPE_CHECKING:
-    from core.plan.suggestion import Context
+    from katib_resume.core.plan.suggestion import Context
 
 BIND_GRACE = timedelta(seconds=30)
 """How long a new PVC may stay unbound before we say so (WaitForFirstConsumer binds late)."""

@@ -10,11 +10,17 @@ to a minute for deleted Trials to disappear (bug 22); a plan simply moves on.
 
 from __future__ import annotations
 
-from core.actions import Action, Create, Delete, ObjectRef, UpdateSpec
-from core.desired import desired_trial
-from core.katib import SuggestionCondition
-from core.model import Experiment, Suggestion, Trial
-from core.trials import TrialCounts, TrialPhase, classify, trials_to_create, trials_to_delete
+from katib_resume.core.actions import Action, Create, Delete, ObjectRef, UpdateSpec
+from katib_resume.core.desired import desired_trial
+from katib_resume.core.katib import SuggestionCondition
+from katib_resume.core.model import Experiment, Suggestion, Trial
+from katib_resume.core.trials import (
+    TrialCounts,
+    TrialPhase,
+    classify,
+    trials_to_create,
+    trials_to_delete,
+)
 
 _ACTIVE = (TrialPhase.PENDING, TrialPhase.RUNNING)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from core.actions import Action, writes
+from katib_resume.core.actions import Action, writes
 
 
 @dataclass(frozen=True, slots=True)

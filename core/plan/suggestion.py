@@ -14,19 +14,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from core.actions import (
+from katib_resume.core.actions import (
     Action,
     EventType,
     RecordEvent,
     Requeue,
     UpdateStatus,
 )
-from core.conditions import ConditionSpec, Status
-from core.config import ConfigError, KatibConfig
-from core.katib import SuggestionCondition as S
-from core.katib import SuggestionReason
-from core.kube import Manifest, format_time
-from core.lifecycle.suggestion import (
+from katib_resume.core.conditions import ConditionSpec, Status
+from katib_resume.core.config import ConfigError, KatibConfig
+from katib_resume.core.katib import SuggestionCondition as S
+from katib_resume.core.katib import SuggestionReason
+from katib_resume.core.kube import Manifest, format_time
+from katib_resume.core.lifecycle.suggestion import (
     SUGGESTION,
     Marks,
     SuggestionFacts,
@@ -34,14 +34,14 @@ from core.lifecycle.suggestion import (
     derive,
     mark,
 )
-from core.model import Deployment, Suggestion
-from core.observed import Observed, Outcome
-from core.plan import marks
-from core.plan.children import conflicts, ensure, teardown
-from core.plan.finalizer import cleanup, ensure_finalizer, suggestion_ref
-from core.plan.result import Step, event_reason
-from core.policy import PolicyTraits, traits
-from core.volumes import VolumePlan, volume_plan
+from katib_resume.core.model import Deployment, Suggestion
+from katib_resume.core.observed import Observed, Outcome
+from katib_resume.core.plan import marks
+from katib_resume.core.plan.children import conflicts, ensure, teardown
+from katib_resume.core.plan.finalizer import cleanup, ensure_finalizer, suggestion_ref
+from katib_resume.core.plan.result import Step, event_reason
+from katib_resume.core.policy import PolicyTraits, traits
+from katib_resume.core.volumes import VolumePlan, volume_plan
 
 St = SuggestionState
 RETRY_SECONDS = 5.0

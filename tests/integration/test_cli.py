@@ -19,7 +19,7 @@ LONG_RUNNING = ROOT / "examples" / "long-running-resume.yaml"
 
 
 def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "app.cli", *map(str, args)]
+    command = [sys.executable, "-m", "katib_resume", *map(str, args)]
     return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=False)
 
 
@@ -223,7 +223,7 @@ def test_an_invalid_field_type_names_the_field(tmp_path: Path) -> None:
 def test_a_reader_that_leaves_early_gets_no_traceback(tmp_path: Path) -> None:
     """``katib-resume demo | head -1``: the pipe closes while the command still writes."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "demo"],
+        [sys.executable, "-m", "katib_resume", "demo"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from adapters.fake import FakeCluster
-from adapters.k8s.cluster import KubeCluster
-from adapters.k8s.connect import connect, to_url
-from adapters.k8s.transport import Transport
-from core.actions import ObjectRef
-from core.ports import AlreadyExists, Cluster, Conflict, NotFound
+from katib_resume.adapters.fake import FakeCluster
+from katib_resume.adapters.k8s.cluster import KubeCluster
+from katib_resume.adapters.k8s.connect import connect, to_url
+from katib_resume.adapters.k8s.transport import Transport
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.ports import AlreadyExists, Cluster, Conflict, NotFound
 from tests.support.kube_mock import MockServer
 from tests.support.waiting import eventually
 

@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 import yaml
 
-from adapters.k8s.connect import to_url
-from adapters.k8s.transport import MERGE_PATCH, Transport
+from katib_resume.adapters.k8s.connect import to_url
+from katib_resume.adapters.k8s.transport import MERGE_PATCH, Transport
 from tests.support.cluster_player import (
     ClusterPlayer,
     conditions,
@@ -86,7 +86,7 @@ def run(kube: MockServer, tmp_path: Path) -> Iterator[Run]:
     katib = KatibServer(LocalAlgorithm().behaviour())
     log = (tmp_path / "controller.log").open("w")
     command = [
-        sys.executable, "-m", "app.cli", "controller",
+        sys.executable, "-m", "katib_resume", "controller",
         "--kubeconfig", str(write_kubeconfig(tmp_path, kube.url)),
         "--config-map", "kubeflow/katib-config",
         "--metrics-addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0",

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from app import cmd_demo
+from katib_resume.app import cmd_demo
 
 ROOT = Path(__file__).resolve().parents[2]
 CLAIMS = (
@@ -46,7 +46,7 @@ CLAIMS = (
 def test_the_demo_tells_the_whole_story_in_under_10_seconds(tmp_path: Path) -> None:
     started = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "app.cli", "demo"],
+        [sys.executable, "-m", "katib_resume", "demo"],
         capture_output=True,
         text=True,
         cwd=tmp_path,

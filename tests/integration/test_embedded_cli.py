@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
-from app.output import human_duration, table
+from katib_resume.app.output import human_duration, table
 from tests.support.harness import shipped_config_data
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,7 +27,7 @@ PVC_NAME = "from-volume-resume-random"
 
 
 def cli(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "app.cli", *map(str, args)]
+    command = [sys.executable, "-m", "katib_resume", *map(str, args)]
     return subprocess.run(command, capture_output=True, text=True, cwd=cwd, check=False)
 
 

@@ -11,11 +11,18 @@ from typing import Any
 
 import pytest
 
-from adapters.fake import ControllerCrash, FakeCluster, FakeWorld, Invalid
-from adapters.fake.watch import WatchLog
-from core.actions import ObjectRef
-from core.kube import Manifest
-from core.ports import AlreadyExists, ClusterError, Conflict, Gone, NotFound, Unavailable
+from katib_resume.adapters.fake import ControllerCrash, FakeCluster, FakeWorld, Invalid
+from katib_resume.adapters.fake.watch import WatchLog
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.kube import Manifest
+from katib_resume.core.ports import (
+    AlreadyExists,
+    ClusterError,
+    Conflict,
+    Gone,
+    NotFound,
+    Unavailable,
+)
 
 SUGGESTION = ObjectRef("kubeflow.org/v1beta1", "Suggestion", "ns", "s")
 

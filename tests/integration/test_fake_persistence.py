@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from adapters.fake import FakeCluster, FakeWorld, StateFileError, load, save
-from adapters.fake.persistence import STATE_FILE
-from core.actions import ObjectRef
+from katib_resume.adapters.fake import FakeCluster, FakeWorld, StateFileError, load, save
+from katib_resume.adapters.fake.persistence import STATE_FILE
+from katib_resume.core.actions import ObjectRef
 from tests.integration.test_fake_world import DEPLOYMENT, NS, available, deployment, pvc
 
 

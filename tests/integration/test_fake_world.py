@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from adapters.fake import FakeCluster, FakeWorld, OutsideVolumeRoot
-from adapters.fake.reclaim import PV_PROTECTION, PVC_PROTECTION
-from core.actions import ObjectRef
-from core.kube import Manifest
-from core.ports import NotFound
+from katib_resume.adapters.fake import FakeCluster, FakeWorld, OutsideVolumeRoot
+from katib_resume.adapters.fake.reclaim import PV_PROTECTION, PVC_PROTECTION
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.kube import Manifest
+from katib_resume.core.ports import NotFound
 
 NS = "ns"
 CLAIM = ObjectRef("v1", "PersistentVolumeClaim", NS, "claim")

@@ -17,15 +17,15 @@ from typing import Any
 import grpc
 import pytest
 
-from adapters.fake.cluster import FakeCluster
-from adapters.grpc import Endpoints, GrpcSuggestionService
-from adapters.grpc.api import Wire
-from adapters.grpc.channels import Channels
-from core.actions import ObjectRef
-from core.katib import API_VERSION, LABEL_EXPERIMENT
-from core.model import Suggestion
-from core.observed import VALID, Outcome, Validation
-from core.ports import Unavailable
+from katib_resume.adapters.fake.cluster import FakeCluster
+from katib_resume.adapters.grpc import Endpoints, GrpcSuggestionService
+from katib_resume.adapters.grpc.api import Wire
+from katib_resume.adapters.grpc.channels import Channels
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
+from katib_resume.core.model import Suggestion
+from katib_resume.core.observed import VALID, Outcome, Validation
+from katib_resume.core.ports import Unavailable
 from tests.support.katib_grpc import Abort, Behaviour, KatibServer, LocalAlgorithm
 
 NS, NAME = "kubeflow", "from-volume-resume"

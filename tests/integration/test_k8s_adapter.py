@@ -14,15 +14,15 @@ from typing import Any
 
 import pytest
 
-from adapters.k8s.cluster import KubeCluster
-from adapters.k8s.connect import to_url
-from adapters.k8s.live import LiveCluster
-from adapters.k8s.resources import RESOURCES
-from adapters.k8s.store import Store
-from adapters.k8s.transport import Retry, Transport
-from adapters.k8s.watch import KindWatch
-from core.actions import ObjectRef
-from core.ports import AlreadyExists, Conflict, Invalid, NotFound, Unavailable
+from katib_resume.adapters.k8s.cluster import KubeCluster
+from katib_resume.adapters.k8s.connect import to_url
+from katib_resume.adapters.k8s.live import LiveCluster
+from katib_resume.adapters.k8s.resources import RESOURCES
+from katib_resume.adapters.k8s.store import Store
+from katib_resume.adapters.k8s.transport import Retry, Transport
+from katib_resume.adapters.k8s.watch import KindWatch
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.ports import AlreadyExists, Conflict, Invalid, NotFound, Unavailable
 from tests.support.kube_mock import MockServer
 from tests.support.waiting import eventually
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from adapters.k8s.config_map import ConfigMapSource
-from adapters.k8s.connect import to_url
-from adapters.k8s.lease import LeaseElector
-from adapters.k8s.transport import MERGE_PATCH, Transport
-from core.config import ConfigError
+from katib_resume.adapters.k8s.config_map import ConfigMapSource
+from katib_resume.adapters.k8s.connect import to_url
+from katib_resume.adapters.k8s.lease import LeaseElector
+from katib_resume.adapters.k8s.transport import MERGE_PATCH, Transport
+from katib_resume.core.config import ConfigError
 from tests.support.kube_mock import MockServer, config_map
 from tests.support.waiting import eventually
 

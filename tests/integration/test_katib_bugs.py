@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.katib import ANNOTATION_OWNER_UID
-from core.observed import Outcome, Validation
+from katib_resume.core.katib import ANNOTATION_OWNER_UID
+from katib_resume.core.observed import Outcome, Validation
 from tests.integration.test_resume_sequences import experiment, first_run
 from tests.support.harness import Bench, notation, owned_volume_is_cleaned_up, shipped_config
 

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "app.cli", "manifests", *map(str, args)]
+    command = [sys.executable, "-m", "katib_resume", "manifests", *map(str, args)]
     return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=False)
 
 

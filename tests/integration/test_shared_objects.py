@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from adapters.fake.clone import clone
-from adapters.fake.store import Store
-from core.actions import ObjectRef
-from core.kube import Manifest
+from katib_resume.adapters.fake.clone import clone
+from katib_resume.adapters.fake.store import Store
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.kube import Manifest
 from tests.support.sim import Sim
 
 Kept = list[tuple[Manifest, Manifest]]

@@ -16,14 +16,14 @@ from typing import Any
 
 import pytest
 
-from adapters.fake import FakeCluster
-from app.webhook import MUTATE, VALIDATE, Admission
-from core.actions import ObjectRef
-from core.config import ConfigError, KatibConfig
-from core.defaults import default_experiment
-from core.kube import Manifest
-from core.model import Experiment
-from core.ports import Unavailable
+from katib_resume.adapters.fake import FakeCluster
+from katib_resume.app.webhook import MUTATE, VALIDATE, Admission
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.config import ConfigError, KatibConfig
+from katib_resume.core.defaults import default_experiment
+from katib_resume.core.kube import Manifest
+from katib_resume.core.model import Experiment
+from katib_resume.core.ports import Unavailable
 from tests.support.delegating import DelegatingCluster
 from tests.support.webhook import (
     NAMESPACE,
@@ -462,7 +462,7 @@ def raw_tls(webhook: TlsWebhook) -> Any:
 
 
 def test_a_stalled_body_is_cut_off_and_others_are_still_served(tmp_path: Path) -> None:
-    from app.webhook import Limits
+    from katib_resume.app.webhook import Limits
 
     limits = Limits(request_seconds=1.0, io_seconds=0.5, grace_seconds=0.5)
     with TlsWebhook(tmp_path, limits=limits) as webhook:
@@ -479,7 +479,7 @@ def test_a_stalled_body_is_cut_off_and_others_are_still_served(tmp_path: Path) -
 
 
 def test_a_slowloris_client_is_cut_at_the_deadline(tmp_path: Path) -> None:
-    from app.webhook import Limits
+    from katib_resume.app.webhook import Limits
 
     limits = Limits(request_seconds=1.0, io_seconds=0.5, grace_seconds=0.5)
     with TlsWebhook(tmp_path, limits=limits) as webhook:
@@ -501,7 +501,7 @@ def test_a_slowloris_client_is_cut_at_the_deadline(tmp_path: Path) -> None:
 def test_a_client_that_never_handshakes_holds_nobody_up(tmp_path: Path) -> None:
     import socket
 
-    from app.webhook import Limits
+    from katib_resume.app.webhook import Limits
 
     limits = Limits(request_seconds=1.0, io_seconds=0.5, grace_seconds=0.5)
     with TlsWebhook(tmp_path, limits=limits) as webhook:
@@ -518,7 +518,7 @@ def test_a_client_that_never_handshakes_holds_nobody_up(tmp_path: Path) -> None:
 def test_connections_over_the_limit_are_closed_at_accept(tmp_path: Path) -> None:
     import socket
 
-    from app.webhook import Limits
+    from katib_resume.app.webhook import Limits
 
     limits = Limits(max_connections=2, request_seconds=2.0, io_seconds=1.0, grace_seconds=0.5)
     with TlsWebhook(tmp_path, limits=limits) as webhook:
@@ -543,7 +543,7 @@ class SlowCluster(FailingReads):
 
 
 def test_shutdown_lets_the_request_in_flight_finish(tmp_path: Path) -> None:
-    from app.webhook import Limits
+    from katib_resume.app.webhook import Limits
 
     cluster = SlowCluster(world(), "")
     slow = Admission(cluster, shipped_config())

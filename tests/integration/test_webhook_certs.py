@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import trustme
 
-from app.webhook import CertificateError, JsonLog, create_server
+from katib_resume.app.webhook import CertificateError, JsonLog, create_server
 from tests.support.webhook import VALIDATE_OK, Certs, TlsWebhook, default_admission
 
 

@@ -18,17 +18,17 @@ from typing import Any
 
 import pytest
 
-from app.cli import build_parser
-from app.cmd_webhook import webhook
-from app.inputs import InputError
+from katib_resume.app.cli import build_parser
+from katib_resume.app.cmd_webhook import webhook
+from katib_resume.app.inputs import InputError
 from tests.support.webhook import VALIDATE_OK, Certs, Client, shipped_config, world
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVE_WITH_FAKES = textwrap.dedent(
     """
     import sys
-    from app.cli import build_parser
-    from app.cmd_webhook import webhook
+    from katib_resume.app.cli import build_parser
+    from katib_resume.app.cmd_webhook import webhook
     from tests.support.webhook import shipped_config, world
 
     args = build_parser().parse_args(sys.argv[1:])
@@ -38,7 +38,7 @@ SERVE_WITH_FAKES = textwrap.dedent(
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "app.cli", *args]
+    command = [sys.executable, "-m", "katib_resume", *args]
     return subprocess.run(
         command, capture_output=True, text=True, cwd=ROOT, check=False, timeout=60
     )
@@ -53,10 +53,10 @@ def test_help_lists_the_flags() -> None:
 
 def test_parsing_the_command_imports_neither_kubernetes_nor_the_server() -> None:
     probe = (
-        "import sys; from app.cli import build_parser; "
+        "import sys; from katib_resume.app.cli import build_parser; "
         "build_parser().parse_args(['webhook', '--cert-dir', 'x']); "
-        "print(sorted(m for m in ('kubernetes', 'ssl', 'http.server', 'app.webhook', 'pydantic') "
-        "if m in sys.modules))"
+        "print(sorted(m for m in ('kubernetes', 'ssl', 'http.server', "
+        "'katib_resume.app.webhook', 'pydantic') if m in sys.modules))"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True

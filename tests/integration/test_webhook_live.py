@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from adapters.k8s.connect import to_url
-from adapters.k8s.transport import Transport
-from core.ports import AlreadyExists
+from katib_resume.adapters.k8s.connect import to_url
+from katib_resume.adapters.k8s.transport import Transport
+from katib_resume.core.ports import AlreadyExists
 from tests.support.kube_mock import MockServer, config_map, write_kubeconfig
 from tests.support.waiting import eventually
 from tests.support.webhook import INJECTION, NAMESPACE, Certs, Client, example, review
@@ -50,7 +50,7 @@ def live(kube: MockServer, tmp_path: Path) -> Iterator[tuple[Client, Transport]]
     put(transport, "/api/v1/namespaces/ops/configmaps", config_map("ops", shipped))
     certs = Certs(tmp_path / "certs")
     command = [
-        sys.executable, "-m", "app.cli", "webhook",
+        sys.executable, "-m", "katib_resume", "webhook",
         "--cert-dir", str(certs.cert_dir), "--port", "0",
         "--kubeconfig", str(write_kubeconfig(tmp_path, kube.url)),
         "--config-map", "ops/katib-config",

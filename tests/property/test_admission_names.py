@@ -13,10 +13,10 @@ from typing import Any
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from core.config import ConfigError
-from core.model import Experiment
-from core.names import pv_name, service_name
-from core.validation import Decision, validate
+from katib_resume.core.config import ConfigError
+from katib_resume.core.model import Experiment
+from katib_resume.core.names import pv_name, service_name
+from katib_resume.core.validation import Decision, validate
 
 DNS1035_LABEL = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
 DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")

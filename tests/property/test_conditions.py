@@ -7,7 +7,14 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.conditions import Conditions, ConditionSpec, Status, find, remove_condition, set_condition
+from katib_resume.core.conditions import (
+    Conditions,
+    ConditionSpec,
+    Status,
+    find,
+    remove_condition,
+    set_condition,
+)
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 specs = st.builds(

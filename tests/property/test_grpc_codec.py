@@ -14,9 +14,14 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from adapters.grpc.api import decode, encode
-from adapters.grpc.codec import experiment_manifest, experiment_wire, trial_manifest, trial_wire
-from core.trials import TrialPhase
+from katib_resume.adapters.grpc.api import decode, encode
+from katib_resume.adapters.grpc.codec import (
+    experiment_manifest,
+    experiment_wire,
+    trial_manifest,
+    trial_wire,
+)
+from katib_resume.core.trials import TrialPhase
 
 text = st.text(min_size=1, max_size=12)
 names = st.text("abcdefghijklmnopqrstuvwxyz0123456789-", min_size=1, max_size=20)

@@ -13,7 +13,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.webhook.patch import json_patch
+from katib_resume.app.webhook.patch import json_patch
 from tests.support.webhook import apply_patch
 
 keys = st.sampled_from(["a", "b", "c/d", "e~f", ""])

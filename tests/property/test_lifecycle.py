@@ -16,9 +16,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.conditions import Conditions, ConditionSpec, Status
-from core.katib import EXP_MAX_FAILED, EXP_MAX_TRIALS, SUG_DEPLOYMENT_NOT_READY, suggestion_failed
-from core.lifecycle import (
+from katib_resume.core.conditions import Conditions, ConditionSpec, Status
+from katib_resume.core.katib import (
+    EXP_MAX_FAILED,
+    EXP_MAX_TRIALS,
+    SUG_DEPLOYMENT_NOT_READY,
+    suggestion_failed,
+)
+from katib_resume.core.lifecycle import (
     EXPERIMENT,
     SUGGESTION,
     ExperimentFacts,
@@ -29,9 +34,9 @@ from core.lifecycle import (
     SuggestionFacts,
     SuggestionState,
 )
-from core.lifecycle import experiment as exp_lc
-from core.lifecycle import suggestion as sug_lc
-from core.model import Suggestion
+from katib_resume.core.lifecycle import experiment as exp_lc
+from katib_resume.core.lifecycle import suggestion as sug_lc
+from katib_resume.core.model import Suggestion
 
 St = SuggestionState
 X = ExperimentState

@@ -17,13 +17,13 @@ from typing import Any
 from hypothesis import event, example, given
 from hypothesis import strategies as st
 
-from core.config import KatibConfig, parse_katib_config
-from core.defaults import default_experiment
-from core.desired import desired_suggestion
-from core.local_volumes import with_local_volumes
-from core.model import Experiment, Suggestion
-from core.validation import validate
-from core.volumes import volume_plan
+from katib_resume.core.config import KatibConfig, parse_katib_config
+from katib_resume.core.defaults import default_experiment
+from katib_resume.core.desired import desired_suggestion
+from katib_resume.core.local_volumes import with_local_volumes
+from katib_resume.core.model import Experiment, Suggestion
+from katib_resume.core.validation import validate
+from katib_resume.core.volumes import volume_plan
 from tests.support.harness import load
 
 TOKENS = ("a", "b", "c", "random", "grid")

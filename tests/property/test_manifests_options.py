@@ -8,7 +8,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.manifests import Options, generate, render
+from katib_resume.app.manifests import Options, generate, render
 
 NAMESPACES = st.from_regex(r"\A[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\Z")
 IMAGES = st.from_regex(r"\A[a-z0-9][a-z0-9./-]{0,40}(:[A-Za-z0-9_.-]{1,20})?\Z")

@@ -13,11 +13,11 @@ from typing import Any
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from core.config import KatibConfig, parse_katib_config
-from core.model import Experiment, PersistentVolume, Suggestion
-from core.names import pv_name
-from core.validation import validate
-from core.volumes import volume_conflict, volume_plan
+from katib_resume.core.config import KatibConfig, parse_katib_config
+from katib_resume.core.model import Experiment, PersistentVolume, Suggestion
+from katib_resume.core.names import pv_name
+from katib_resume.core.validation import validate
+from katib_resume.core.volumes import volume_conflict, volume_plan
 
 segment = st.from_regex(r"[a-z][a-z0-9]{0,5}", fullmatch=True)
 

@@ -21,10 +21,10 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from app.keys import Key
-from core.actions import ObjectRef
-from core.katib import API_VERSION
-from core.kube import Manifest
+from katib_resume.app.keys import Key
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.katib import API_VERSION
+from katib_resume.core.kube import Manifest
 from tests.support.sim import CHILD, NAMESPACE, PV_NAME, Sim, local_config
 
 LIFECYCLES = int(os.environ.get("RESTART_LIFECYCLES", "2000"))

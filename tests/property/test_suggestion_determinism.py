@@ -20,8 +20,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adapters.local.suggestion import FILE_NAME, SuggestionServer, parse_space
-from core.model import Experiment, Manifest
+from katib_resume.adapters.local.suggestion import FILE_NAME, SuggestionServer, parse_space
+from katib_resume.core.model import Experiment, Manifest
 
 Plan = list[tuple[int, bool]]
 """Batches the controller asks for: ``(size, response lost)``."""

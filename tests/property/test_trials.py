@@ -14,12 +14,17 @@ from typing import Any
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from core.conditions import ConditionSpec
-from core.katib import EXP_GOAL_REACHED, EXP_MAX_FAILED, EXP_MAX_TRIALS, LABEL_EXPERIMENT
-from core.model.experiment import ExperimentSpec
-from core.model.trial import Trial
-from core.objective import goal_reached
-from core.trials import (
+from katib_resume.core.conditions import ConditionSpec
+from katib_resume.core.katib import (
+    EXP_GOAL_REACHED,
+    EXP_MAX_FAILED,
+    EXP_MAX_TRIALS,
+    LABEL_EXPERIMENT,
+)
+from katib_resume.core.model.experiment import ExperimentSpec
+from katib_resume.core.model.trial import Trial
+from katib_resume.core.objective import goal_reached
+from katib_resume.core.trials import (
     TrialPhase,
     classify,
     completion,

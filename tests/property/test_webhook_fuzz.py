@@ -23,9 +23,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.webhook import MUTATE, VALIDATE, Incoming, JsonLog, Reply, handle
-from core.defaults import default_experiment
-from core.model import Experiment
+from katib_resume.app.webhook import MUTATE, VALIDATE, Incoming, JsonLog, Reply, handle
+from katib_resume.core.defaults import default_experiment
+from katib_resume.core.model import Experiment
 from tests.support.documents import paths
 from tests.support.webhook import (
     NAMESPACE,

@@ -19,9 +19,9 @@ import itertools
 from pathlib import Path
 from typing import Any
 
-from adapters.k8s.transport import MERGE_PATCH, Transport
-from core.defaults import default_experiment
-from core.model import Experiment
+from katib_resume.adapters.k8s.transport import MERGE_PATCH, Transport
+from katib_resume.core.defaults import default_experiment
+from katib_resume.core.model import Experiment
 from tests.support.harness import load
 from tests.support.kube_mock import MockServer, config_map
 

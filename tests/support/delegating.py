@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from core.actions import EventType, ObjectRef
-from core.kube import Manifest
-from core.ports import Cluster
+from katib_resume.core.actions import EventType, ObjectRef
+from katib_resume.core.kube import Manifest
+from katib_resume.core.ports import Cluster
 
 
 class DelegatingCluster:

@@ -14,22 +14,22 @@ from typing import Any
 
 import yaml
 
-from adapters.fake import FakeClock, FakeCluster
-from app.keys import Key
-from app.reconcile import reconcile
-from core.actions import ObjectRef, UpdateStatus
-from core.config import KatibConfig, parse_katib_config
-from core.katib import (
+from katib_resume.adapters.fake import FakeClock, FakeCluster
+from katib_resume.app.keys import Key
+from katib_resume.app.reconcile import reconcile
+from katib_resume.core.actions import ObjectRef, UpdateStatus
+from katib_resume.core.config import KatibConfig, parse_katib_config
+from katib_resume.core.katib import (
     ANNOTATION_OWNER_UID,
     API_VERSION,
     FINALIZER_PV_CLEANUP,
     LABEL_EXPERIMENT,
 )
-from core.kube import Manifest
-from core.model import Suggestion
-from core.observed import VALID, Assignments, Validation
-from core.plan import Plan
-from core.ports import NotFound
+from katib_resume.core.kube import Manifest
+from katib_resume.core.model import Suggestion
+from katib_resume.core.observed import VALID, Assignments, Validation
+from katib_resume.core.plan import Plan
+from katib_resume.core.ports import NotFound
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 NOTATION = {

@@ -19,11 +19,11 @@ from functools import partial
 
 import grpc
 
-from adapters.grpc.api import METHODS, PACKAGE, Method, Wire, decode, encode
-from adapters.grpc.codec import experiment_manifest
-from adapters.local.suggestion import SuggestionServer
-from core.model import Experiment
-from core.observed import Outcome
+from katib_resume.adapters.grpc.api import METHODS, PACKAGE, Method, Wire, decode, encode
+from katib_resume.adapters.grpc.codec import experiment_manifest
+from katib_resume.adapters.local.suggestion import SuggestionServer
+from katib_resume.core.model import Experiment
+from katib_resume.core.observed import Outcome
 
 
 class Abort(Exception):

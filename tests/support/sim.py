@@ -12,18 +12,18 @@ import functools
 from pathlib import Path
 from typing import Any
 
-from adapters.fake import ControllerCrash, FakeClock, FakeCluster, FakeWorld
-from adapters.fake.clone import clone
-from adapters.fake.store import select
-from app.inputs import embedded_config, load_config
-from app.runtime import Runtime
-from core.actions import ObjectRef
-from core.config import KatibConfig
-from core.defaults import default_experiment
-from core.katib import ANNOTATION_SEED, API_VERSION, LABEL_EXPERIMENT
-from core.kube import Manifest
-from core.model import Experiment
-from core.validation import validate
+from katib_resume.adapters.fake import ControllerCrash, FakeClock, FakeCluster, FakeWorld
+from katib_resume.adapters.fake.clone import clone
+from katib_resume.adapters.fake.store import select
+from katib_resume.app.inputs import embedded_config, load_config
+from katib_resume.app.runtime import Runtime
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.config import KatibConfig
+from katib_resume.core.defaults import default_experiment
+from katib_resume.core.katib import ANNOTATION_SEED, API_VERSION, LABEL_EXPERIMENT
+from katib_resume.core.kube import Manifest
+from katib_resume.core.model import Experiment
+from katib_resume.core.validation import validate
 from tests.support.harness import load
 
 NAME, NAMESPACE = "from-volume-resume", "kubeflow"

@@ -20,11 +20,11 @@ from typing import Any
 
 import trustme
 
-from adapters.fake import FakeCluster
-from app.runtime import StaticConfig
-from app.webhook import Admission, JsonLog, Limits, WebhookServer, create_server
-from core.kube import Manifest
-from core.ports import Cluster, ConfigSource
+from katib_resume.adapters.fake import FakeCluster
+from katib_resume.app.runtime import StaticConfig
+from katib_resume.app.webhook import Admission, JsonLog, Limits, WebhookServer, create_server
+from katib_resume.core.kube import Manifest
+from katib_resume.core.ports import Cluster, ConfigSource
 from tests.support import harness
 
 NAMESPACE = "kubeflow"

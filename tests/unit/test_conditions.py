@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from core.conditions import Conditions, ConditionSpec, Status, set_all, set_condition
-from core.katib import (
+from katib_resume.core.conditions import Conditions, ConditionSpec, Status, set_all, set_condition
+from katib_resume.core.katib import (
     MSG_CAN_RESTART_FROM_VOLUME,
     SUG_CREATED,
     SUG_DEPLOYMENT_NOT_READY,

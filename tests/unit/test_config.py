@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
-from core.config import ConfigError, KatibConfig, SuggestionConfig, parse_katib_config
+from katib_resume.core.config import ConfigError, KatibConfig, SuggestionConfig, parse_katib_config
 
 SHARED_CONFIG = Path(__file__).parents[1] / "data" / "katib-config.yaml"
 HEAD = {"apiVersion": "config.kubeflow.org/v1beta1", "kind": "KatibConfig"}

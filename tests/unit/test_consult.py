@@ -6,11 +6,11 @@ wake the Experiment again; the reconcile itself asks to be requeued.
 
 from __future__ import annotations
 
-from app.reconcile import ASSIGNMENT_RETRY_SECONDS, reconcile
-from core.desired import desired_trial
-from core.model import Experiment, Suggestion
-from core.observed import Assignments
-from core.ports import Unavailable
+from katib_resume.app.reconcile import ASSIGNMENT_RETRY_SECONDS, reconcile
+from katib_resume.core.desired import desired_trial
+from katib_resume.core.model import Experiment, Suggestion
+from katib_resume.core.observed import Assignments
+from katib_resume.core.ports import Unavailable
 from tests.support.harness import Bench, load
 
 

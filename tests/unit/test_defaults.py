@@ -10,8 +10,13 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.defaults import EDITABLE_FIELDS, default_experiment, spec_view, without_editable
-from core.model import Experiment
+from katib_resume.core.defaults import (
+    EDITABLE_FIELDS,
+    default_experiment,
+    spec_view,
+    without_editable,
+)
+from katib_resume.core.model import Experiment
 
 DATA = Path(__file__).parent.parent / "data"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from core.lifecycle import LIFECYCLES
+from katib_resume.core.lifecycle import LIFECYCLES
 
 ROOT = Path(__file__).resolve().parents[2]
 

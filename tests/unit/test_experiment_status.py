@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from adapters.fake.clock import EPOCH
-from core.lifecycle.experiment import ExperimentState
-from core.model import Experiment
-from core.plan import experiment as plan_experiment
-from core.plan.experiment import _status
-from core.trials import TrialCounts, replace_status_counts
+from katib_resume.adapters.fake.clock import EPOCH
+from katib_resume.core.lifecycle.experiment import ExperimentState
+from katib_resume.core.model import Experiment
+from katib_resume.core.plan import experiment as plan_experiment
+from katib_resume.core.plan.experiment import _status
+from katib_resume.core.trials import TrialCounts, replace_status_counts
 from tests.support.harness import load
 
 X = ExperimentState

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.grpc.codec import algorithm_wire, experiment_wire, trial_wire
-from core.trials import TrialPhase
+from katib_resume.adapters.grpc.codec import algorithm_wire, experiment_wire, trial_wire
+from katib_resume.core.trials import TrialPhase
 
 
 def metrics_seen(objective: dict[str, Any]) -> list[dict[str, str]]:

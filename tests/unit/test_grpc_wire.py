@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import struct
 
-from adapters.grpc.api import decode, encode
+from katib_resume.adapters.grpc.api import decode, encode
 
 VARINT, I64, LEN = 0, 1, 2
 

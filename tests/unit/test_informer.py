@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from adapters.fake import FakeCluster
-from app.informer import Informer
-from core.actions import ObjectRef
-from core.katib import API_VERSION
+from katib_resume.adapters.fake import FakeCluster
+from katib_resume.app.informer import Informer
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.katib import API_VERSION
 
 REF = ObjectRef(API_VERSION, "Experiment", "ns", "e")
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from app.cli import build_parser
-from app.manifests import Options, generate, render
+from katib_resume.app.cli import build_parser
+from katib_resume.app.manifests import Options, generate, render
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "install.md").read_text()

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from core.config import ConfigError, SuggestionConfig, parse_katib_config
-from core.local_volumes import is_local, volume_source, with_local_volumes
-from core.model import Experiment, Suggestion
-from core.validation import validate
-from core.volumes import volume_plan
+from katib_resume.core.config import ConfigError, SuggestionConfig, parse_katib_config
+from katib_resume.core.local_volumes import is_local, volume_source, with_local_volumes
+from katib_resume.core.model import Experiment, Suggestion
+from katib_resume.core.validation import validate
+from katib_resume.core.volumes import volume_plan
 from tests.support.harness import load
 
 UID = "uid-suggestion"

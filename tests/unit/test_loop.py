@@ -6,12 +6,12 @@ import tempfile
 from datetime import timedelta
 from pathlib import Path
 
-from adapters.fake.clock import EPOCH
-from adapters.fake.clone import clone
-from app.controller import Backoff
-from app.keys import Key, key_of
-from app.queue import WorkQueue
-from core.katib import ANNOTATION_OWNER
+from katib_resume.adapters.fake.clock import EPOCH
+from katib_resume.adapters.fake.clone import clone
+from katib_resume.app.controller import Backoff
+from katib_resume.app.keys import Key, key_of
+from katib_resume.app.queue import WorkQueue
+from katib_resume.core.katib import ANNOTATION_OWNER
 from tests.support.sim import Sim
 
 

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 import yaml
 
-from app.manifests import Options, generate, render
-from app.manifests import names as n
-from app.manifests.crds import FILES, with_status_subresource
-from core.config import parse_katib_config
+from katib_resume.app.manifests import Options, generate, render
+from katib_resume.app.manifests import names as n
+from katib_resume.app.manifests.crds import FILES, with_status_subresource
+from katib_resume.core.config import parse_katib_config
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"

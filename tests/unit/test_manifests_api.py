@@ -14,7 +14,7 @@ import pytest
 import yaml
 from kubernetes.client import models
 
-from app.manifests import Options, generate, render
+from katib_resume.app.manifests import Options, generate, render
 
 SHIPPED = "apiVersion: config.kubeflow.org/v1beta1\nkind: KatibConfig\n"
 MODELS: dict[str, Any] = {

@@ -7,11 +7,11 @@ from typing import Any
 import pytest
 import yaml
 
-from app.manifests import Options, generate, render
-from app.manifests import names as n
-from app.manifests.rbac import CONTROLLER_CLUSTER, TABLES, Permission
-from core.model import Suggestion
-from core.resources import desired_rbac
+from katib_resume.app.manifests import Options, generate, render
+from katib_resume.app.manifests import names as n
+from katib_resume.app.manifests.rbac import CONTROLLER_CLUSTER, TABLES, Permission
+from katib_resume.core.model import Suggestion
+from katib_resume.core.resources import desired_rbac
 
 SHIPPED = "apiVersion: config.kubeflow.org/v1beta1\nkind: KatibConfig\n"
 NAMESPACE = "team-ops"

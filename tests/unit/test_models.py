@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from core.model import Experiment, Suggestion
+from katib_resume.core.model import Experiment, Suggestion
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 

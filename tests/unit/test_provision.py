@@ -5,10 +5,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from adapters.fake.clock import EPOCH
-from core.actions import Create, Delete, UpdateSpec, UpdateStatus
-from core.desired import desired_trial
-from core.model import (
+from katib_resume.adapters.fake.clock import EPOCH
+from katib_resume.core.actions import Create, Delete, UpdateSpec, UpdateStatus
+from katib_resume.core.desired import desired_trial
+from katib_resume.core.model import (
     Deployment,
     Experiment,
     OwnedObject,
@@ -16,8 +16,8 @@ from core.model import (
     Suggestion,
     Trial,
 )
-from core.observed import Observed
-from core.plan import plan, wants_assignments
+from katib_resume.core.observed import Observed
+from katib_resume.core.plan import plan, wants_assignments
 from tests.support.harness import load, shipped_config
 
 RUNNING_SUGGESTION = [

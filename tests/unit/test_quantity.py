@@ -8,7 +8,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.quantity import BINARY_SUFFIXES, DECIMAL_SUFFIXES, QuantityError, parse_quantity
+from katib_resume.core.quantity import (
+    BINARY_SUFFIXES,
+    DECIMAL_SUFFIXES,
+    QuantityError,
+    parse_quantity,
+)
 
 
 @pytest.mark.parametrize(

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 import yaml
 
-from core.config import ConfigError, KatibConfig, parse_katib_config
-from core.kube import Manifest
-from core.model import Suggestion
-from core.resources import (
+from katib_resume.core.config import ConfigError, KatibConfig, parse_katib_config
+from katib_resume.core.kube import Manifest
+from katib_resume.core.model import Suggestion
+from katib_resume.core.resources import (
     desired_deployment,
     desired_rbac,
     desired_service,

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
-from adapters.local.suggestion import (
+from katib_resume.adapters.local.suggestion import (
     FILE_NAME,
     SettingsError,
     SpaceError,
@@ -23,10 +23,10 @@ from adapters.local.suggestion import (
     parse_space,
     validate,
 )
-from adapters.local.suggestion import state as store
-from adapters.local.suggestion.assignments import name_for
-from core.model import Experiment
-from core.observed import Outcome
+from katib_resume.adapters.local.suggestion import state as store
+from katib_resume.adapters.local.suggestion.assignments import name_for
+from katib_resume.core.model import Experiment
+from katib_resume.core.observed import Outcome
 
 ROOT = Path(__file__).resolve().parents[2]
 LR = {"name": "lr", "parameterType": "double", "feasibleSpace": {"min": "0.01", "max": "0.05"}}
@@ -446,7 +446,7 @@ def test_a_save_syncs_the_file_and_its_directory(
 
 
 def test_the_package_builds_on_core_only() -> None:
-    forbidden = ("adapters.fake", "adapters.k8s", "app")
+    forbidden = ("katib_resume.adapters.fake", "katib_resume.adapters.k8s", "katib_resume.app")
     for path in (ROOT / "adapters" / "local" / "suggestion").glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom):

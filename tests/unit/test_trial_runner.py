@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from adapters.fake import FakeClock, FakeCluster
-from adapters.local.trials import (
+from katib_resume.adapters.fake import FakeClock, FakeCluster
+from katib_resume.adapters.local.trials import (
     ANNOTATION_ATTEMPTS,
     FLOOR,
     REASON_LOST,
@@ -22,14 +22,14 @@ from adapters.local.trials import (
     parse_stdout,
     synthetic_metrics,
 )
-from core.actions import ObjectRef
-from core.katib import API_VERSION, LABEL_EXPERIMENT
-from core.kube import Manifest
-from core.model.experiment import ObjectiveSpec
-from core.model.trial import Trial
-from core.objective import best_trial, goal_reached
-from core.ports import ClusterError, Conflict, NotFound, Unavailable
-from core.trials import TrialPhase, classify
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
+from katib_resume.core.kube import Manifest
+from katib_resume.core.model.experiment import ObjectiveSpec
+from katib_resume.core.model.trial import Trial
+from katib_resume.core.objective import best_trial, goal_reached
+from katib_resume.core.ports import ClusterError, Conflict, NotFound, Unavailable
+from katib_resume.core.trials import TrialPhase, classify
 from tests.support.delegating import DelegatingCluster
 
 NS = "kubeflow"

@@ -6,12 +6,17 @@ from typing import Any
 
 import pytest
 
-from core.conditions import ConditionSpec
-from core.katib import EXP_GOAL_REACHED, EXP_MAX_FAILED, EXP_MAX_TRIALS, LABEL_EXPERIMENT
-from core.model.experiment import Experiment, ExperimentSpec, ObjectiveSpec
-from core.model.trial import Trial
-from core.objective import Optimum, best_trial, goal_reached, parse_metric
-from core.trials import (
+from katib_resume.core.conditions import ConditionSpec
+from katib_resume.core.katib import (
+    EXP_GOAL_REACHED,
+    EXP_MAX_FAILED,
+    EXP_MAX_TRIALS,
+    LABEL_EXPERIMENT,
+)
+from katib_resume.core.model.experiment import Experiment, ExperimentSpec, ObjectiveSpec
+from katib_resume.core.model.trial import Trial
+from katib_resume.core.objective import Optimum, best_trial, goal_reached, parse_metric
+from katib_resume.core.trials import (
     COMPLETED_PHASES,
     TrialCounts,
     TrialPhase,

@@ -6,10 +6,17 @@ from typing import Any
 
 import pytest
 
-from core.config import ConfigError
-from core.defaults import default_experiment
-from core.model import Experiment
-from core.validation import Decision, FieldError, aggregate, go_quote, is_restartable, validate
+from katib_resume.core.config import ConfigError
+from katib_resume.core.defaults import default_experiment
+from katib_resume.core.model import Experiment
+from katib_resume.core.validation import (
+    Decision,
+    FieldError,
+    aggregate,
+    go_quote,
+    is_restartable,
+    validate,
+)
 
 SUCCEEDED_MAX_TRIALS = {
     "type": "Succeeded",

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from core.config import SuggestionConfig, parse_katib_config
-from core.model import PersistentVolume, PersistentVolumeClaim, Suggestion
-from core.volumes import (
+from katib_resume.core.config import SuggestionConfig, parse_katib_config
+from katib_resume.core.model import PersistentVolume, PersistentVolumeClaim, Suggestion
+from katib_resume.core.volumes import (
     VolumePlan,
     claim_conflict,
     per_volume_path,

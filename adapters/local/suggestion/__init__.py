@@ -5,10 +5,10 @@ Deployment: ``validate`` answers ``ValidateAlgorithmSettings``, ``get_suggestion
 ``GetSuggestions``, and with a ``data_dir`` (the ``FromVolume`` PVC) its state survives a restart.
 """
 
-from adapters.local.suggestion.algorithms import SettingsError, validate
-from adapters.local.suggestion.server import StartReport, SuggestionServer
-from adapters.local.suggestion.space import SearchSpace, SpaceError, parse_space
-from adapters.local.suggestion.state import FILE_NAME
+from katib_resume.adapters.local.suggestion.algorithms import SettingsError, validate
+from katib_resume.adapters.local.suggestion.server import StartReport, SuggestionServer
+from katib_resume.adapters.local.suggestion.space import SearchSpace, SpaceError, parse_space
+from katib_resume.adapters.local.suggestion.state import FILE_NAME
 
 __all__ = [
     "FILE_NAME",

@@ -23,9 +23,9 @@ import random
 from collections.abc import Sequence, Set
 from typing import Any, Protocol
 
-from adapters.local.suggestion.space import Point, SearchSpace, SpaceError, parse_space
-from core.model import Experiment
-from core.observed import VALID, Outcome, Validation
+from katib_resume.adapters.local.suggestion.space import Point, SearchSpace, SpaceError, parse_space
+from katib_resume.core.model import Experiment
+from katib_resume.core.observed import VALID, Outcome, Validation
 
 SETTINGS: dict[str, tuple[str, ...]] = {"random": ("random_state",), "grid": ()}
 """The algorithms this service implements, with the algorithm settings each accepts."""

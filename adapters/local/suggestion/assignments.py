@@ -17,8 +17,8 @@ import hashlib
 from collections.abc import Iterable, Set
 from typing import Any
 
-from adapters.local.suggestion.space import Point
-from core.kube import Manifest
+from katib_resume.adapters.local.suggestion.space import Point
+from katib_resume.core.kube import Manifest
 
 ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
 SUFFIX_LENGTH = 8

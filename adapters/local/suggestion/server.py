@@ -36,19 +36,25 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from adapters.local.suggestion import state as store
-from adapters.local.suggestion.algorithms import Search, SettingsError, build, seed_of, validate
-from adapters.local.suggestion.assignments import (
+from katib_resume.adapters.local.suggestion import state as store
+from katib_resume.adapters.local.suggestion.algorithms import (
+    Search,
+    SettingsError,
+    build,
+    seed_of,
+    validate,
+)
+from katib_resume.adapters.local.suggestion.assignments import (
     assignment,
     key_of,
     name_for,
     normalized,
     point_of,
 )
-from adapters.local.suggestion.space import SpaceError
-from adapters.local.suggestion.state import SearchState, StateProblem
-from core.model import Experiment, Manifest
-from core.observed import Validation
+from katib_resume.adapters.local.suggestion.space import SpaceError
+from katib_resume.adapters.local.suggestion.state import SearchState, StateProblem
+from katib_resume.core.model import Experiment, Manifest
+from katib_resume.core.observed import Validation
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from adapters.atomic import write_atomically
-from adapters.local.suggestion.assignments import well_formed
-from core.kube import Manifest
+from katib_resume.adapters.atomic import write_atomically
+from katib_resume.adapters.local.suggestion.assignments import well_formed
+from katib_resume.core.kube import Manifest
 
 FILE_NAME = "suggestion-state.json"
 FORMAT = "katib-resume/suggestion-state"

@@ -5,10 +5,15 @@ outcome on the Trial's status; metrics come from the synthetic objective (the de
 the primary container's command run as a local process (``command=True``).
 """
 
-from adapters.local.trials.metrics import MetricRecord, metric_names, parse_pairs, parse_stdout
-from adapters.local.trials.objective import FLOOR, synthetic_metrics, synthetic_outcome
-from adapters.local.trials.outcome import REASON_LOST, Outcome
-from adapters.local.trials.runner import ANNOTATION_ATTEMPTS, TrialRunner
+from katib_resume.adapters.local.trials.metrics import (
+    MetricRecord,
+    metric_names,
+    parse_pairs,
+    parse_stdout,
+)
+from katib_resume.adapters.local.trials.objective import FLOOR, synthetic_metrics, synthetic_outcome
+from katib_resume.adapters.local.trials.outcome import REASON_LOST, Outcome
+from katib_resume.adapters.local.trials.runner import ANNOTATION_ATTEMPTS, TrialRunner
 
 __all__ = [
     "ANNOTATION_ATTEMPTS",

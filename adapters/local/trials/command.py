@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from adapters.local.trials.metrics import metric_names, parse_stdout
-from adapters.local.trials.outcome import Outcome
+from katib_resume.adapters.local.trials.metrics import metric_names, parse_stdout
+from katib_resume.adapters.local.trials.outcome import Outcome
 
 _UNSUBSTITUTED = re.compile(r"\$\{trialParameters\.[^}]*\}")
 

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.objective import UNAVAILABLE
+from katib_resume.core.objective import UNAVAILABLE
 
 _NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 _PAIR = re.compile(rf"(?:^|(?<=[\s,]))(?P<name>[\w-]+)\s*=\s*(?P<value>{_NUMBER})(?=$|[\s,])")

@@ -33,8 +33,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from adapters.local.trials.metrics import MetricRecord, metric_names
-from adapters.local.trials.outcome import Outcome
+from katib_resume.adapters.local.trials.metrics import MetricRecord, metric_names
+from katib_resume.adapters.local.trials.outcome import Outcome
 
 FLOOR = 0.05
 CEILING = 1.0 - FLOOR

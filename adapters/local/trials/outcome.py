@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from adapters.local.trials.metrics import MetricRecord
-from core.conditions import Conditions, ConditionSpec, Status, is_true, set_all
-from core.kube import Manifest, format_time
-from core.model.trial import Trial
+from katib_resume.adapters.local.trials.metrics import MetricRecord
+from katib_resume.core.conditions import Conditions, ConditionSpec, Status, is_true, set_all
+from katib_resume.core.kube import Manifest, format_time
+from katib_resume.core.model.trial import Trial
 
 CREATED = ConditionSpec("Created", Status.TRUE, "TrialCreated", "Trial is created")
 RUNNING = ConditionSpec("Running", Status.TRUE, "TrialRunning", "Trial is running")

@@ -30,9 +30,9 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from adapters.local.trials.command import run_command
-from adapters.local.trials.objective import synthetic_outcome
-from adapters.local.trials.outcome import (
+from katib_resume.adapters.local.trials.command import run_command
+from katib_resume.adapters.local.trials.objective import synthetic_outcome
+from katib_resume.adapters.local.trials.outcome import (
     REASON_LOST,
     Outcome,
     finished_status,
@@ -40,11 +40,11 @@ from adapters.local.trials.outcome import (
     is_terminal,
     started_status,
 )
-from core.actions import ObjectRef
-from core.katib import API_VERSION
-from core.kube import Manifest
-from core.model.trial import Trial
-from core.ports import Cluster, ClusterError, NotFound
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.katib import API_VERSION
+from katib_resume.core.kube import Manifest
+from katib_resume.core.model.trial import Trial
+from katib_resume.core.ports import Cluster, ClusterError, NotFound
 
 ANNOTATION_ATTEMPTS = "resume.katib.kubeflow.org/attempts"
 DEFAULT_TIMEOUT = 600.0
