@@ -22,8 +22,8 @@ from katib_resume.adapters.k8s.cluster import KubeCluster
 from katib_resume.adapters.k8s.config_map import ConfigMapSource
 from katib_resume.adapters.k8s.connect import to_url
 from katib_resume.adapters.k8s.transport import MERGE_PATCH, Transport
-from katib_resume.app.cmd_controller import SystemClock
-from katib_resume.app.host import Host
+from katib_resume.app.cluster.host import Host
+from katib_resume.app.cluster.main import SystemClock
 from tests.support.cluster_player import (
     ClusterPlayer,
     conditions,

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from katib_resume.adapters.fake.store import Store
-from katib_resume.app.informer import Change, Watched
+from katib_resume.app.loop.informer import Change, Watched
 from katib_resume.core.actions import EventType, ObjectRef
 from katib_resume.core.kube import Manifest
 from katib_resume.core.ports import Cluster

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from katib_resume.app.reconcile import gather
+from katib_resume.app.loop.reconcile import gather
 from katib_resume.core import model
 from katib_resume.core.kube import Manifest
 from katib_resume.core.lifecycle.suggestion import derive

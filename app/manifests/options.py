@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib import metadata
 
-from katib_resume.app.wiring import DEFAULT_NAMESPACE
+from katib_resume.app.common.wiring import DEFAULT_NAMESPACE
 
 
 def default_image() -> str:

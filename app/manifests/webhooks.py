@@ -20,7 +20,7 @@ Without either, ``caBundle`` is absent and every admission call fails until it i
 
 from __future__ import annotations
 
-from katib_resume.app import wiring
+from katib_resume.app.common import wiring
 from katib_resume.app.manifests import names
 from katib_resume.app.manifests.options import Options
 from katib_resume.core.katib import GROUP

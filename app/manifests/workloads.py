@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import copy
 
-from katib_resume.app import wiring
+from katib_resume.app.common import wiring
 from katib_resume.app.manifests import names
 from katib_resume.app.manifests.options import Options
 from katib_resume.core.kube import Manifest

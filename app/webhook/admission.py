@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from pydantic import ValidationError
 
-from katib_resume.app.inputs import describe
+from katib_resume.app.common.inputs import describe
 from katib_resume.app.webhook.lookups import (
     LiveCatalog,
     LivePVs,

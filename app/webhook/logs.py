@@ -12,7 +12,7 @@ import threading
 from datetime import UTC, datetime
 from typing import Literal, TextIO
 
-from katib_resume.app.logs import json_line
+from katib_resume.app.common.logs import json_line
 
 Level = Literal["debug", "info", "warning", "error"]
 

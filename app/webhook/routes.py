@@ -23,7 +23,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from katib_resume.app import wiring
+from katib_resume.app.common import wiring
 from katib_resume.app.webhook.admission import Admission
 from katib_resume.app.webhook.logs import JsonLog
 from katib_resume.app.webhook.review import (

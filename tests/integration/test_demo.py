@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from katib_resume.app import cmd_demo
+from katib_resume.app.cli import demo as cmd_demo
 
 ROOT = Path(__file__).resolve().parents[2]
 CLAIMS = (

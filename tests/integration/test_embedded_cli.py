@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
-from katib_resume.app.output import human_duration, table
+from katib_resume.app.common.output import human_duration, table
 from tests.support.harness import shipped_config_data
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from katib_resume.app.inputs import embedded_config
+from katib_resume.app.common.inputs import embedded_config
 from tests.integration.test_resume_sequences import experiment
 from tests.support.harness import Bench, owned_volume_is_cleaned_up, shipped_config
 from tests.support.sim import CHILD, NAMESPACE, Sim

@@ -18,17 +18,17 @@ from typing import Any
 
 import pytest
 
-from katib_resume.app.cli import build_parser
-from katib_resume.app.cmd_webhook import webhook
-from katib_resume.app.inputs import InputError
+from katib_resume.app.cli.main import build_parser
+from katib_resume.app.common.inputs import InputError
+from katib_resume.app.webhook.main import webhook
 from tests.support.webhook import VALIDATE_OK, Certs, Client, shipped_config, world
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVE_WITH_FAKES = textwrap.dedent(
     """
     import sys
-    from katib_resume.app.cli import build_parser
-    from katib_resume.app.cmd_webhook import webhook
+    from katib_resume.app.cli.main import build_parser
+    from katib_resume.app.webhook.main import webhook
     from tests.support.webhook import shipped_config, world
 
     args = build_parser().parse_args(sys.argv[1:])
@@ -53,7 +53,7 @@ def test_help_lists_the_flags() -> None:
 
 def test_parsing_the_command_imports_neither_kubernetes_nor_the_server() -> None:
     probe = (
-        "import sys; from katib_resume.app.cli import build_parser; "
+        "import sys; from katib_resume.app.cli.main import build_parser; "
         "build_parser().parse_args(['webhook', '--cert-dir', 'x']); "
         "print(sorted(m for m in ('kubernetes', 'ssl', 'http.server', "
         "'katib_resume.app.webhook', 'pydantic') if m in sys.modules))"

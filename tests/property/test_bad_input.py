@@ -17,7 +17,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from katib_resume.app.cli import main
+from katib_resume.app.cli.main import main
 from tests.support.documents import paths
 
 ROOT = Path(__file__).resolve().parents[2]

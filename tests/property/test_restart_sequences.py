@@ -21,7 +21,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from katib_resume.app.keys import Key
+from katib_resume.app.loop.keys import Key
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import API_VERSION
 from katib_resume.core.kube import Manifest

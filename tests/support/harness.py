@@ -15,8 +15,8 @@ from typing import Any
 import yaml
 
 from katib_resume.adapters.fake import FakeClock, FakeCluster
-from katib_resume.app.keys import Key
-from katib_resume.app.reconcile import reconcile
+from katib_resume.app.loop.keys import Key
+from katib_resume.app.loop.reconcile import reconcile
 from katib_resume.core.actions import ObjectRef, UpdateStatus
 from katib_resume.core.config import KatibConfig, parse_katib_config
 from katib_resume.core.katib import (

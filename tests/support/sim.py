@@ -15,8 +15,8 @@ from typing import Any
 from katib_resume.adapters.fake import ControllerCrash, FakeClock, FakeCluster, FakeWorld
 from katib_resume.adapters.fake.clone import clone
 from katib_resume.adapters.fake.store import select
-from katib_resume.app.inputs import embedded_config, load_config
-from katib_resume.app.runtime import Runtime
+from katib_resume.app.common.inputs import embedded_config, load_config
+from katib_resume.app.embedded.runtime import Runtime
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.config import KatibConfig
 from katib_resume.core.defaults import default_experiment

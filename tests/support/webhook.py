@@ -21,7 +21,7 @@ from typing import Any
 import trustme
 
 from katib_resume.adapters.fake import FakeCluster
-from katib_resume.app.runtime import StaticConfig
+from katib_resume.app.embedded.runtime import StaticConfig
 from katib_resume.app.webhook import Admission, JsonLog, Limits, WebhookServer, create_server
 from katib_resume.core.kube import Manifest
 from katib_resume.core.ports import Cluster, ConfigSource

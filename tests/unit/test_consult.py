@@ -6,7 +6,7 @@ wake the Experiment again; the reconcile itself asks to be requeued.
 
 from __future__ import annotations
 
-from katib_resume.app.reconcile import ASSIGNMENT_RETRY_SECONDS, reconcile
+from katib_resume.app.loop.reconcile import ASSIGNMENT_RETRY_SECONDS, reconcile
 from katib_resume.core.desired import desired_trial
 from katib_resume.core.model import Experiment, Suggestion
 from katib_resume.core.observed import Assignments

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from katib_resume.adapters.fake import FakeCluster
-from katib_resume.app.informer import Informer
+from katib_resume.app.loop.informer import Informer
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import API_VERSION
 

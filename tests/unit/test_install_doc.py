@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from katib_resume.app.cli import build_parser
+from katib_resume.app.cli.main import build_parser
 from katib_resume.app.manifests import Options, generate, render
 
 ROOT = Path(__file__).resolve().parents[2]

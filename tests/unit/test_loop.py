@@ -8,9 +8,9 @@ from pathlib import Path
 
 from katib_resume.adapters.fake.clock import EPOCH
 from katib_resume.adapters.fake.clone import clone
-from katib_resume.app.controller import Backoff
-from katib_resume.app.keys import Key, key_of
-from katib_resume.app.queue import WorkQueue
+from katib_resume.app.loop.controller import Backoff
+from katib_resume.app.loop.keys import Key, key_of
+from katib_resume.app.loop.queue import WorkQueue
 from katib_resume.core.katib import ANNOTATION_OWNER
 from tests.support.sim import Sim
 

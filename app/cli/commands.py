@@ -13,9 +13,9 @@ import importlib
 import sys
 from collections.abc import Callable
 
-from katib_resume.app.inputs import InputError, load_config, load_experiment
-from katib_resume.app.output import as_list, one_line, render
-from katib_resume.app.preview import Denied, created_objects
+from katib_resume.app.cli.preview import Denied, created_objects
+from katib_resume.app.common.inputs import InputError, load_config, load_experiment
+from katib_resume.app.common.output import as_list, one_line, render
 from katib_resume.core.config import ConfigError
 from katib_resume.core.lifecycle import LIFECYCLES
 from katib_resume.core.validation import validate
@@ -23,15 +23,15 @@ from katib_resume.core.validation import validate
 EXIT_OK, EXIT_DENIED = 0, 1
 Command = Callable[[argparse.Namespace], int]
 ELSEWHERE = {
-    "run": ("katib_resume.app.cmd_run", "run"),
-    "get": ("katib_resume.app.cmd_get", "get"),
-    "describe": ("katib_resume.app.cmd_describe", "describe"),
-    "edit": ("katib_resume.app.cmd_edit", "edit"),
-    "delete": ("katib_resume.app.cmd_delete", "delete"),
-    "demo": ("katib_resume.app.cmd_demo", "demo"),
-    "controller": ("katib_resume.app.cmd_controller", "controller"),
-    "manifests": ("katib_resume.app.cmd_manifests", "manifests"),
-    "webhook": ("katib_resume.app.cmd_webhook", "webhook"),
+    "run": ("katib_resume.app.cli.run", "run"),
+    "get": ("katib_resume.app.cli.get", "get"),
+    "describe": ("katib_resume.app.cli.describe", "describe"),
+    "edit": ("katib_resume.app.cli.edit", "edit"),
+    "delete": ("katib_resume.app.cli.delete", "delete"),
+    "demo": ("katib_resume.app.cli.demo", "demo"),
+    "controller": ("katib_resume.app.cluster.main", "controller"),
+    "manifests": ("katib_resume.app.manifests.main", "manifests"),
+    "webhook": ("katib_resume.app.webhook.main", "webhook"),
 }
 """The commands of their own modules, imported only when chosen: the embedded runtime, the
 controller and the webhook each bring heavy imports a ``plan`` or ``validate`` never needs."""

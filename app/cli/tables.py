@@ -13,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from katib_resume.app.driver import last_condition
-from katib_resume.app.kinds import (
+from katib_resume.app.cli.kinds import (
     DEPLOYMENT,
     EVENT,
     EXPERIMENT,
@@ -25,7 +24,8 @@ from katib_resume.app.kinds import (
     TRIAL,
     Resource,
 )
-from katib_resume.app.output import age
+from katib_resume.app.common.output import age
+from katib_resume.app.embedded.driver import last_condition
 from katib_resume.core.kube import Manifest
 
 Cell = Callable[[Manifest], str]

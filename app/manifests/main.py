@@ -15,7 +15,7 @@ import re
 import sys
 from pathlib import Path
 
-from katib_resume.app.inputs import (
+from katib_resume.app.common.inputs import (
     SHIPPED_ORIGIN,
     InputError,
     config_from_text,

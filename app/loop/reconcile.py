@@ -17,7 +17,7 @@ from typing import TypeVar, cast
 
 from pydantic import BaseModel
 
-from katib_resume.app.keys import Key
+from katib_resume.app.loop.keys import Key
 from katib_resume.core.actions import (
     AddFinalizer,
     Create,

@@ -20,9 +20,9 @@ from pathlib import Path
 
 from katib_resume.adapters.fake import FakeCluster, StateFileError, load
 from katib_resume.adapters.fake.persistence import STATE_FILE
-from katib_resume.app.bootstrap import Options
-from katib_resume.app.inputs import InputError
-from katib_resume.app.runtime import Runtime
+from katib_resume.app.common.inputs import InputError
+from katib_resume.app.embedded.bootstrap import Options
+from katib_resume.app.embedded.runtime import Runtime
 from katib_resume.core.kube import Manifest
 
 MAX_STEPS = 100_000

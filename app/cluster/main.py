@@ -22,12 +22,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from katib_resume.app import process
-from katib_resume.app.host import Host
-from katib_resume.app.httpd import TEXT, Answer, ProbeServer, parse_address
-from katib_resume.app.inputs import InputError
-from katib_resume.app.logs import configure
-from katib_resume.app.wiring import DEFAULT_NAMESPACE, HEALTHZ_PATH, READYZ_PATH
+from katib_resume.app.cluster.host import Host
+from katib_resume.app.cluster.httpd import TEXT, Answer, ProbeServer, parse_address
+from katib_resume.app.common import process
+from katib_resume.app.common.inputs import InputError
+from katib_resume.app.common.logs import configure
+from katib_resume.app.common.wiring import DEFAULT_NAMESPACE, HEALTHZ_PATH, READYZ_PATH
 from katib_resume.core.names import CONFIG_MAP_NAME
 
 if TYPE_CHECKING:  # imported for real inside the command: `--help` loads neither kubernetes
@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # imported for real inside the command: `--help` loads neithe
     from katib_resume.adapters.k8s.cluster import KubeCluster
     from katib_resume.adapters.k8s.config_map import ConfigMapSource
     from katib_resume.adapters.k8s.lease import LeaseElector
-    from katib_resume.app.metrics import Metrics
+    from katib_resume.app.cluster.metrics import Metrics
 
 log = logging.getLogger("katib_resume.controller")
 SERVICE_ACCOUNT_NAMESPACE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
@@ -118,7 +118,7 @@ def run(settings: Settings, stop: threading.Event) -> int:
     from katib_resume.adapters.k8s.cluster import KubeCluster
     from katib_resume.adapters.k8s.config_map import ConfigMapSource
     from katib_resume.adapters.k8s.lease import LeaseElector
-    from katib_resume.app.metrics import Metrics
+    from katib_resume.app.cluster.metrics import Metrics
 
     transport = process.connect(settings.kubeconfig)
     identity = os.environ.get("POD_NAME") or f"{socket.gethostname()}_{os.getpid()}"

@@ -24,16 +24,16 @@ from importlib import resources
 from pathlib import Path
 
 from katib_resume.adapters.fake.node import host_dir, host_path
-from katib_resume.app.bootstrap import Options, session
-from katib_resume.app.cmd_delete import delete_experiment
-from katib_resume.app.cmd_edit import apply_edit
-from katib_resume.app.cmd_run import create, run_to_completion
-from katib_resume.app.driver import condition_text, last_condition
-from katib_resume.app.inputs import load_experiment
-from katib_resume.app.kinds import EXPERIMENT, PV, PVC, SUGGESTION
-from katib_resume.app.preview import Denied
-from katib_resume.app.restart import Children, children, restart_report, wait_until_running
-from katib_resume.app.runtime import Runtime
+from katib_resume.app.cli.delete import delete_experiment
+from katib_resume.app.cli.edit import apply_edit
+from katib_resume.app.cli.kinds import EXPERIMENT, PV, PVC, SUGGESTION
+from katib_resume.app.cli.preview import Denied
+from katib_resume.app.cli.restart import Children, children, restart_report, wait_until_running
+from katib_resume.app.cli.run import create, run_to_completion
+from katib_resume.app.common.inputs import load_experiment
+from katib_resume.app.embedded.bootstrap import Options, session
+from katib_resume.app.embedded.driver import condition_text, last_condition
+from katib_resume.app.embedded.runtime import Runtime
 from katib_resume.core.katib import (
     DEFAULT_LOCAL_VOLUME_PATH_PREFIX,
     DEFAULT_SUGGESTION_STORAGE_CLASS,

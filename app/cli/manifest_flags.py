@@ -10,11 +10,11 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from katib_resume.app.wiring import DEFAULT_NAMESPACE
+from katib_resume.app.common.wiring import DEFAULT_NAMESPACE
 from katib_resume.core.names import LABEL_MAX, is_dns1123_label
 
 if TYPE_CHECKING:
-    from katib_resume.app.cli import Parser
+    from katib_resume.app.cli.main import Parser
 
 
 def dns_label(text: str) -> str:

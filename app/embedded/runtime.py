@@ -27,11 +27,11 @@ from pathlib import Path
 
 from katib_resume.adapters.fake import FakeCluster, FakeWorld
 from katib_resume.adapters.local.trials import TrialRunner
-from katib_resume.app.controller import Controller
-from katib_resume.app.informer import Informer
-from katib_resume.app.keys import Resync, every_key, keys_of
-from katib_resume.app.reconcile import Parsed
-from katib_resume.app.services import ServiceHost
+from katib_resume.app.embedded.services import ServiceHost
+from katib_resume.app.loop.controller import Controller
+from katib_resume.app.loop.informer import Informer
+from katib_resume.app.loop.keys import Resync, every_key, keys_of
+from katib_resume.app.loop.reconcile import Parsed
 from katib_resume.core.config import KatibConfig
 from katib_resume.core.model import Trial
 from katib_resume.core.ports import ClusterError

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from katib_resume.adapters.local.suggestion import StartReport, SuggestionServer
-from katib_resume.app.keys import Key
-from katib_resume.app.reconcile import Parsed
+from katib_resume.app.loop.keys import Key
+from katib_resume.app.loop.reconcile import Parsed
 from katib_resume.core.actions import EventType, ObjectRef
 from katib_resume.core.katib import ANNOTATION_SEED, API_VERSION
 from katib_resume.core.model import Deployment, Experiment, Suggestion

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
-from katib_resume.app.keys import Key
-from katib_resume.app.queue import WorkQueue
-from katib_resume.app.reconcile import Parsed, reconcile
+from katib_resume.app.loop.keys import Key
+from katib_resume.app.loop.queue import WorkQueue
+from katib_resume.app.loop.reconcile import Parsed, reconcile
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.config import ConfigError
 from katib_resume.core.katib import API_VERSION

@@ -20,8 +20,8 @@ from prometheus_client import Counter as PromCounter
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from katib_resume.app.controller import Outcome
-from katib_resume.app.keys import Key
+from katib_resume.app.loop.controller import Outcome
+from katib_resume.app.loop.keys import Key
 from katib_resume.core.katib import API_VERSION
 from katib_resume.core.kube import Manifest
 from katib_resume.core.ports import Cluster

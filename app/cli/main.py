@@ -20,8 +20,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from katib_resume.app.cli_install import add_manifests
-from katib_resume.app.wiring import DEFAULT_NAMESPACE, HEALTH_PORT, METRICS_PORT, WEBHOOK_PORT
+from katib_resume.app.cli.manifest_flags import add_manifests
+from katib_resume.app.common.wiring import (
+    DEFAULT_NAMESPACE,
+    HEALTH_PORT,
+    METRICS_PORT,
+    WEBHOOK_PORT,
+)
 from katib_resume.core.addresses import (
     DB_MANAGER_ADDRESS,
     EARLY_STOPPING_ENDPOINT,
@@ -305,11 +310,11 @@ def build_parser() -> Parser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from katib_resume.app.commands import (
+    from katib_resume.app.cli.commands import (
         run,  # after parsing: --help never pays for the core's imports
     )
-    from katib_resume.app.inputs import InputError
-    from katib_resume.app.output import one_line
+    from katib_resume.app.common.inputs import InputError
+    from katib_resume.app.common.output import one_line
 
     try:
         return run(args)

@@ -24,8 +24,8 @@ from pathlib import Path
 
 from katib_resume.adapters.fake import StateFileError, load, save
 from katib_resume.adapters.fake.persistence import STATE_FILE
-from katib_resume.app.inputs import InputError, embedded_config_text, load_config, read_yaml
-from katib_resume.app.runtime import Runtime
+from katib_resume.app.common.inputs import InputError, embedded_config_text, load_config, read_yaml
+from katib_resume.app.embedded.runtime import Runtime
 from katib_resume.core.config import ConfigError, KatibConfig, parse_katib_config
 
 CONFIG_FILE = "katib-config.yaml"

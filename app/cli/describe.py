@@ -13,8 +13,7 @@ import argparse
 from datetime import datetime
 
 from katib_resume.adapters.fake import FakeCluster
-from katib_resume.app.driver import namespace, read_cluster
-from katib_resume.app.kinds import (
+from katib_resume.app.cli.kinds import (
     DEPLOYMENT,
     EXPERIMENT,
     PVC,
@@ -24,7 +23,8 @@ from katib_resume.app.kinds import (
     find,
     resolve,
 )
-from katib_resume.app.output import age, parse_time, table
+from katib_resume.app.common.output import age, parse_time, table
+from katib_resume.app.embedded.driver import namespace, read_cluster
 from katib_resume.core.katib import ANNOTATION_SEED, LABEL_EXPERIMENT
 from katib_resume.core.kube import Manifest
 from katib_resume.core.model import Experiment, Trial

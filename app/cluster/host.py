@@ -19,10 +19,10 @@ import time
 from collections.abc import Callable
 from datetime import timedelta
 
-from katib_resume.app.controller import Controller, Outcome
-from katib_resume.app.informer import ChangeLog
-from katib_resume.app.keys import Key, Resync, every_key, keys_of
-from katib_resume.app.reconcile import Parsed
+from katib_resume.app.loop.controller import Controller, Outcome
+from katib_resume.app.loop.informer import ChangeLog
+from katib_resume.app.loop.keys import Key, Resync, every_key, keys_of
+from katib_resume.app.loop.reconcile import Parsed
 from katib_resume.core.kube import Manifest
 from katib_resume.core.ports import Clock, ConfigSource, Gone, SuggestionService
 

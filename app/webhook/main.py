@@ -19,8 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from katib_resume.app import process
-from katib_resume.app.inputs import InputError
+from katib_resume.app.common import process
+from katib_resume.app.common.inputs import InputError
 
 if TYPE_CHECKING:
     from katib_resume.core.ports import Cluster, ConfigSource

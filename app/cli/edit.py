@@ -25,13 +25,13 @@ import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from katib_resume.app.bootstrap import LOCK_FILE, session
-from katib_resume.app.driver import namespace, options, require_state
-from katib_resume.app.inputs import InputError
-from katib_resume.app.kinds import EXPERIMENT, find
-from katib_resume.app.preview import Denied
-from katib_resume.app.restart import Children, children, restart_report, wait_until_running
-from katib_resume.app.runtime import Runtime
+from katib_resume.app.cli.kinds import EXPERIMENT, find
+from katib_resume.app.cli.preview import Denied
+from katib_resume.app.cli.restart import Children, children, restart_report, wait_until_running
+from katib_resume.app.common.inputs import InputError
+from katib_resume.app.embedded.bootstrap import LOCK_FILE, session
+from katib_resume.app.embedded.driver import namespace, options, require_state
+from katib_resume.app.embedded.runtime import Runtime
 from katib_resume.core.model import Experiment
 from katib_resume.core.trials import has_budget
 from katib_resume.core.validation import is_restartable, validate

@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from katib_resume.adapters.fake.node import host_dir
-from katib_resume.app.bootstrap import session
-from katib_resume.app.driver import namespace, options, require_state, settle
-from katib_resume.app.keys import Key, key_of
-from katib_resume.app.kinds import EXPERIMENT, PV, PVC, find
-from katib_resume.app.runtime import Runtime
+from katib_resume.app.cli.kinds import EXPERIMENT, PV, PVC, find
+from katib_resume.app.embedded.bootstrap import session
+from katib_resume.app.embedded.driver import namespace, options, require_state, settle
+from katib_resume.app.embedded.runtime import Runtime
+from katib_resume.app.loop.keys import Key, key_of
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.kube import Manifest
 from katib_resume.core.resources import CONTROLLED_KINDS

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from katib_resume.app.inputs import InputError
+from katib_resume.app.common.inputs import InputError
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import API_VERSION
 from katib_resume.core.kube import Manifest

@@ -13,11 +13,11 @@ import argparse
 import sys
 
 from katib_resume.adapters.fake import Event, FakeCluster
-from katib_resume.app.driver import DEFAULT_NAMESPACE, namespace, read_cluster
-from katib_resume.app.inputs import InputError
-from katib_resume.app.kinds import EVENT, Resource, find, resolve
-from katib_resume.app.output import as_list, render, table
-from katib_resume.app.tables import rows
+from katib_resume.app.cli.kinds import EVENT, Resource, find, resolve
+from katib_resume.app.cli.tables import rows
+from katib_resume.app.common.inputs import InputError
+from katib_resume.app.common.output import as_list, render, table
+from katib_resume.app.embedded.driver import DEFAULT_NAMESPACE, namespace, read_cluster
 from katib_resume.core.kube import Manifest
 
 EXIT_OK = 0

@@ -19,8 +19,13 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from katib_resume.app.bootstrap import session
-from katib_resume.app.driver import (
+from katib_resume.app.cli.kinds import EXPERIMENT, PV, SUGGESTION, TRIAL, find
+from katib_resume.app.cli.preview import Denied
+from katib_resume.app.cli.tables import objective_value
+from katib_resume.app.common.inputs import InputError, load_experiment
+from katib_resume.app.common.output import table
+from katib_resume.app.embedded.bootstrap import session
+from katib_resume.app.embedded.driver import (
     DEFAULT_NAMESPACE,
     condition_text,
     namespace,
@@ -28,12 +33,7 @@ from katib_resume.app.driver import (
     require_state,
     settle,
 )
-from katib_resume.app.inputs import InputError, load_experiment
-from katib_resume.app.kinds import EXPERIMENT, PV, SUGGESTION, TRIAL, find
-from katib_resume.app.output import table
-from katib_resume.app.preview import Denied
-from katib_resume.app.runtime import Runtime
-from katib_resume.app.tables import objective_value
+from katib_resume.app.embedded.runtime import Runtime
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.defaults import default_experiment
 from katib_resume.core.katib import ANNOTATION_SEED, LABEL_EXPERIMENT

@@ -12,8 +12,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from katib_resume.adapters.fake import Event
-from katib_resume.app.kinds import DEPLOYMENT, EXPERIMENT, PV, PVC, SERVICE, SUGGESTION, Resource
-from katib_resume.app.runtime import Runtime
+from katib_resume.app.cli.kinds import (
+    DEPLOYMENT,
+    EXPERIMENT,
+    PV,
+    PVC,
+    SERVICE,
+    SUGGESTION,
+    Resource,
+)
+from katib_resume.app.embedded.runtime import Runtime
 from katib_resume.core.lifecycle.experiment import ExperimentState
 from katib_resume.core.lifecycle.experiment import derive as derive_experiment
 from katib_resume.core.lifecycle.suggestion import SuggestionState
