@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 DEFAULT_STATE_DIR = ".katib-resume"
 DEFAULT_SEED = 1
 KINDS = "experiments|suggestions|trials|deployments|services|pvc|pv|events"
+TARGETS = "KIND[,KIND...] [NAME...] or KIND/NAME..."
 EXPERIMENT_WORDS = ("experiment", "experiments", "exp")
 
 
@@ -109,15 +110,16 @@ def _add_get(commands: argparse._SubParsersAction[Parser]) -> None:
     get.add_argument(
         "targets",
         nargs="+",
-        metavar="KIND[,KIND...] [NAME...] | KIND/NAME...",
-        help=f"{KINDS}; events NAME: the Events about NAME",
+        metavar="RESOURCE",
+        help=f"{TARGETS}; kinds: {KINDS} (events NAME: the Events about NAME)",
     )
     get.add_argument(
         "-o",
         "--output",
         type=output,
-        metavar="wide|yaml|json|name|jsonpath=TEMPLATE",
-        help="default: a table",
+        metavar="FORMAT",
+        help="wide, yaml, json, name or jsonpath=TEMPLATE "
+        "(kubectl's: '{.items[*].metadata.name}'; default: a table)",
     )
     get.add_argument("-A", "--all-namespaces", action="store_true", help="every namespace")
     _selector(get)
@@ -138,7 +140,9 @@ def _add_describe(commands: argparse._SubParsersAction[Parser]) -> None:
     describe = commands.add_parser(
         "describe", help="an object's fields, conditions and events as a timeline"
     )
-    describe.add_argument("targets", nargs="+", metavar="KIND [NAME...] | KIND/NAME...", help=KINDS)
+    describe.add_argument(
+        "targets", nargs="+", metavar="RESOURCE", help=f"{TARGETS}; kinds: {KINDS}"
+    )
     _selector(describe)
     _cluster(describe)
     describe.gathers = "targets"
@@ -160,7 +164,7 @@ def _add_edit(commands: argparse._SubParsersAction[Parser]) -> None:
 
 def _add_delete(commands: argparse._SubParsersAction[Parser]) -> None:
     delete = commands.add_parser("delete", help="delete objects and wait until all of each is gone")
-    delete.add_argument("targets", nargs="*", metavar="KIND [NAME...] | KIND/NAME...", help=KINDS)
+    delete.add_argument("targets", nargs="*", metavar="RESOURCE", help=f"{TARGETS}; kinds: {KINDS}")
     delete.add_argument(
         "-f", "--filename", metavar="FILE.yaml", help="delete the objects this file describes"
     )

@@ -202,11 +202,11 @@ def build_parser() -> Parser:
     return parser
 
 
-def hoist_namespace(argv: Sequence[str]) -> list[str]:
+def hoist_namespace(argv: Sequence[str], parser: Parser) -> list[str]:
     """``-n NS COMMAND ...`` as ``COMMAND -n NS ...``: the command's own flag, where it parses.
 
     Only what precedes the command is moved; an ``-n`` without its value is left for the parser
-    to report.
+    to report, and a command that has no ``-n`` refuses it here, in one line.
     """
     words, moved, at = list(argv), [], 0
     while at < len(words) and words[at].startswith("-"):
@@ -221,12 +221,23 @@ def hoist_namespace(argv: Sequence[str]) -> list[str]:
             at += 1
     if not moved or at == len(words):
         return list(argv)
+    command = _commands(parser).get(words[at])
+    if command is not None and "-n" not in command._option_string_actions:
+        parser.error(f"-n/--namespace does nothing for {words[at]}")
     return [*words[: at + 1], *moved, *words[at + 1 :]]
+
+
+def _commands(parser: Parser) -> dict[str, argparse.ArgumentParser]:
+    """The parser of each command (argparse keeps them in its subparsers action)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(hoist_namespace(sys.argv[1:] if argv is None else argv))
+    args = parser.parse_args(hoist_namespace(sys.argv[1:] if argv is None else argv, parser))
     check(args, parser)
     from katib_resume.app.cli.commands import (
         run,  # after parsing: --help never pays for the core's imports
