@@ -41,11 +41,10 @@ def print_objects(
     if output == "name":
         sys.stdout.write("".join(f"{r.name_of(_name(o))}\n" for r, found in groups for o in found))
     elif output in ("json", "yaml") or template is not None:
-        document = objects[0] if single and objects else as_list(objects)
-        if template is not None:
-            sys.stdout.write(template.render(document))
-        else:
-            sys.stdout.write(render(document, str(output)))
+        if objects or not single:  # the one object asked for missing: its NotFound says it
+            document = objects[0] if single else as_list(objects)
+            text = render(document, str(output)) if template is None else template.render(document)
+            sys.stdout.write(text)
     elif objects:
         sys.stdout.write(tables(groups, now, ns, wide=output == "wide"))
     elif not missing:

@@ -203,6 +203,10 @@ def test_not_found_is_kubectls_line_and_exit_1_after_printing_what_was_found(sta
     assert done.code == 1
     assert done.out == f"experiment.kubeflow.org/{NAME}\n"
     assert done.err == 'Error from server (NotFound): experiments.kubeflow.org "nope" not found\n'
+    for output in ("json", "yaml", "jsonpath={.kind}", "name", "wide"):
+        alone = get(state, "experiment", "nope", "-o", output)
+        assert (alone.code, alone.out) == (1, ""), output
+        assert alone.err.startswith("Error from server (NotFound): "), output
     for command in ("describe", "delete"):
         done = katib(command, "deploy", "nope", "-n", NS, "--state-dir", state)
         assert done.code == 1
