@@ -43,14 +43,22 @@ def print_objects(
     elif output in ("json", "yaml") or template is not None:
         if objects or not single:  # the one object asked for missing: its NotFound says it
             document = objects[0] if single else as_list(objects)
-            text = render(document, str(output)) if template is None else template.render(document)
-            sys.stdout.write(text)
+            sys.stdout.write(_document(document, str(output), template))
     elif objects:
         sys.stdout.write(tables(groups, now, ns, wide=output == "wide"))
     elif not missing:
         namespaced = any(resource.namespaced for resource, _ in groups)
         where = f" in {ns} namespace" if ns is not None and namespaced else ""
         print(f"No resources found{where}.", file=sys.stderr)
+
+
+def _document(document: Manifest, output: str, template: Template | None) -> str:
+    if template is None:
+        return render(document, output)
+    try:
+        return template.render(document)
+    except TemplateError as error:
+        raise RequestError(str(error)) from None
 
 
 def _template(output: str | None) -> Template | None:

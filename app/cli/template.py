@@ -41,9 +41,15 @@ class Query:
     def results(self, document: object) -> list[object]:
         """The values found; the library reads a ``str`` as JSON text, so a scalar (a range
         over names) is matched here: it is its own root and has no fields."""
-        if isinstance(document, dict | list):
+        import jsonpath
+
+        if not isinstance(document, dict | list):
+            return [document] if self.expression == "$" else []
+        try:
             return self.compiled.findall(document)
-        return [document] if self.expression == "$" else []
+        except jsonpath.JSONPathError as error:  # a type or recursion limit met in the data
+            reason = str(error).splitlines()[0]
+            raise TemplateError(f"error executing jsonpath {self.expression}: {reason}") from None
 
 
 @dataclass(frozen=True, slots=True)
