@@ -40,7 +40,8 @@ def describe(args: argparse.Namespace) -> int:
     for error in found.missing:
         print(error, file=sys.stderr)
     if not texts and not found.missing:
-        print(f"No resources found in {ns} namespace.", file=sys.stderr)
+        namespaced = any(target.resource.namespaced for target in chosen)
+        print(f"No resources found{f' in {ns} namespace' if namespaced else ''}.", file=sys.stderr)
     return EXIT_NOT_FOUND if found.missing else EXIT_OK
 
 

@@ -208,7 +208,7 @@ def hoist_namespace(argv: Sequence[str], parser: Parser) -> list[str]:
     Only what precedes the command is moved; an ``-n`` without its value is left for the parser
     to report, and a command that has no ``-n`` refuses it here, in one line.
     """
-    words, moved, at = list(argv), [], 0
+    words, moved, flags, at = list(argv), [], set(), 0
     while at < len(words) and words[at].startswith("-"):
         word = words[at]
         if word in NAMESPACE_FLAGS and at + 1 < len(words):
@@ -219,11 +219,13 @@ def hoist_namespace(argv: Sequence[str], parser: Parser) -> list[str]:
             del words[at]
         else:
             at += 1
+            continue
+        flags.add("--namespace" if word.startswith("--") else "-n")
     if not moved or at == len(words):
         return list(argv)
     command = _commands(parser).get(words[at])
-    if command is not None and "-n" not in command._option_string_actions:
-        parser.error(f"-n/--namespace does nothing for {words[at]}")
+    if command is not None and not flags <= command._option_string_actions.keys():
+        parser.error(f"{'/'.join(sorted(flags))} does nothing for {words[at]}")
     return [*words[: at + 1], *moved, *words[at + 1 :]]
 
 

@@ -22,7 +22,7 @@ import pytest
 import yaml
 
 from katib_resume.app.cli.handlers import HANDLERS
-from katib_resume.app.cli.main import build_parser, main
+from katib_resume.app.cli.main import build_parser, hoist_namespace, main
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "from-volume-resume.yaml"
@@ -402,7 +402,31 @@ def test_namespace_before_the_command_as_kubectl_users_type_it(state: Path) -> N
     assert later.stdout == f"experiment.kubeflow.org/{NAME}\n"  # the later one wins, as in kubectl
     refused = cli("-n", NS, "diagram", "experiment")
     assert refused.returncode == 2
-    assert refused.stderr.startswith("katib-resume: error: -n/--namespace does nothing for diagram")
+    assert refused.stderr.startswith("katib-resume: error: -n does nothing for diagram")
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["-n", "a", "get", "pv"], ["get", "-n", "a", "pv"]),
+        (["--namespace=a", "get", "pv", "-n", "b"], ["get", "--namespace=a", "pv", "-n", "b"]),
+        (["-na", "manifests"], ["manifests", "-na"]),
+        (["--namespace", "a", "controller"], ["controller", "--namespace", "a"]),
+        (["get", "pv", "-n", "a"], ["get", "pv", "-n", "a"]),
+        (["-n"], ["-n"]),
+        (["-n", "a"], ["-n", "a"]),
+        (["-h"], ["-h"]),
+    ],
+)
+def test_namespace_flags_before_the_command_move_after_its_name(
+    argv: list[str], expected: list[str]
+) -> None:
+    assert hoist_namespace(argv, build_parser()) == expected
+
+
+def test_a_namespace_flag_the_command_lacks_is_refused_before_the_command() -> None:
+    done = katib("-n", "a", "controller")  # the controller has --namespace, not -n
+    assert done.code == 2 and done.err.startswith("katib-resume: error: -n does nothing for")
 
 
 def test_every_command_has_a_typed_handler_and_no_handler_lacks_a_command() -> None:
