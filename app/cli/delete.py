@@ -14,9 +14,10 @@ Every other kind ``get`` knows is deleted as kubectl deletes it, waiting (as ``k
 waits by default) until no object of that UID is left: finalizers (pvc-protection while a pod
 mounts the claim) run first; what a controller then makes again under the same name is a new
 object. Events are the exception: here they are the cluster's log, not objects, and are kept.
-The objects are chosen as ``get`` chooses them (``KIND NAME...``, ``KIND/NAME...``, or the
-objects of ``-f FILE``: one object or a ``v1 List``, as ``get -o yaml`` prints); a name that is
-not found is kubectl's NotFound (exit status 1) and the others are still deleted.
+The objects are chosen as ``get`` chooses them (``KIND NAME...``, ``KIND/NAME...``,
+``KIND -l SELECTOR``, or the objects of ``-f FILE``: one object or a ``v1 List``, as
+``get -o yaml`` prints); a name that is not found is kubectl's NotFound (exit status 1) and the
+others are still deleted.
 """
 
 from __future__ import annotations
@@ -27,16 +28,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from katib_resume.adapters.fake.node import host_dir
-from katib_resume.app.cli.kinds import EVENT, EXPERIMENT, PV, PVC, Resource, find
-from katib_resume.app.cli.manifest_targets import file_targets, named_targets
+from katib_resume.app.cli.get import select, selector_of
+from katib_resume.app.cli.kinds import EVENT, EXPERIMENT, PV, PVC, Resource, find, targets
+from katib_resume.app.cli.manifest_targets import Chosen, file_targets, named_targets
 from katib_resume.app.common.inputs import InputError, NotFoundError
 from katib_resume.app.embedded.bootstrap import session
-from katib_resume.app.embedded.driver import namespace, options, require_state, settle
+from katib_resume.app.embedded.driver import (
+    namespace,
+    options,
+    read_cluster,
+    require_state,
+    settle,
+)
 from katib_resume.app.embedded.runtime import Runtime
 from katib_resume.app.loop.keys import Key, key_of
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.kube import Manifest
-from katib_resume.core.ports import NotFound
+from katib_resume.core.ports import Cluster, NotFound
 from katib_resume.core.resources import CONTROLLED_KINDS
 
 EXIT_OK, EXIT_NOT_FOUND = 0, 1
@@ -70,11 +78,12 @@ class Removal:
 
 
 def delete(args: argparse.Namespace) -> int:
-    ns = namespace(args)
-    chosen = file_targets(args.filename, args.namespace) if args.filename else None
-    chosen = chosen or named_targets(args.targets, ns)
+    chosen = _chosen(args)
     if any(resource is EVENT for resource, _, _ in chosen):
         raise InputError("events cannot be deleted here: they are the embedded cluster's log")
+    if not chosen:
+        print("No resources found", file=sys.stderr)
+        return EXIT_OK
     first = chosen[0]
     require_state(args.state_dir, f'{first[0].qualified} "{first[2]}"')
     missing: list[NotFoundError] = []
@@ -87,6 +96,27 @@ def delete(args: argparse.Namespace) -> int:
     for problem in missing:
         print(problem, file=sys.stderr)
     return EXIT_NOT_FOUND if missing else EXIT_OK
+
+
+def _chosen(args: argparse.Namespace) -> Chosen:
+    """The objects named, described by ``-f FILE``, or matching ``-l`` (read before the session:
+    a selector that matches nothing leaves the state directory as it is)."""
+    ns = namespace(args)
+    if args.filename:
+        if args.selector is not None:
+            raise InputError("-l does nothing with -f: the file names the objects")
+        return file_targets(args.filename, args.namespace)
+    if args.selector is None:
+        return named_targets(args.targets, ns)
+    chosen, selector = targets(args.targets), selector_of(args.selector)
+    if any(target.names for target in chosen):
+        raise InputError("a NAME cannot be given with a selector (-l)")
+    found = select(read_cluster(args.state_dir), chosen, ns, selector)
+    return [
+        (resource, str(obj["metadata"].get("namespace") or ns), str(obj["metadata"]["name"]))
+        for resource, objects in found.groups
+        for obj in objects
+    ]
 
 
 def delete_one(runtime: Runtime, resource: Resource, ns: str, name: str) -> list[str]:
@@ -105,8 +135,18 @@ def delete_one(runtime: Runtime, resource: Resource, ns: str, name: str) -> list
         except NotFound:
             return True
 
-    settle(runtime, gone, f"{ref} to be deleted")
+    settle(runtime, gone, f"{ref} to be deleted", status=lambda: _holding(cluster, ref))
     return [deleted]
+
+
+def _holding(cluster: Cluster, ref: ObjectRef) -> str:
+    """What keeps a deleted object: its finalizers (``kubernetes.io/pv-protection`` while a
+    claim is bound to the PV, ``kubernetes.io/pvc-protection`` while a pod mounts the claim)."""
+    try:
+        finalizers = cluster.get(ref)["metadata"].get("finalizers") or []
+    except NotFound:
+        return "gone"
+    return f"terminating, held by the finalizers {', '.join(finalizers) or '(none)'}"
 
 
 def delete_experiment(runtime: Runtime, ns: str, name: str) -> Removal:

@@ -168,6 +168,7 @@ def _add_delete(commands: argparse._SubParsersAction[Parser]) -> None:
     delete.add_argument(
         "-f", "--filename", metavar="FILE.yaml", help="delete the objects this file describes"
     )
+    _selector(delete)
     _cluster(delete)
     delete.gathers = "targets"
     delete.set_defaults(config=None, seed=DEFAULT_SEED)  # the session's: the stored config

@@ -23,8 +23,8 @@ def named_targets(words: Sequence[str], ns: str) -> Chosen:
     for target in targets(words):
         if not target.names:
             raise InputError(
-                f"a {target.resource.kind.lower()} to delete needs a NAME "
-                "(or give -f FILE); deleting every one of a kind is not offered"
+                f"a {target.resource.kind.lower()} to delete needs a NAME, -l SELECTOR "
+                "or -f FILE; deleting every one of a kind is not offered"
             )
         chosen += [(target.resource, ns, name) for name in target.names]
     return chosen

@@ -269,6 +269,21 @@ def test_delete_waits_for_the_uid_to_go_even_if_a_controller_brings_the_name_bac
     assert len(pvc) == 1 and not pvc & uids(state, "pvc")
 
 
+def test_delete_by_selector_deletes_what_get_would_show(state: Path) -> None:
+    before = uids(state, "trials")
+    nothing = katib("delete", "trials", "-l", "a=b", "-n", NS, "--state-dir", state)
+    assert (nothing.code, nothing.out, nothing.err) == (0, "", "No resources found\n")
+    done = katib("delete", "trials", "-l", TRIAL_LABEL, "-n", NS, "--state-dir", state)
+    assert done.code == 0, done.err
+    assert len(done.out.splitlines()) == 12 and not before & uids(state, "trials")
+
+
+def test_deleting_a_bound_pv_says_what_holds_it(state: Path) -> None:
+    done = katib("delete", f"pv/{PV_NAME}", "--state-dir", state)
+    assert done.code == 2 and len(done.err.splitlines()) == 1
+    assert "held by the finalizers kubernetes.io/pv-protection" in done.err
+
+
 def test_events_cannot_be_deleted_and_nothing_changes(state: Path) -> None:
     before = (state / "cluster.json").read_bytes()
     done = katib("delete", f"event/{NAME}.{1:016x}", "-n", NS, "--state-dir", state)
@@ -379,6 +394,8 @@ def test_apply_refuses_what_it_would_not_do(state: Path, tmp_path: Path) -> None
         ["validate", "-f", "x.yaml", "--seed", "3"],
         ["get", "pvc", "-A", "-n", NS],
         ["delete", "exp", NAME, "-f", "x.yaml"],
+        ["delete", "-f", "x.yaml", "-l", "a=b"],
+        ["delete", "exp", NAME, "-l", "a=b"],
     ],
 )
 def test_a_flag_that_would_do_nothing_is_refused(state: Path, args: list[str]) -> None:
