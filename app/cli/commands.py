@@ -1,18 +1,18 @@
 """The commands behind ``katib-resume``: read inputs, call the core, print, pick the exit status.
 
 ``plan``, ``validate`` and ``diagram`` live here; the commands on the embedded cluster live in
-one module per group (``cmd_run``, ``cmd_get``, ``cmd_describe``, ``cmd_edit``, ``cmd_delete``,
-``cmd_demo``), the admission webhook in ``cmd_webhook``. An admission denial from any of them is
-``Denied``: Katib's message on stderr and exit status 1, in this one place.
+one module each (``run``, ``apply``, ``get``, ``describe``, ``edit``, ``delete``, ``demo``), the
+controller, the webhook and the manifests in their own packages; ``handlers.HANDLERS`` says
+which function runs which command. An admission denial from any of them is ``Denied``: Katib's
+message on stderr and exit status 1, in this one place.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
-from collections.abc import Callable
 
+from katib_resume.app.cli.handlers import HANDLERS
 from katib_resume.app.cli.preview import Denied, created_objects
 from katib_resume.app.common.inputs import InputError, load_config, load_experiment
 from katib_resume.app.common.output import as_list, one_line, render
@@ -21,40 +21,17 @@ from katib_resume.core.lifecycle import LIFECYCLES
 from katib_resume.core.validation import validate
 
 EXIT_OK, EXIT_DENIED = 0, 1
-Command = Callable[[argparse.Namespace], int]
-ELSEWHERE = {
-    "run": ("katib_resume.app.cli.run", "run"),
-    "get": ("katib_resume.app.cli.get", "get"),
-    "describe": ("katib_resume.app.cli.describe", "describe"),
-    "edit": ("katib_resume.app.cli.edit", "edit"),
-    "delete": ("katib_resume.app.cli.delete", "delete"),
-    "demo": ("katib_resume.app.cli.demo", "demo"),
-    "controller": ("katib_resume.app.cluster.main", "controller"),
-    "manifests": ("katib_resume.app.manifests.main", "manifests"),
-    "webhook": ("katib_resume.app.webhook.main", "webhook"),
-}
-"""The commands of their own modules, imported only when chosen: the embedded runtime, the
-controller and the webhook each bring heavy imports a ``plan`` or ``validate`` never needs."""
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        return _command(args.command)(args)
+        return HANDLERS[args.command](args)
     except Denied as denied:
         print(one_line(str(denied)), file=sys.stderr)
         return EXIT_DENIED
 
 
-def _command(name: str) -> Command:
-    here: dict[str, Command] = {"plan": _plan, "validate": _validate, "diagram": _diagram}
-    if name in here:
-        return here[name]
-    module, function = ELSEWHERE[name]
-    chosen: Command = getattr(importlib.import_module(module), function)
-    return chosen
-
-
-def _plan(args: argparse.Namespace) -> int:
+def plan(args: argparse.Namespace) -> int:
     experiment = load_experiment(args.filename)
     config = load_config(args.config)
     try:
@@ -65,7 +42,7 @@ def _plan(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _validate(args: argparse.Namespace) -> int:
+def validate_command(args: argparse.Namespace) -> int:
     new = load_experiment(args.filename)
     old = load_experiment(args.old) if args.old else None
     config = load_config(args.config)
@@ -77,6 +54,6 @@ def _validate(args: argparse.Namespace) -> int:
     return EXIT_DENIED
 
 
-def _diagram(args: argparse.Namespace) -> int:
+def diagram(args: argparse.Namespace) -> int:
     sys.stdout.write(LIFECYCLES[args.lifecycle].diagram())
     return EXIT_OK

@@ -1,4 +1,4 @@
-"""``katib-resume delete experiment NAME``: delete, then wait until all of it is really gone.
+"""``katib-resume delete KIND NAME...`` (or ``-f FILE``): delete, then wait until it is really gone.
 
 Deleting an Experiment is several controllers' work: the garbage collector removes what owner
 references lead to (the Suggestion, the Trials, the Deployment, Service and PVC), our
@@ -9,25 +9,45 @@ the command runs the runtime until it has happened (or says what did not), becau
 
 What belongs to the Experiment is found the way the controller's watch finds it (``keys.key_of``:
 labels, owner references, our owner annotation), plus the PVs bound to its claims.
+
+Every other kind ``get`` knows is deleted as kubectl deletes it, waiting (as ``kubectl delete``
+waits by default) until no object of that UID is left: finalizers (pvc-protection while a pod
+mounts the claim) run first; what a controller then makes again under the same name is a new
+object. Events are the exception: here they are the cluster's log, not objects, and are kept.
+The objects are chosen as ``get`` chooses them (``KIND NAME...``, ``KIND/NAME...``,
+``KIND -l SELECTOR``, or the objects of ``-f FILE``: one object or a ``v1 List``, as
+``get -o yaml`` prints); a name that is not found is kubectl's NotFound (exit status 1) and the
+others are still deleted.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from katib_resume.adapters.fake.node import host_dir
-from katib_resume.app.cli.kinds import EXPERIMENT, PV, PVC, find
+from katib_resume.app.cli.get import select, selector_of
+from katib_resume.app.cli.kinds import EVENT, EXPERIMENT, PV, PVC, Resource, find, targets
+from katib_resume.app.cli.manifest_targets import Chosen, file_targets, named_targets
+from katib_resume.app.common.inputs import InputError, NotFoundError
 from katib_resume.app.embedded.bootstrap import session
-from katib_resume.app.embedded.driver import namespace, options, require_state, settle
+from katib_resume.app.embedded.driver import (
+    namespace,
+    options,
+    read_cluster,
+    require_state,
+    settle,
+)
 from katib_resume.app.embedded.runtime import Runtime
 from katib_resume.app.loop.keys import Key, key_of
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.kube import Manifest
+from katib_resume.core.ports import Cluster, NotFound
 from katib_resume.core.resources import CONTROLLED_KINDS
 
-EXIT_OK = 0
+EXIT_OK, EXIT_NOT_FOUND = 0, 1
 ORDER = tuple(kind for _, kind in CONTROLLED_KINDS)
 
 
@@ -58,12 +78,75 @@ class Removal:
 
 
 def delete(args: argparse.Namespace) -> int:
-    require_state(args.state_dir, f'experiment "{args.name}"')
+    chosen = _chosen(args)
+    if any(resource is EVENT for resource, _, _ in chosen):
+        raise InputError("events cannot be deleted here: they are the embedded cluster's log")
+    if not chosen:
+        print("No resources found", file=sys.stderr)
+        return EXIT_OK
+    first = chosen[0]
+    require_state(args.state_dir, f'{first[0].qualified} "{first[2]}"')
+    missing: list[NotFoundError] = []
     with session(options(args)) as runtime:
-        removal = delete_experiment(runtime, namespace(args), args.name)
-    print(f'experiment.kubeflow.org "{args.name}" deleted')
-    print("\n".join(removal.lines()))
-    return EXIT_OK
+        for resource, where, name in chosen:
+            try:
+                print("\n".join(delete_one(runtime, resource, where, name)))
+            except NotFoundError as error:
+                missing.append(error)
+    for problem in missing:
+        print(problem, file=sys.stderr)
+    return EXIT_NOT_FOUND if missing else EXIT_OK
+
+
+def _chosen(args: argparse.Namespace) -> Chosen:
+    """The objects named, described by ``-f FILE``, or matching ``-l`` (read before the session:
+    a selector that matches nothing leaves the state directory as it is)."""
+    ns = namespace(args)
+    if args.filename:
+        if args.selector is not None:
+            raise InputError("-l does nothing with -f: the file names the objects")
+        return file_targets(args.filename, args.namespace)
+    if args.selector is None:
+        return named_targets(args.targets, ns)
+    chosen, selector = targets(args.targets), selector_of(args.selector)
+    if any(target.names for target in chosen):
+        raise InputError("a NAME cannot be given with a selector (-l)")
+    found = select(read_cluster(args.state_dir), chosen, ns, selector)
+    return [
+        (resource, str(obj["metadata"].get("namespace") or ns), str(obj["metadata"]["name"]))
+        for resource, objects in found.groups
+        for obj in objects
+    ]
+
+
+def delete_one(runtime: Runtime, resource: Resource, ns: str, name: str) -> list[str]:
+    """Delete one object and wait until it is gone; the lines that say what went."""
+    deleted = f'{resource.name_of(name).partition("/")[0]} "{name}" deleted'
+    if resource is EXPERIMENT:
+        return [deleted, *delete_experiment(runtime, ns, name).lines()]
+    cluster = runtime.cluster
+    obj = find(cluster, resource, ns, name)
+    ref, uid = ObjectRef.of(obj), obj["metadata"]["uid"]
+    cluster.delete(ref, uid)
+
+    def gone() -> bool:
+        try:
+            return bool(cluster.get(ref)["metadata"].get("uid") != uid)
+        except NotFound:
+            return True
+
+    settle(runtime, gone, f"{ref} to be deleted", status=lambda: _holding(cluster, ref))
+    return [deleted]
+
+
+def _holding(cluster: Cluster, ref: ObjectRef) -> str:
+    """What keeps a deleted object: its finalizers (``kubernetes.io/pv-protection`` while a
+    claim is bound to the PV, ``kubernetes.io/pvc-protection`` while a pod mounts the claim)."""
+    try:
+        finalizers = cluster.get(ref)["metadata"].get("finalizers") or []
+    except NotFound:
+        return "gone"
+    return f"terminating, held by the finalizers {', '.join(finalizers) or '(none)'}"
 
 
 def delete_experiment(runtime: Runtime, ns: str, name: str) -> Removal:

@@ -3,16 +3,19 @@
 One table maps every accepted spelling (``experiment``, ``experiments``, ``exp``; ``svc``;
 ``deploy``...) to the resource it means, so that ``get``, ``describe``, ``edit`` and ``delete``
 resolve names the same way and an unknown word gets one message listing what is accepted.
-``find`` turns the port's ``NotFound`` into kubectl's ``... "NAME" not found`` and, because the
-default namespace is ``default`` while Katib's examples live in ``kubeflow``, points at the
-namespace where an object of that name does exist.
+``find`` turns the port's ``NotFound`` into kubectl's
+``Error from server (NotFound): experiments.kubeflow.org "NAME" not found`` (exit status 1) and,
+because the default namespace is ``default`` while Katib's examples live in ``kubeflow``, points
+at the namespace where an object of that name does exist. ``targets`` reads what kubectl reads
+after ``get``: ``KIND[,KIND...] [NAME...]`` or ``KIND/NAME...``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from katib_resume.app.common.inputs import InputError
+from katib_resume.app.common.inputs import InputError, NotFoundError
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import API_VERSION
 from katib_resume.core.kube import Manifest
@@ -28,6 +31,33 @@ class Resource:
 
     def ref(self, namespace: str, name: str) -> ObjectRef:
         return ObjectRef(self.api_version, self.kind, namespace if self.namespaced else None, name)
+
+    @property
+    def group(self) -> str:
+        """The API group (``kubeflow.org``, ``apps``; ``""`` for the core group)."""
+        group, slash, _ = self.api_version.rpartition("/")
+        return group if slash else ""
+
+    @property
+    def qualified(self) -> str:
+        """``plural.group``, as kubectl names the resource in an error."""
+        return f"{self.plural}.{self.group}" if self.group else self.plural
+
+    def name_of(self, name: str) -> str:
+        """``-o name``'s ``kind.group/name``: ``persistentvolumeclaim/x``, ``deployment.apps/x``."""
+        kind = self.kind.lower()
+        return f"{kind}.{self.group}/{name}" if self.group else f"{kind}/{name}"
+
+    def not_found(self, name: str) -> NotFoundError:
+        return NotFoundError(f'Error from server (NotFound): {self.qualified} "{name}" not found')
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A kind and the names asked for (none: every object of the kind)."""
+
+    resource: Resource
+    names: tuple[str, ...] = ()
 
 
 EXPERIMENT = Resource(API_VERSION, "Experiment", "experiments")
@@ -61,15 +91,35 @@ def resolve(word: str, allowed: tuple[Resource, ...] | None = None) -> Resource:
     return resource
 
 
+def targets(words: Sequence[str]) -> list[Target]:
+    """``KIND[,KIND...] [NAME...]`` or ``KIND/NAME...``, one ``Target`` per kind, in order."""
+    if not any("/" in word for word in words):
+        kinds = [resolve(kind) for kind in words[0].split(",")] if words else []
+        names = tuple(dict.fromkeys(words[1:]))
+        return [Target(resource, names) for resource in dict.fromkeys(kinds)]
+    chosen: dict[Resource, list[str]] = {}
+    for word in words:
+        kind, slash, name = word.partition("/")
+        if not slash:
+            raise InputError(
+                f"there is no need to give the kind {word!r} apart when the other arguments "
+                "are in KIND/NAME form (e.g. `get experiment/NAME`, not `get experiment "
+                "experiment/NAME`)"
+            )
+        if not name or "/" in name:
+            raise InputError(f"{word!r}: expected KIND/NAME")
+        chosen.setdefault(resolve(kind), []).append(name)
+    return [Target(resource, tuple(dict.fromkeys(names))) for resource, names in chosen.items()]
+
+
 def find(cluster: Cluster, resource: Resource, namespace: str, name: str) -> Manifest:
-    """The object, or ``InputError`` saying it is not found (and where it is, if elsewhere)."""
+    """The object, or kubectl's ``NotFound`` (with where it is, if in another namespace)."""
     try:
         return cluster.get(resource.ref(namespace, name))
     except NotFound:
         pass
-    where = f' in namespace "{namespace}"' if resource.namespaced else ""
-    hint = _elsewhere(cluster, resource, name)
-    raise InputError(f'{resource.kind.lower()} "{name}" not found{where}{hint}')
+    error = resource.not_found(name)
+    raise NotFoundError(f"{error}{_elsewhere(cluster, resource, name)}")
 
 
 def _elsewhere(cluster: Cluster, resource: Resource, name: str) -> str:

@@ -1,14 +1,17 @@
 """The ``katib-resume`` command line: thin wrappers over the core and the embedded runtime.
 
-Exit status: 0 success; 1 admission denied (Katib's message printed); 2 bad input (one line that
-names the file, the flag or the object and the problem, never a usage block or a traceback);
-3 the demo found one of its own claims false. Heavy imports (the core's models, YAML, rich)
-happen inside the commands, after parsing, so ``katib-resume --help`` starts fast.
+Exit status: 0 success; 1 admission denied (Katib's message printed), an object not found
+(kubectl's ``Error from server (NotFound): ...``) or a selector or output template that does not
+parse, as kubectl exits; 2 bad input (one line that names the file, the flag or the object and
+the problem, never a usage block or a traceback); 3 the demo found one of its own claims false.
+Heavy imports (the core's models, YAML, rich) happen inside the commands, after parsing, so
+``katib-resume --help`` starts fast: the dispatch table (``handlers``) imports a command's module
+only when that command runs.
 
-The embedded commands (``run``, ``get``, ``describe``, ``edit``, ``delete``) share their flags
-through a parent parser, so that they are accepted after the command name, as kubectl accepts
-them: ``katib-resume get pvc -n team-a --state-dir DIR -o json``. Without ``-n`` a command works
-in the namespace ``default``, as kubectl does, except ``run -f``, which uses the file's own.
+Each command accepts only the flags it uses (``embedded_flags``). ``-n NS`` may also be given
+before the command, as kubectl users type it (``katib-resume -n kubeflow get pods``); it is moved
+after the command's name, so it means exactly what it means there, and a command without
+``-n`` refuses it.
 """
 
 from __future__ import annotations
@@ -17,9 +20,10 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import NoReturn
 
+from katib_resume.app.cli.embedded_flags import add_embedded_commands, check
+from katib_resume.app.cli.flag_types import config_map, port, positive, seconds
 from katib_resume.app.cli.manifest_flags import add_manifests
 from katib_resume.app.common.wiring import (
     DEFAULT_NAMESPACE,
@@ -36,96 +40,36 @@ from katib_resume.core.addresses import (
 )
 from katib_resume.core.names import CONFIG_MAP_NAME
 
-EXIT_DENIED = 1
+EXIT_DENIED = EXIT_NOT_FOUND = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
-DEFAULT_STATE_DIR = ".katib-resume"
-GET_KINDS = "experiments|suggestions|trials|deployments|services|pvc|pv|events"
-MAX_PORT = 65535
+NAMESPACE_FLAGS = ("-n", "--namespace")
 DEFAULT_CONFIG_MAP = (DEFAULT_NAMESPACE, CONFIG_MAP_NAME)
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with the project's error format: one line on stderr, exit status 2."""
+    """argparse with the project's error format: one line on stderr, exit status 2.
+
+    ``gathers`` names a positional list that takes words wherever they are, as kubectl takes
+    its arguments: argparse ends a positional at the first flag, so the NAME in
+    ``get trial -n kubeflow NAME`` would otherwise be "unrecognized".
+    """
+
+    gathers: str | None = None
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_BAD_INPUT, f"katib-resume: error: {message} (see `{self.prog} --help`)\n")
 
-
-def _whole(text: str, least: int, rule: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < least:
-        raise argparse.ArgumentTypeError(f"{rule}, got {value}")
-    return value
-
-
-def positive(text: str) -> int:
-    """A count flag: a whole number of at least 1 (Katib's counts are positive)."""
-    return _whole(text, 1, "must be at least 1")
-
-
-def seconds(text: str) -> float:
-    """A duration flag: a number of seconds greater than 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
-    return value
-
-
-def seed(text: str) -> int:
-    return _whole(text, 0, "must not be negative")
-
-
-def port(text: str) -> int:
-    """``--port``: 1-65535, or 0 for any free one (the server logs the port it chose)."""
-    value = _whole(text, 0, "must not be negative")
-    if value > MAX_PORT:
-        raise argparse.ArgumentTypeError(f"must be at most {MAX_PORT}, got {value}")
-    return value
-
-
-def config_map(text: str) -> tuple[str, str]:
-    """``--config-map NAMESPACE/NAME``."""
-    namespace, slash, name = text.partition("/")
-    if not (slash and namespace and name) or "/" in name:
-        raise argparse.ArgumentTypeError(f"expected NAMESPACE/NAME, got {text!r}")
-    return namespace, name
-
-
-def common_flags() -> Parser:
-    """The flags every embedded command accepts after its name."""
-    common = Parser(add_help=False)
-    group = common.add_argument_group("embedded cluster")
-    group.add_argument(
-        "--state-dir",
-        type=Path,
-        default=Path(DEFAULT_STATE_DIR),
-        metavar="DIR",
-        help=f"where the embedded cluster is kept (default: ./{DEFAULT_STATE_DIR})",
-    )
-    group.add_argument(
-        "--config",
-        metavar="KATIB_CONFIG.yaml",
-        help="katib-config; stored in the state directory for later commands "
-        "(default: the stored one, else Katib's shipped one)",
-    )
-    group.add_argument(
-        "--seed", type=seed, default=1, help="the search's seed, recorded on the Experiment"
-    )
-    group.add_argument(
-        "-n",
-        "--namespace",
-        metavar="NS",
-        help="default: 'default' as in kubectl ('run -f': the file's own namespace)",
-    )
-    return common
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if self.gathers is not None:
+            words = [word for word in extras if not word.startswith("-")]
+            setattr(parsed, self.gathers, [*getattr(parsed, self.gathers), *words])
+            extras = [word for word in extras if word.startswith("-")]
+        return parsed, extras
 
 
 def add_core_commands(commands: argparse._SubParsersAction[Parser]) -> None:
@@ -151,62 +95,6 @@ def add_core_commands(commands: argparse._SubParsersAction[Parser]) -> None:
     )
     diagram = commands.add_parser("diagram", help="print a lifecycle's Mermaid state diagram")
     diagram.add_argument("lifecycle", choices=("suggestion", "experiment"))
-
-
-def add_embedded_commands(commands: argparse._SubParsersAction[Parser]) -> None:
-    """The commands that work on the embedded cluster in ``--state-dir``."""
-    common = [common_flags()]
-    _add_run(commands, common)
-    _add_readers(commands, common)
-    _add_writers(commands, common)
-    commands.add_parser(
-        "demo", help="run Katib's from-volume example end to end in a temporary directory"
-    )
-
-
-def _add_run(commands: argparse._SubParsersAction[Parser], common: list[Parser]) -> None:
-    run = commands.add_parser(
-        "run", parents=common, help="apply an Experiment (or continue one) and run it to completion"
-    )
-    run.add_argument("name", nargs="?", metavar="NAME", help="continue this Experiment")
-    run.add_argument("-f", "--filename", metavar="EXPERIMENT.yaml", help="create this Experiment")
-    run.add_argument(
-        "--trial-command",
-        action="store_true",
-        help="run the trial template's command locally (default: a synthetic objective)",
-    )
-
-
-def _add_readers(commands: argparse._SubParsersAction[Parser], common: list[Parser]) -> None:
-    get = commands.add_parser("get", parents=common, help="list objects, as kubectl get")
-    get.add_argument("kind", metavar="KIND", help=GET_KINDS)
-    get.add_argument("name", nargs="?", metavar="NAME", help="only this object (events: about it)")
-    get.add_argument("-o", "--output", choices=("wide", "yaml", "json"), help="default: a table")
-    get.add_argument("-A", "--all-namespaces", action="store_true", help="every namespace")
-    describe = commands.add_parser(
-        "describe", parents=common, help="an object's fields, conditions and events as a timeline"
-    )
-    describe.add_argument("kind", metavar="KIND", help="experiment|suggestion")
-    describe.add_argument("name", metavar="NAME")
-
-
-def _add_writers(commands: argparse._SubParsersAction[Parser], common: list[Parser]) -> None:
-    kinds = ("experiment", "experiments", "exp")
-    edit = commands.add_parser(
-        "edit", parents=common, help="change an Experiment's budget, through admission"
-    )
-    edit.add_argument("kind", choices=kinds, metavar="experiment")
-    edit.add_argument("name", metavar="NAME")
-    for flag in ("--max-trial-count", "--parallel-trial-count", "--max-failed-trial-count"):
-        edit.add_argument(flag, type=positive, metavar="N")
-    edit.add_argument(
-        "--dry-run", action="store_true", help="show what the restart will do; change nothing"
-    )
-    delete = commands.add_parser(
-        "delete", parents=common, help="delete an Experiment and wait until all of it is gone"
-    )
-    delete.add_argument("kind", choices=kinds, metavar="experiment")
-    delete.add_argument("name", metavar="NAME")
 
 
 def add_cluster_commands(commands: argparse._SubParsersAction[Parser]) -> None:
@@ -300,6 +188,12 @@ def build_parser() -> Parser:
         prog="katib-resume",
         description="Kubeflow Katib's resume-Experiment lifecycle, as a pure state machine.",
     )
+    parser.add_argument(
+        *NAMESPACE_FLAGS,
+        metavar="NS",
+        dest="namespace_first",
+        help="the namespace of the command that follows (as `kubectl -n NS get ...`)",
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_core_commands(commands)
     add_embedded_commands(commands)
@@ -308,19 +202,59 @@ def build_parser() -> Parser:
     return parser
 
 
+def hoist_namespace(argv: Sequence[str], parser: Parser) -> list[str]:
+    """``-n NS COMMAND ...`` as ``COMMAND -n NS ...``: the command's own flag, where it parses.
+
+    Only what precedes the command is moved; an ``-n`` without its value is left for the parser
+    to report, and a command that has no ``-n`` refuses it here, in one line.
+    """
+    words, moved, flags, at = list(argv), [], set(), 0
+    while at < len(words) and words[at].startswith("-"):
+        word = words[at]
+        if word in NAMESPACE_FLAGS and at + 1 < len(words):
+            moved += words[at : at + 2]
+            del words[at : at + 2]
+        elif word.startswith("--namespace=") or (word.startswith("-n") and len(word) > 2):
+            moved.append(word)
+            del words[at]
+        else:
+            at += 1
+            continue
+        flags.add("--namespace" if word.startswith("--") else "-n")
+    if not moved or at == len(words):
+        return list(argv)
+    command = _commands(parser).get(words[at])
+    if command is not None and not flags <= command._option_string_actions.keys():
+        parser.error(f"{'/'.join(sorted(flags))} does nothing for {words[at]}")
+    return [*words[: at + 1], *moved, *words[at + 1 :]]
+
+
+def _commands(parser: Parser) -> dict[str, argparse.ArgumentParser]:
+    """The parser of each command (argparse keeps them in its subparsers action)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(hoist_namespace(sys.argv[1:] if argv is None else argv, parser))
+    check(args, parser)
     from katib_resume.app.cli.commands import (
         run,  # after parsing: --help never pays for the core's imports
     )
-    from katib_resume.app.common.inputs import InputError
+    from katib_resume.app.common.inputs import InputError, NotFoundError, RequestError
     from katib_resume.app.common.output import one_line
 
     try:
         return run(args)
+    except NotFoundError as error:
+        print(one_line(str(error)), file=sys.stderr)
+        return EXIT_NOT_FOUND
     except InputError as error:
         print(f"katib-resume: error: {one_line(str(error))}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return EXIT_NOT_FOUND if isinstance(error, RequestError) else EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("katib-resume: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -30,6 +30,16 @@ class InputError(Exception):
     """Bad input from the user: the message is the whole story (exit status 2)."""
 
 
+class RequestError(InputError):
+    """A request kubectl would refuse with exit status 1: a selector or an output template that
+    does not parse (scripts written for kubectl test for 1, not for our 2)."""
+
+
+class NotFoundError(RequestError):
+    """The object asked for does not exist: kubectl's ``Error from server (NotFound): ...``
+    line, printed as it is, exit status 1."""
+
+
 def read_text(path: str) -> str:
     """The UTF-8 text of ``path``."""
     try:

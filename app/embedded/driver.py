@@ -20,7 +20,7 @@ from pathlib import Path
 
 from katib_resume.adapters.fake import FakeCluster, StateFileError, load
 from katib_resume.adapters.fake.persistence import STATE_FILE
-from katib_resume.app.common.inputs import InputError
+from katib_resume.app.common.inputs import InputError, NotFoundError
 from katib_resume.app.embedded.bootstrap import Options
 from katib_resume.app.embedded.runtime import Runtime
 from katib_resume.core.kube import Manifest
@@ -100,13 +100,16 @@ def read_cluster(state_dir: Path) -> FakeCluster:
 
 
 def require_state(state_dir: Path, what: str) -> None:
-    """``InputError`` naming ``what`` when ``state_dir`` holds no cluster yet.
+    """kubectl's NotFound (exit status 1) naming ``what`` when ``state_dir`` holds no cluster yet.
 
     Commands that act on an existing object check this before opening a session, which would
     otherwise create an empty state directory just to report that nothing is there.
     """
     if not (state_dir / STATE_FILE).exists():
-        raise InputError(f"{what} not found: no embedded cluster in {state_dir} yet")
+        raise NotFoundError(
+            f"Error from server (NotFound): {what} not found: "
+            f"no embedded cluster in {state_dir} yet"
+        )
 
 
 def last_condition(obj: Manifest) -> Manifest | None:

@@ -1,0 +1,46 @@
+"""The embedded cluster's Events as the ``v1 Event`` objects Kubernetes would store for them.
+
+The fake cluster keeps Events as a log (``FakeCluster.events``), not as objects: ``get``,
+``describe`` and ``-o name`` show each as an Event named ``<object>.<sequence>`` (its place in
+the log, in hex, as the API server's names are unique per object). A name given for events
+matches the Event's own name or the name of the object it is about, so ``get events NAME``
+lists what happened to NAME, and a name printed by ``-o name`` finds its Event again.
+"""
+
+from __future__ import annotations
+
+from katib_resume.adapters.fake import Event
+from katib_resume.core.kube import Manifest
+
+
+def event_manifest(event: Event, sequence: int) -> Manifest:
+    """A recorded Event as the ``v1 Event`` object Kubernetes would store for it."""
+    ref = event.ref
+    involved: Manifest = {"apiVersion": ref.api_version, "kind": ref.kind, "name": ref.name}
+    if ref.namespace:
+        involved["namespace"] = ref.namespace
+    return {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {
+            "name": f"{ref.name}.{sequence:016x}",
+            "namespace": ref.namespace or "default",
+        },
+        "involvedObject": involved,
+        "type": event.type,
+        "reason": event.reason,
+        "message": event.message,
+        "source": {"component": "katib-resume"},
+        "count": 1,
+        "firstTimestamp": event.time,
+        "lastTimestamp": event.time,
+    }
+
+
+def event_matches(manifest: Manifest, ns: str | None, names: tuple[str, ...]) -> bool:
+    """In ``ns`` (``None``: any; kubectl files Events about a cluster-scoped object, a PV,
+    under ``default``) and, when names are given, named or about one of them."""
+    if ns is not None and manifest["metadata"]["namespace"] != ns:
+        return False
+    own, about = manifest["metadata"]["name"], manifest["involvedObject"]["name"]
+    return not names or own in names or about in names
