@@ -15,7 +15,7 @@ lost comes back as ``AlreadyExists``, which the caller checks.
 The client's request API changed shape in 37.x (``param_serialize`` and a ``call_api`` that
 only sends; before, one ``call_api`` that did both). ``_send`` speaks either, so the package
 accepts ``kubernetes>=30,<38`` and shares a venv with clients that need an older one (Katib's
-SDK fails on 37.x); both come back as the urllib3 response, whose body the adapter reads.
+SDK fails from 36.x on); both come back as the urllib3 response, whose body the adapter reads.
 """
 
 from __future__ import annotations

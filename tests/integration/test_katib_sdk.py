@@ -183,6 +183,17 @@ def _claim_uid(stack: Stack, name: str) -> str:
     return str(claim["metadata"]["uid"])
 
 
+def _current(stored: dict[str, Any]) -> bool:
+    """Whether the status was computed from the spec as it is now."""
+    return bool(stored["status"].get("observedGeneration") == stored["metadata"]["generation"])
+
+
+def _restarting(stored: dict[str, Any]) -> dict[str, Any]:
+    found: list[dict[str, Any]] = stored["status"]["conditions"]
+    [condition] = [c for c in found if c["type"] == "Restarting"]
+    return condition
+
+
 def test_the_sdk_lifecycle_with_its_default_polling(stack: Stack) -> None:
     katib, name = stack.katib, "sdk-resume"
     katib.create_experiment(experiment(name, max_trials=4))
@@ -201,7 +212,20 @@ def test_the_sdk_lifecycle_with_its_default_polling(stack: Stack) -> None:
     assert again.status.trials_succeeded == 6 and len(katib.list_trials(name)) == 6
     assert _claim_uid(stack, name) == claim  # the same volume, mounted again
     stored = stack.raw(name)
-    assert stored["status"]["observedGeneration"] == stored["metadata"]["generation"]
+    assert _current(stored)
+    first = _restarting(stored)
+
+    # a careful client's second restart: Restarting is still True from the first, so it waits
+    # for a status that has seen its edit before it waits for Succeeded
+    katib.edit_experiment_budget(name, max_trial_count=8)
+    eventually(lambda: _current(stack.raw(name)), seconds=30, what="the edit seen", pause=0.2)
+    third = katib.wait_for_experiment_condition(
+        name, expected_condition="Succeeded", timeout=WAIT, polling_interval=1
+    )
+    assert third.status.trials_succeeded == 8
+    renewed = _restarting(stack.raw(name))
+    assert renewed["status"] == "True"
+    assert renewed["lastTransitionTime"] > first["lastTransitionTime"]  # this restart's
 
     katib.delete_experiment(name)
     volume = f"{name}-random-{NAMESPACE}"
