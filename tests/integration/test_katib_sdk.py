@@ -24,6 +24,7 @@ from kubernetes import client as k8s
 
 from katib_resume.adapters.k8s.connect import to_url
 from katib_resume.core.model.experiment import ExperimentStatus
+from katib_resume.core.ports import Conflict, NotFound
 from tests.integration.test_controller_binary import katib_config_with_volume
 from tests.support.admission_path import WebhookPath
 from tests.support.cluster_player import ClusterPlayer, put_katib_config
@@ -50,6 +51,8 @@ class Player(threading.Thread):
             try:
                 assert self.alive(), "the controller exited"
                 self.player.tick()
+            except (NotFound, Conflict):
+                continue  # the object went, or moved on, between the player's read and write
             except BaseException as error:  # reported by the fixture, never lost
                 self.errors.append(error)
                 return
