@@ -90,6 +90,25 @@ def set_condition(conditions: Conditions, want: ConditionSpec, now: datetime) ->
     return (*remove_condition(conditions, want.type), new)
 
 
+def renew_condition(conditions: Conditions, want: ConditionSpec, now: datetime) -> Conditions:
+    """``want`` with both times ``now``, in place if its type is present (appended if not).
+
+    For a condition that records an event which can recur with the same status, reason and
+    message (a restart): ``set_condition`` would keep the first occurrence's times.
+    """
+    new = Condition(
+        type=want.type,
+        status=want.status,
+        reason=want.reason,
+        message=want.message,
+        last_update_time=now,
+        last_transition_time=now,
+    )
+    if find(conditions, want.type) is None:
+        return (*conditions, new)
+    return tuple(new if c.type == want.type else c for c in conditions)
+
+
 def remove_condition(conditions: Conditions, type_: str) -> Conditions:
     """Katib's ``removeCondition``: the list without that type (order of the rest kept)."""
     if find(conditions, type_) is None:

@@ -2,8 +2,8 @@
 
 Names, label keys, ports and the condition types, reasons and messages of Experiments and
 Suggestions (BEHAVIOR.md §1, §2.3, §3.5, §4, §10). The few additions of katib-resume (the truthful
-messages that fix Katib bugs 10 and 16, the ownership conflict, the cleared Restarting condition
-and our finalizer and annotation) are marked as ours.
+messages that fix Katib bugs 10 and 16, the ownership conflict, our finalizer
+and annotation) are marked as ours.
 """
 
 from __future__ import annotations
@@ -74,7 +74,6 @@ class ExperimentReason:
     MAX_TRIALS_REACHED = "ExperimentMaxTrialsReached"
     SUGGESTION_END_REACHED = "ExperimentSuggestionEndReached"
     FAILED = "ExperimentFailed"
-    RESTART_COMPLETED = "ExperimentRestartCompleted"  # ours: Restarting is cleared (bug 2)
 
 
 class SuggestionCondition:
@@ -109,9 +108,6 @@ ER, SR = ExperimentReason, SuggestionReason
 EXP_CREATED = ConditionSpec(E.CREATED, T, ER.CREATED, "Experiment is created")
 EXP_RUNNING = ConditionSpec(E.RUNNING, T, ER.RUNNING, "Experiment is running")
 EXP_RESTARTING = ConditionSpec(E.RESTARTING, T, ER.RESTARTING, "Experiment is restarted")
-EXP_RESTART_DONE = ConditionSpec(
-    E.RESTARTING, F, ER.RESTART_COMPLETED, "Experiment is restarted and has completed again"
-)
 EXP_GOAL_REACHED = ConditionSpec(
     E.SUCCEEDED, T, ER.GOAL_REACHED, "Experiment has succeeded because Objective goal has reached"
 )

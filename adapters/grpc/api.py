@@ -315,10 +315,25 @@ def _file() -> descriptor_pb2.FileDescriptorProto:
     return proto
 
 
+def _classes(
+    file: descriptor_pb2.FileDescriptorProto, pool: descriptor_pool.DescriptorPool
+) -> dict[str, type[Message]]:
+    """The file's message classes, built in ``pool``, by full name.
+
+    ``GetMessages(..., pool=)`` is protobuf 4.22 to 7.x; 4.21 (which Katib's SDK admits) had
+    only the factory's method of the same name, which later versions removed.
+    """
+    if hasattr(message_factory, "GetMessageClass"):
+        return message_factory.GetMessages([file], pool=pool)
+    pool.Add(file)
+    factory: Any = message_factory.MessageFactory(pool)
+    classes: dict[str, type[Message]] = factory.GetMessages([file.name])
+    return classes
+
+
 POOL = descriptor_pool.DescriptorPool()
 CLASSES: dict[str, type[Message]] = {
-    name.removeprefix(f"{PACKAGE}."): cls
-    for name, cls in message_factory.GetMessages([_file()], pool=POOL).items()
+    name.removeprefix(f"{PACKAGE}."): cls for name, cls in _classes(_file(), POOL).items()
 }
 """The top-level message classes by name relative to the package (``"Trial"``)."""
 

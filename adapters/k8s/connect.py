@@ -7,6 +7,8 @@ message a user can act on, never a traceback.
 
 from __future__ import annotations
 
+from typing import Any
+
 from kubernetes import client, config
 from kubernetes.config.config_exception import ConfigException
 
@@ -26,11 +28,13 @@ def connect(
 ) -> Transport:
     """A transport to the API server of ``kubeconfig``; in-cluster when it is None."""
     configuration = client.Configuration()
+    # untyped functions in 37.x, an untyped package before: no `type: ignore` fits both
+    loaders: Any = config
     try:
         if kubeconfig is None:
-            config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
+            loaders.load_incluster_config(client_configuration=configuration)
         else:
-            config.load_kube_config(  # type: ignore[no-untyped-call]
+            loaders.load_kube_config(
                 config_file=kubeconfig, context=context, client_configuration=configuration
             )
     except (ConfigException, OSError, ValueError, TypeError) as error:

@@ -11,6 +11,11 @@ server's ``Retry-After``; whatever is still failing then reaches the controller 
 ``Unavailable``, whose own backoff takes over. Retrying a write is safe here: updates and
 deletes carry preconditions (``resourceVersion``, ``uid``), and a create whose first answer was
 lost comes back as ``AlreadyExists``, which the caller checks.
+
+The client's request API changed shape in 37.x (``param_serialize`` and a ``call_api`` that
+only sends; before, one ``call_api`` that did both). ``_send`` speaks either, so the package
+accepts ``kubernetes>=30,<38`` and shares a venv with clients that need an older one (Katib's
+SDK fails from 36.x on); both come back as the urllib3 response, whose body the adapter reads.
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ from katib_resume.core.kube import Manifest
 from katib_resume.core.ports import ClusterError, Unavailable
 
 Query = Sequence[tuple[str, str]]
+_SERIALIZES_FIRST = hasattr(ApiClient, "param_serialize")
+"""Whether the installed client is 37.x or later (see the module's docstring)."""
 MERGE_PATCH = "application/merge-patch+json"
 READS = frozenset({"GET"})
 
@@ -117,35 +124,58 @@ class Transport:
         self.counts.add(call.method)
         response = self._send(call, self.timeout)
         try:
-            data = response.read()
+            data = response.data  # read now, or as preloaded
         except Exception as error:  # the body was cut off: no answer
             raise transport_error(error, what) from error
         status = response.status
         if not 200 <= status < 300:
-            raise from_status(status, data, dict(response.getheaders() or {}), what)
+            raise from_status(status, data, dict(response.headers or {}), what)
         return _decode(data, what)
 
     def _send(self, call: Call, timeout: tuple[float, float]) -> Any:
+        """The urllib3 response to ``call``, its body unread (a watch streams it)."""
         what = call.what
         headers = {"Accept": "application/json"}
         if call.body is not None:
             headers["Content-Type"] = call.content_type
         try:
-            verb, url, sent_headers, sent_body, _ = self.api.param_serialize(
-                call.method,
-                call.path,
-                query_params=list(call.query),
-                header_params=headers,
-                body=call.body,
-                auth_settings=["BearerToken"],
-            )
-            return self.api.call_api(verb, url, sent_headers, sent_body, _request_timeout=timeout)
+            if _SERIALIZES_FIRST:
+                return self._send_37(call, headers, timeout).response
+            return self._send_before_37(call, headers, timeout)
         except ApiException as error:
             if error.status:
                 raise from_status(error.status, error.body, error.headers, what) from error
             raise transport_error(error, what) from error
         except Exception as error:  # urllib3's timeouts, refused and reset connections
             raise transport_error(error, what) from error
+
+    def _send_37(self, call: Call, headers: dict[str, str], timeout: tuple[float, float]) -> Any:
+        verb, url, sent_headers, sent_body, _ = self.api.param_serialize(
+            call.method,
+            call.path,
+            query_params=list(call.query),
+            header_params=headers,
+            body=call.body,
+            auth_settings=["BearerToken"],
+        )
+        return self.api.call_api(verb, url, sent_headers, sent_body, _request_timeout=timeout)
+
+    def _send_before_37(
+        self, call: Call, headers: dict[str, str], timeout: tuple[float, float]
+    ) -> Any:
+        """The one-step ``call_api`` of 30.x to 36.x; it raises ``ApiException`` on a non-2xx."""
+        legacy: Any = self.api  # typed against whichever client mypy sees
+        return legacy.call_api(
+            call.path,
+            call.method,
+            query_params=list(call.query),
+            header_params=headers,
+            body=call.body,
+            auth_settings=["BearerToken"],
+            _return_http_data_only=True,
+            _preload_content=False,
+            _request_timeout=timeout,
+        )
 
     def stream(self, path: str, query: Query, read_timeout: float) -> Iterator[Manifest]:
         """The events of one watch request, each a decoded JSON line, until the server ends it.
@@ -155,12 +185,11 @@ class Transport:
         call = Call("GET", path, None, tuple(query), "")
         what = f"WATCH {path}"
         self.counts.add("GET", watch=True)
-        response = self._send(call, (self.timeout[0], read_timeout))
-        raw = response.response
+        raw = self._send(call, (self.timeout[0], read_timeout))
         try:
-            if not 200 <= response.status < 300:
+            if not 200 <= raw.status < 300:
                 data = raw.read()
-                raise from_status(response.status, data, dict(response.getheaders() or {}), what)
+                raise from_status(raw.status, data, dict(raw.headers or {}), what)
             yield from _lines(raw, what)
         finally:
             raw.release_conn()

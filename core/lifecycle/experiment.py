@@ -4,14 +4,17 @@ Theory of operation. As for the Suggestion, the state is derived from the observ
 every reconcile and written back by ``mark`` in Katib's order::
 
     Pending -> Created [Cr] -> Running [Cr, Ru+] -> Succeeded [Cr, Ru-, SM]
-            -> (budget raised) Running [Cr, Rs, Ru+] -> Succeeded [Cr, Ru-, Rs-, SM] -> ...
+            -> (budget raised) Running [Cr, Rs, Ru+] -> Succeeded [Cr, Rs, Ru-, SM] -> ...
 
 Two of Katib's bugs are fixed here, in the table and the marks rather than in scattered code:
 ``restart_requested`` is guarded by ``is_restartable`` *and* ``has_budget``, so an Experiment
 without ``maxTrialCount`` that completed by goal or failure is never restarted (bug 1, Katib's
-endless restart loop); and a restarted run that completes sets ``Restarting`` to False before the
-completion condition is appended (bug 2), so Restarting=True means "a restart is in progress"
-and the printer column still shows the completion. A Failed Experiment is terminal.
+endless restart loop). ``Restarting`` stays True once set, as in Katib, so that a client that
+polls for it after raising the budget finds it even when the restarted run has already
+completed; but every restart renews it (both times, in place), where Katib leaves the first
+restart's times for ever (bug 2). With ``status.observedGeneration`` (``plan.experiment``) a
+client can tell a status that has seen its edit from one that has not. A Failed Experiment is
+terminal.
 """
 
 from __future__ import annotations
@@ -27,9 +30,10 @@ from katib_resume.core.conditions import (
     find,
     is_true,
     remove_condition,
+    renew_condition,
     set_all,
 )
-from katib_resume.core.katib import EXP_CREATED, EXP_RESTART_DONE, EXP_RESTARTING, EXP_RUNNING
+from katib_resume.core.katib import EXP_CREATED, EXP_RESTARTING, EXP_RUNNING
 from katib_resume.core.katib import ExperimentCondition as E
 from katib_resume.core.lifecycle.machine import Lifecycle, Transition
 
@@ -100,16 +104,13 @@ def mark(
 def _running(conditions: Conditions, now: datetime) -> Conditions:
     if is_true(conditions, E.SUCCEEDED) or is_true(conditions, E.FAILED):
         conditions = remove_condition(remove_condition(conditions, E.SUCCEEDED), E.FAILED)
-        conditions = set_all(conditions, [EXP_RESTARTING], now)
+        conditions = renew_condition(conditions, EXP_RESTARTING, now)  # this restart's times
     return set_all(conditions, [EXP_RUNNING], now)
 
 
 def _stopped(conditions: Conditions) -> list[ConditionSpec]:
-    """Running to False (reason and message kept) and a restart in progress marked finished."""
-    wants: list[ConditionSpec] = []
+    """Running to False (reason and message kept); ``Restarting`` stays as it is."""
     running = find(conditions, E.RUNNING)
-    if running is not None:
-        wants.append(ConditionSpec(E.RUNNING, Status.FALSE, running.reason, running.message))
-    if is_true(conditions, E.RESTARTING):
-        wants.append(EXP_RESTART_DONE)
-    return wants
+    if running is None:
+        return []
+    return [ConditionSpec(E.RUNNING, Status.FALSE, running.reason, running.message)]

@@ -63,7 +63,7 @@ def test_from_volume_first_run_completion_restart_and_deletion() -> None:
     assert bench.conditions("Suggestion") == ["C", "DR+", "R+"]
     bench.add_trials(8)
     bench.settle()
-    assert bench.conditions("Experiment") == ["Cr", "Ru-", "Rs-", "SM"]
+    assert bench.conditions("Experiment") == ["Cr", "Rs", "Ru-", "SM"]  # as Katib (bug 2)
     assert bench.conditions("Suggestion") == ["C", "R-s", "DR-s", "S_V"]
     assert bench.deployment() is None and bench.service() is None
 

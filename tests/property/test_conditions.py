@@ -13,6 +13,8 @@ from katib_resume.core.conditions import (
     Status,
     find,
     remove_condition,
+    renew_condition,
+    set_all,
     set_condition,
 )
 
@@ -52,3 +54,21 @@ def test_any_sequence_keeps_kubernetes_semantics(steps: list[ConditionSpec | str
         if old is None or (old.status, old.reason) != (step.status, step.reason):
             assert after[-1] is new, "a new or changed condition is appended (Katib's order)"
         conditions = after
+
+
+@given(st.lists(specs, max_size=8), specs)
+def test_renewing_sets_both_times_in_place_and_leaves_the_rest(
+    before: list[ConditionSpec], want: ConditionSpec
+) -> None:
+    conditions = set_all((), before, T0)
+    now = T0 + timedelta(seconds=5)
+    after = renew_condition(conditions, want, now)
+    new = find(after, want.type)
+    assert new is not None and want.matches(new)
+    assert new.last_transition_time == now and new.last_update_time == now
+    assert [c.type for c in after] == [c.type for c in conditions] + (
+        [] if find(conditions, want.type) else [want.type]
+    ), "in place if present, appended if not"
+    assert [c for c in after if c.type != want.type] == [
+        c for c in conditions if c.type != want.type
+    ]

@@ -40,6 +40,8 @@ class RestartSequences(RuleBasedStateMachine):
         self.pvc_uid: str | None = None
         self.deleted = False
         self.local = False
+        self.restarted_at: str | None = None
+        """``Restarting``'s lastTransitionTime, once the Experiment has been restarted."""
 
     @initialize(
         policy=st.sampled_from(["Never", "LongRunning", "FromVolume"]),
@@ -142,6 +144,21 @@ class RestartSequences(RuleBasedStateMachine):
             assert all(c["status"] in ("True", "False", "Unknown") for c in conditions)
 
     @invariant()
+    def restarting_once_true_stays_true_and_only_moves_on(self) -> None:
+        """Kept after the restarted run (a polling client finds it), renewed by each restart."""
+        found = [
+            c
+            for c in (self.sim.experiment() or {}).get("status", {}).get("conditions", [])
+            if c["type"] == "Restarting"
+        ]
+        if self.restarted_at is not None and not self.deleted:
+            [condition] = found
+            assert condition["status"] == "True"
+            assert condition["lastTransitionTime"] >= self.restarted_at
+        if found:
+            self.restarted_at = found[0]["lastTransitionTime"]
+
+    @invariant()
     def running_means_a_live_available_service(self) -> None:
         controller = self.sim.runtime.controller
         unseen = self.sim.runtime.pump()  # world changes the controller has not been told of
@@ -213,6 +230,10 @@ class RestartSequences(RuleBasedStateMachine):
             assert not self._local_directory().exists(), "the directory is removed"
             return
         self.sim.settle(max_steps=500)
+        experiment = self.sim.experiment()
+        assert experiment is not None
+        meta, status = experiment["metadata"], experiment.get("status", {})
+        assert status.get("observedGeneration") == meta["generation"], "the status is current"
         suggestion = self.sim.suggestion()
         restartable = Sim.true(self.sim.experiment(), "Succeeded") and self.sim.policy != "Never"
         reason = _succeeded_reason(self.sim.experiment())

@@ -44,7 +44,6 @@ NOTATION = {
     ("Running", "True", "ExperimentRunning"): "Ru+",
     ("Running", "False", "ExperimentRunning"): "Ru-",
     ("Restarting", "True", "ExperimentRestarting"): "Rs",
-    ("Restarting", "False", "ExperimentRestartCompleted"): "Rs-",
     ("Succeeded", "True", "ExperimentMaxTrialsReached"): "SM",
     ("Succeeded", "True", "ExperimentGoalReached"): "SG",
     ("Failed", "True", "ExperimentFailed"): "F",

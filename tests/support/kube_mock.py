@@ -6,7 +6,8 @@ never answers 409 to a stale write, answers a create with 200 (the client then r
 ``None``), leaves ``kind`` out of lists, ignores label selectors and scans an ever-growing
 request log. ``KubeMock`` fills exactly those gaps, so the adapter under test meets a server that
 behaves like an API server in the ways the adapter relies on. What it still does not do (garbage
-collection, status isolation, 410 on an old watch) the tests inject with ``fail``.
+collection, status isolation, 410 on an old watch) the tests inject with ``fail``; an
+``admission`` hook puts a webhook in the path (``tests.support.admission_path``).
 
 ``MockServer`` runs it on its own event loop in a background thread, because the adapter uses
 the blocking client: calling it from the server's loop would deadlock.
@@ -20,7 +21,7 @@ import itertools
 import json
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -79,6 +80,9 @@ def _status(code: int, reason: str, message: str) -> Json:
     }
 
 
+Admission = Callable[["KubeMock", rendering.Request], Awaitable[aiohttp.web.StreamResponse | None]]
+
+
 class KubeMock(kmock.KubernetesEmulator):
     """The emulator with identity, versions, conflicts, 201s, typed lists and fault injection."""
 
@@ -93,6 +97,9 @@ class KubeMock(kmock.KubernetesEmulator):
         """Patches that changed nothing but the version: a controller should send none."""
         self.log: list[tuple[str, str]] = []
         """(method, path) of every request, for counting reads and writes."""
+        self.admission: Admission | None = None
+        """Called on every write that passed the version checks, as the API server calls its
+        admission webhooks (``tests.support.admission_path``): an answer to give instead."""
 
     async def _handle(self, request: rendering.Request) -> aiohttp.web.StreamResponse:
         del self._requests[:-LOG_LIMIT]
@@ -104,6 +111,8 @@ class KubeMock(kmock.KubernetesEmulator):
             return aiohttp.web.json_response(fault.body, status=fault.status, headers=fault.headers)
         if request.resource is not None:
             early = self._prepare(request)
+            if early is None and self.admission is not None:
+                early = await self.admission(self, request)
             if early is not None:
                 return early
         response = await super()._handle(request)

@@ -3,7 +3,8 @@
 The ``kubernetes`` client (37.x) generates pydantic models from the API's OpenAPI schema, with
 ``extra="forbid"``: a misspelt field, a wrong type or a missing required field fails here, as it
 would fail ``kubectl apply``. cert-manager's kinds are not in the client and are checked by the
-generator's own tests.
+generator's own tests. Older clients (the dev venv holds one, for Katib's SDK) have plain classes
+that check nothing: there the module is skipped, and CI runs it in its newest-client stage.
 """
 
 from __future__ import annotations
@@ -34,6 +35,10 @@ MODELS: dict[str, Any] = {
     "MutatingWebhookConfiguration": models.V1MutatingWebhookConfiguration,
 }
 NOT_BUILT_IN = {"Issuer", "Certificate"}
+pytestmark = pytest.mark.skipif(
+    not hasattr(models.V1Namespace, "model_validate"),
+    reason="needs kubernetes>=37 (pydantic models); .ci/run runs it with the newest client",
+)
 
 
 def documents(**given: Any) -> list[dict[str, Any]]:
