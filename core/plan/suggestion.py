@@ -104,27 +104,11 @@ def decide_suggestion(
         after=after,
         wanted=wanted,
         now=now,
-        assignments=observed.assignments,
+        assignments=observed.assignments or (),
         settings=observed.algorithm_settings,
     )
     events = _events(suggestion, before, after, trigger, observed)
     return Step(before, after, trigger), (*head, *level[0], *status, *level[1], *events)
-
-
-def wants_validation(observed: Observed, suggestion: Suggestion) -> bool:
-    """Whether the shell should ask the service to validate before planning this reconcile."""
-    asks = STATES[derive(suggestion)].asks
-    return asks is Asks.VALIDATION and available(observed.deployment)
-
-
-def wants_assignments(observed: Observed, suggestion: Suggestion) -> int:
-    """How many new assignments the shell should fetch from the running service, if any."""
-    experiment = observed.experiment
-    if experiment is None or experiment.is_completed():
-        return 0
-    if STATES[derive(suggestion)].asks is not Asks.ASSIGNMENTS:
-        return 0
-    return max(0, suggestion.spec.requests - len(suggestion.status.suggestions))
 
 
 def _volume(
