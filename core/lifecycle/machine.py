@@ -84,6 +84,8 @@ class Lifecycle(Generic[StateT]):
     """The triggers a planner may fire, in the order it tries them (``step``)."""
     machine: Machine = field(init=False, repr=False)
     compiled: Mapping[tuple[StateT, str], tuple[Branch[StateT], ...]] = field(init=False)
+    tries: Mapping[str, tuple[Detector, ...]] = field(init=False, repr=False)
+    """Per state (by name), the detectors of the triggers allowed from it, in order."""
 
     def __post_init__(self) -> None:
         machine = Machine(
@@ -98,7 +100,13 @@ class Lifecycle(Generic[StateT]):
         if unknown:
             raise ValueError(f"{self.name}: detectors of triggers not in the table: {unknown}")
         object.__setattr__(self, "machine", machine)
-        object.__setattr__(self, "compiled", _compile(machine, self.states))
+        compiled = _compile(machine, self.states)
+        object.__setattr__(self, "compiled", compiled)
+        tries = {
+            state.name: tuple(d for d in self.detectors if (state, d.trigger) in compiled)
+            for state in self.states
+        }
+        object.__setattr__(self, "tries", tries)
 
     @property
     def triggers(self) -> tuple[str, ...]:
@@ -120,8 +128,8 @@ class Lifecycle(Generic[StateT]):
     def step(self, state: StateT, signals: object, facts: object) -> tuple[str | None, StateT]:
         """Try the detectors in order: the first trigger that the table allows from ``state``,
         that ``signals`` justify and that moves (its guards read ``facts``) fires."""
-        for detector in self.detectors:
-            if (state, detector.trigger) in self.compiled and detector.detects(signals):
+        for detector in self.tries[state._name_]:
+            if detector.detects(signals):
                 after = self.fire(state, detector.trigger, facts)
                 if after is not state:
                     return detector.trigger, after

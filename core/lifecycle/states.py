@@ -22,7 +22,7 @@ own table (``core.lifecycle.machine``) still says from which states each trigger
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
@@ -95,7 +95,7 @@ class HasReason:
 
 
 class Writer(Protocol):
-    def specs(self, conditions: Conditions, marks: object) -> Iterator[ConditionSpec]: ...
+    def specs(self, conditions: Conditions, marks: object) -> tuple[ConditionSpec, ...]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,8 +104,8 @@ class Write:
 
     spec: ConditionSpec
 
-    def specs(self, conditions: Conditions, marks: object) -> Iterator[ConditionSpec]:
-        yield self.spec
+    def specs(self, conditions: Conditions, marks: object) -> tuple[ConditionSpec, ...]:
+        return (self.spec,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,10 +114,10 @@ class Marked:
 
     name: str
 
-    def specs(self, conditions: Conditions, marks: object) -> Iterator[ConditionSpec]:
+    def specs(self, conditions: Conditions, marks: object) -> tuple[ConditionSpec, ...]:
         spec = getattr(marks, self.name)
         assert isinstance(spec, ConditionSpec), f"no {self.name!r} mark given"
-        yield spec
+        return (spec,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,9 +127,8 @@ class IfTrue:
     type: str
     spec: ConditionSpec
 
-    def specs(self, conditions: Conditions, marks: object) -> Iterator[ConditionSpec]:
-        if is_true(conditions, self.type):
-            yield self.spec
+    def specs(self, conditions: Conditions, marks: object) -> tuple[ConditionSpec, ...]:
+        return (self.spec,) if is_true(conditions, self.type) else ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,9 +138,10 @@ class IfAnyTrue:
     types: tuple[str, ...]
     spec: ConditionSpec
 
-    def specs(self, conditions: Conditions, marks: object) -> Iterator[ConditionSpec]:
+    def specs(self, conditions: Conditions, marks: object) -> tuple[ConditionSpec, ...]:
         if any(is_true(conditions, type_) for type_ in self.types):
-            yield self.spec
+            return (self.spec,)
+        return ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,9 +151,8 @@ class IfPresent:
     type: str
     spec: ConditionSpec
 
-    def specs(self, conditions: Conditions, marks: object) -> Iterator[ConditionSpec]:
-        if find(conditions, self.type) is not None:
-            yield self.spec
+    def specs(self, conditions: Conditions, marks: object) -> tuple[ConditionSpec, ...]:
+        return (self.spec,) if find(conditions, self.type) is not None else ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,10 +162,11 @@ class Stopped:
 
     type: str
 
-    def specs(self, conditions: Conditions, marks: object) -> Iterator[ConditionSpec]:
+    def specs(self, conditions: Conditions, marks: object) -> tuple[ConditionSpec, ...]:
         found = find(conditions, self.type)
-        if found is not None:
-            yield ConditionSpec(self.type, Status.FALSE, found.reason, found.message)
+        if found is None:
+            return ()
+        return (ConditionSpec(self.type, Status.FALSE, found.reason, found.message),)
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,10 +203,11 @@ class StateTable(Generic[StateT, SpecT]):
         if not isinstance(rows[-1].recognised, Always):
             raise ValueError(f"{states.__name__}: the last row must recognise anything")
         self.rows = tuple(rows)
-        self._by_state: dict[StateT, SpecT] = {row.state: row for row in rows}
+        # keyed by name: an Enum member's hash is computed in Python, a str's is cached
+        self._by_name: dict[str, SpecT] = {row.state.name: row for row in rows}
 
     def __getitem__(self, state: StateT) -> SpecT:
-        return self._by_state[state]
+        return self._by_name[state._name_]
 
     def derive(self, conditions: Conditions, deleting: bool = False) -> StateT:
         """The first state whose row recognises ``conditions``."""
@@ -219,7 +220,7 @@ class StateTable(Generic[StateT, SpecT]):
         self, state: StateT, conditions: Conditions, marks: object, now: datetime
     ) -> Conditions:
         """``conditions`` rewritten as ``state``'s row says (idempotent)."""
-        row = self._by_state[state]
+        row = self._by_name[state._name_]
         wants = [spec for writer in row.writes for spec in writer.specs(conditions, marks)]
         drop = [r.type for r in row.removes if r.when.matches(conditions, False)]
         for type_ in drop:
@@ -237,6 +238,10 @@ class Detector:
     unless: tuple[str, ...] = ()
 
     def detects(self, signals: object) -> bool:
-        return all(getattr(signals, name) for name in self.when) and not any(
-            getattr(signals, name) for name in self.unless
-        )
+        for name in self.when:
+            if not getattr(signals, name):
+                return False
+        for name in self.unless:  # noqa: SIM110 (a loop: no generator on the hot path)
+            if getattr(signals, name):
+                return False
+        return True

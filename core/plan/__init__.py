@@ -21,6 +21,7 @@ from datetime import datetime
 from katib_resume.core.actions import Requeue
 from katib_resume.core.config import KatibConfig
 from katib_resume.core.lifecycle.experiment import ExperimentState
+from katib_resume.core.lifecycle.suggestion import SuggestionState
 from katib_resume.core.observed import Observed
 from katib_resume.core.plan.experiment import decide_experiment
 from katib_resume.core.plan.finalizer import cleanup
@@ -33,7 +34,7 @@ from katib_resume.core.plan.needs import (
     unanswered,
 )
 from katib_resume.core.plan.result import Plan, Step
-from katib_resume.core.plan.suggestion import Context, decide_suggestion
+from katib_resume.core.plan.suggestion import Context, decide_suggestion, state_of
 
 __all__ = [
     "ASSIGNMENT_RETRY_SECONDS",
@@ -49,17 +50,21 @@ __all__ = [
 def plan(observed: Observed, config: KatibConfig, now: datetime) -> Plan | Need:
     """The actions that move the cluster one step towards what ``observed`` calls for, or what
     the suggestion service must answer first (``core.plan.needs``)."""
-    wanted = need(observed)
+    suggestion = observed.suggestion
+    state = None if suggestion is None else state_of(suggestion)
+    wanted = need(observed, state)
     if wanted is not None:
         return wanted
-    decided = _decide(observed, config, now)
-    if unanswered(observed):
+    decided = _decide(observed, config, now, state)
+    if unanswered(observed, state):
         retry = Requeue(ASSIGNMENT_RETRY_SECONDS, "the suggestion service gave no assignments")
         decided = replace(decided, actions=(*decided.actions, retry))
     return decided
 
 
-def _decide(observed: Observed, config: KatibConfig, now: datetime) -> Plan:
+def _decide(
+    observed: Observed, config: KatibConfig, now: datetime, state: SuggestionState | None
+) -> Plan:
     experiment, suggestion = observed.experiment, observed.suggestion
     if experiment is None or experiment.metadata.is_deleting:
         if suggestion is None:
@@ -67,7 +72,7 @@ def _decide(observed: Observed, config: KatibConfig, now: datetime) -> Plan:
         actions = cleanup(observed, suggestion) if suggestion.metadata.is_deleting else ()
         return Plan(actions)
     decided = decide_experiment(experiment, suggestion, observed.trials, now)
-    if suggestion is None:
+    if suggestion is None or state is None:
         return Plan(decided.actions, decided.step)
     context = Context(
         experiment_exists=True,
@@ -75,5 +80,5 @@ def _decide(observed: Observed, config: KatibConfig, now: datetime) -> Plan:
         failed=decided.step.after is ExperimentState.Failed,
         restartable=decided.restartable,
     )
-    step, actions = decide_suggestion(observed, suggestion, context, config, now)
+    step, actions = decide_suggestion(observed, suggestion, context, config, now, before=state)
     return Plan((*decided.actions, *actions), decided.step, step)

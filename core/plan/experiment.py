@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from functools import cached_property
 
 from katib_resume.core.actions import (
     Action,
@@ -114,30 +113,44 @@ class _Signals:
         suggestion: Suggestion | None,
     ) -> None:
         self.experiment, self.counts, self.trials = experiment, counts, trials
-        self.is_suggestion_failed = suggestion is not None and suggestion.has(
-            SuggestionCondition.FAILED
-        )
-        self.has_trials = counts.total > 0
+        self.suggestion = suggestion
+        self._outcome: tuple[ConditionSpec | None] | None = None
+        self._has_trials: bool | None = None
 
-    @cached_property
+    @property
+    def is_suggestion_failed(self) -> bool:
+        return self.suggestion is not None and self.suggestion.has(SuggestionCondition.FAILED)
+
+    @property
+    def has_trials(self) -> bool:
+        if self._has_trials is None:
+            self._has_trials = self.counts.total > 0
+        return self._has_trials
+
+    @property
     def outcome(self) -> ConditionSpec | None:
         """Katib's completion, once a trial exists (it recomputes nothing before)."""
-        if not self.has_trials:
-            return None
-        spec = self.experiment.spec
-        return completion(spec, self.counts, goal_reached(spec.objective, self.trials))
+        if self._outcome is None:
+            spec = self.experiment.spec
+            found = (
+                completion(spec, self.counts, goal_reached(spec.objective, self.trials))
+                if self.has_trials
+                else None
+            )
+            self._outcome = (found,)
+        return self._outcome[0]
 
     @property
     def is_goal_reached(self) -> bool:
-        return self.outcome == EXP_GOAL_REACHED
+        return self.outcome is EXP_GOAL_REACHED  # ``completion`` returns the constants
 
     @property
     def is_max_trials_reached(self) -> bool:
-        return self.outcome == EXP_MAX_TRIALS
+        return self.outcome is EXP_MAX_TRIALS  # ``completion`` returns the constants
 
     @property
     def is_max_failed_trials_reached(self) -> bool:
-        return self.outcome == EXP_MAX_FAILED
+        return self.outcome is EXP_MAX_FAILED  # ``completion`` returns the constants
 
 
 class _Facts:

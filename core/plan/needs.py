@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from katib_resume.core.lifecycle.suggestion import STATES, Asks, derive
+from katib_resume.core.lifecycle.suggestion import STATES, Asks, SuggestionState
 from katib_resume.core.model import Suggestion
 from katib_resume.core.observed import Assignments, Observed, Validation
 from katib_resume.core.plan.children import available
@@ -63,34 +63,35 @@ class NeedAssignments:
 Need = NeedValidation | NeedAssignments
 
 
-def need(observed: Observed) -> Need | None:
-    """What ``observed`` still lacks for a plan (``None``: nothing)."""
+def need(observed: Observed, state: SuggestionState | None) -> Need | None:
+    """What ``observed`` still lacks for a plan (``None``: nothing); ``state`` is its
+    Suggestion's (``None``: there is none)."""
     suggestion = observed.suggestion
-    if suggestion is None:
+    if suggestion is None or state is None:
         return None
-    asks = STATES[derive(suggestion)].asks
+    asks = STATES[state].asks
     if asks is Asks.VALIDATION and observed.validation is None:
         return NeedValidation(suggestion) if available(observed.deployment) else None
     if asks is Asks.ASSIGNMENTS and observed.assignments is None:
-        count = wanted_assignments(observed, suggestion)
+        count = wanted_assignments(observed, suggestion, state)
         return NeedAssignments(suggestion, count) if count else None
     return None
 
 
-def wanted_assignments(observed: Observed, suggestion: Suggestion) -> int:
+def wanted_assignments(observed: Observed, suggestion: Suggestion, state: SuggestionState) -> int:
     """Katib's SyncAssignments: ``spec.requests`` minus those recorded, for a running service of
     an Experiment that is not completed."""
     experiment = observed.experiment
     if experiment is None or experiment.is_completed():
         return 0
-    if STATES[derive(suggestion)].asks is not Asks.ASSIGNMENTS:
+    if STATES[state].asks is not Asks.ASSIGNMENTS:
         return 0
     return max(0, suggestion.spec.requests - len(suggestion.status.suggestions))
 
 
-def unanswered(observed: Observed) -> bool:
+def unanswered(observed: Observed, state: SuggestionState | None) -> bool:
     """Assignments were asked for and none came: the plan must ask to be looked at again."""
     suggestion = observed.suggestion
-    if suggestion is None or observed.assignments != ():
+    if suggestion is None or state is None or observed.assignments != ():
         return False
-    return wanted_assignments(observed, suggestion) > 0
+    return wanted_assignments(observed, suggestion, state) > 0

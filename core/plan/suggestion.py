@@ -62,15 +62,21 @@ class Context:
     restartable: bool = False
 
 
+def state_of(suggestion: Suggestion) -> SuggestionState:
+    """The Suggestion's observed state, derived once per plan and handed to each half."""
+    return derive(suggestion)
+
+
 def decide_suggestion(
     observed: Observed,
     suggestion: Suggestion,
     context: Context,
     config: KatibConfig,
     now: datetime,
+    *,
+    before: SuggestionState,
 ) -> tuple[Step, tuple[Action, ...]]:
-    """One reconcile of ``suggestion``."""
-    before = derive(suggestion)
+    """One reconcile of ``suggestion``, observed in state ``before`` (``state_of``)."""
     if STATES[before].holds is Holds.CLEANED_UP:
         return Step(before, before), cleanup(observed, suggestion)
     if not context.experiment_exists:
