@@ -1,11 +1,11 @@
 """``katib-resume edit experiment NAME``: change the budget through admission, as an UPDATE.
 
 The edit is what ``kubectl edit`` sends: the stored Experiment with new counts, checked by
-Katib's validating webhook against the stored one (``validate(new, old, ...)``: a completed
-``Never`` Experiment, or a ``maxTrialCount`` not above the Trials already made, is denied with
-Katib's message, exit 1) and stored with the ``resourceVersion`` it was read at. The edit itself
-restarts nothing: the controller does, in the next ``katib-resume run NAME``, so the command
-says so.
+Katib's validating webhook against the stored one (``core.admission.admit(new, old, ...)``: a
+completed ``Never`` Experiment, or a ``maxTrialCount`` not above the Trials already made, is
+denied with Katib's message, exit 1) and stored with the ``resourceVersion`` it was read at. The
+edit itself restarts nothing: the controller does, in the next ``katib-resume run NAME``, so the
+command says so, asking the Experiment machine's own guard (``core.admission.restarts``).
 
 ``--dry-run`` shows what that restart will do without doing it. It runs the real thing on a
 copy: the state directory is copied under its lock into a temporary directory, the edit is

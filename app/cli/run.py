@@ -1,11 +1,12 @@
 """``katib-resume run``: apply an Experiment (or continue one) and run it until it completes.
 
 ``run -f FILE`` is what ``kubectl apply`` does against a cluster with Katib installed: admission
-(Katib's validating webhook, with the names of the PVs that exist, so a PV left over by a deleted
-FromVolume Experiment is refused as Katib refuses it), then Katib's defaulting webhook, then the
-create. The seed is recorded on the Experiment (``ANNOTATION_SEED``) so that a later
-``run NAME``, after ``edit`` raised the budget, continues the *same* search whatever ``--seed``
-it is given. ``run NAME`` continues an existing Experiment: that is where a restart happens.
+(``core.admission.admit``: Katib's validating webhook, with the names of the PVs that exist, so a
+PV left over by a deleted FromVolume Experiment is refused as Katib refuses it, then Katib's
+defaulting webhook), then the create. The seed is recorded on the Experiment
+(``ANNOTATION_SEED``) so that a later ``run NAME``, after ``edit`` raised the budget, continues
+the *same* search whatever ``--seed`` it is given. ``run NAME`` continues an existing
+Experiment: that is where a restart happens.
 
 Either way the runtime steps until the Experiment is completed and the controller is at rest
 (``driver.settle``), with a progress bar on stderr when it is a terminal (plain lines when not,
