@@ -96,13 +96,7 @@ def decide_suggestion(
         level = _level(observed, suggestion, state=after, config=config, volume=volume, now=now)
     except ConfigError as error:
         return Step(before, before), _config_error(suggestion, error)
-    wanted = Marks(
-        waiting=marks.waiting_mark(observed, volume, now),
-        blocked=_blocked(found),
-        succeeded=marks.succeeded_mark(context, policy.has_volume),
-        failed=marks.failed_mark(observed),
-        running=marks.running_mark(observed),
-    )
+    wanted = _marks(observed, context=context, policy=policy, volume=volume, found=found, now=now)
     head = ensure_finalizer(suggestion, policy)
     status = _status(
         suggestion,
@@ -173,6 +167,25 @@ def _validation_unavailable(observed: Observed) -> bool:
         available(observed.deployment)
         and validation is not None
         and validation.outcome is Outcome.UNAVAILABLE
+    )
+
+
+def _marks(
+    observed: Observed,
+    *,
+    context: Context,
+    policy: PolicyTraits,
+    volume: VolumePlan | None,
+    found: list[str],
+    now: datetime,
+) -> Marks:
+    """The variable conditions the rows' ``Marked`` writers take, from what the world says."""
+    return Marks(
+        waiting=marks.waiting_mark(observed, volume, now),
+        blocked=_blocked(found),
+        succeeded=marks.succeeded_mark(context, policy.has_volume),
+        failed=marks.failed_mark(observed),
+        running=marks.running_mark(observed),
     )
 
 
