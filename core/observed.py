@@ -1,11 +1,8 @@
 """A snapshot of what the cluster holds for one Experiment: the planner's only input from the world.
 
 The shell gathers it fresh on every reconcile (level-based: no memory is trusted between
-reconciles). ``validation`` carries the answer of the suggestion service's
-``ValidateAlgorithmSettings`` when the shell asked it (see ``core.plan.wants_validation``);
-``None`` means the embedder has no validator, which counts as valid, like Katib's
-``Unimplemented``. ``assignments`` likewise carries the new assignments the service returned
-when the shell asked it (see ``core.plan.wants_assignments``), for the planner to record.
+reconciles). ``validation`` and ``assignments`` carry the suggestion service's answers
+when the planner asked for them (``core.plan.needs``): ``None`` means not asked (yet).
 """
 
 from __future__ import annotations
@@ -73,7 +70,8 @@ class Observed:
     role: OwnedObject | None = None
     role_binding: OwnedObject | None = None
     validation: Validation | None = None
-    assignments: tuple[Manifest, ...] = ()
+    assignments: tuple[Manifest, ...] | None = None
+    """New assignments from ``GetSuggestions`` (``()``: asked, none came; ``None``: not asked)."""
     algorithm_settings: tuple[Manifest, ...] = ()
     """Settings (``{name, value}``) the service returned with ``assignments``: Katib records
     them in ``status.algorithmSettings`` and sends them back with the next request, which is how

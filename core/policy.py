@@ -3,6 +3,13 @@
 Katib spreads the meaning of ``spec.resumePolicy`` over five files; here it is one row per policy.
 Adding a policy means adding an enum member and a row: the planner, admission and the volume plan
 read only these traits, never the policy name itself.
+
+Not every combination of traits is one the lifecycles can honour, so every row is checked when
+this module is imported (``problem``): a row that restarts the Experiment but keeps neither the
+service nor a volume would restart the Experiment and leave its Suggestion released for ever (its
+restart is guarded by the kept volume), so it is refused. ``tests/integration/test_policy_rows.py``
+plays every combination through the planner and checks that ``problem`` refuses exactly those
+the machines cannot carry.
 """
 
 from __future__ import annotations
@@ -47,7 +54,33 @@ class PolicyTraits:
     has_volume: bool
 
 
-TRAITS: MappingProxyType[ResumePolicy, PolicyTraits] = MappingProxyType(
+def problem(row: PolicyTraits) -> str | None:
+    """Why the lifecycles cannot carry ``row`` (None: they can).
+
+    A restart brings the suggestion service back only if something of it survived completion:
+    its Deployment (``keeps_service``: the Suggestion never leaves Running) or its volume
+    (``has_volume``: the released Suggestion restarts on the same claim).
+    """
+    if row.restartable and not (row.keeps_service or row.has_volume):
+        return "a restartable policy must keep the service or a volume to restart it from"
+    return None
+
+
+def checked(
+    rows: dict[ResumePolicy, PolicyTraits],
+) -> MappingProxyType[ResumePolicy, PolicyTraits]:
+    """``rows`` as the read-only table, or ``ValueError`` naming the first impossible row."""
+    for policy, row in rows.items():
+        reason = problem(row)
+        if reason is not None:
+            raise ValueError(f"resume policy {policy.value}: {reason}")
+    missing = set(ResumePolicy) - set(rows)
+    if missing:
+        raise ValueError(f"resume policies without traits: {sorted(missing)}")
+    return MappingProxyType(rows)
+
+
+TRAITS: MappingProxyType[ResumePolicy, PolicyTraits] = checked(
     {
         ResumePolicy.NEVER: PolicyTraits(restartable=False, keeps_service=False, has_volume=False),
         ResumePolicy.LONG_RUNNING: PolicyTraits(

@@ -8,8 +8,8 @@ UPDATE, the namespace's labels, the names of the PVs that exist, the katib-confi
 2. field errors, aggregated as Kubernetes does (one: its text; several: ``[e1, e2, ...]``, each
    text once): the name rule, the count rules (§6.1), the restart rules (§6.2, UPDATE only), the
    algorithm and early-stopping lookups in katib-config, the ``resumePolicy`` value (§6.3);
-3. on CREATE with ``FromVolume`` and no field error: the PV ``<name>-<algorithm>-<namespace>``
-   must not exist yet (§6.4).
+3. on CREATE with a policy that has a volume (``FromVolume``) and no field error: the PV
+   ``<name>-<algorithm>-<namespace>`` must not exist yet (§6.4).
 
 The object is checked as given: in the cluster the mutating webhook has already defaulted it
 (``core.defaults``), and Katib's own validator tests pass undefaulted objects.
@@ -259,7 +259,9 @@ def _volume_name(exp: Experiment) -> str:
 
 
 def _volume_exists(exp: Experiment, existing_pvs: Container[str]) -> bool:
-    return exp.spec.resume_policy == ResumePolicy.FROM_VOLUME and _volume_name(exp) in existing_pvs
+    """A policy with a volume would pre-bind a PV of that name: one left over is refused. Only
+    asked once the policy is known valid (``_policy_errors`` comes first)."""
+    return traits(exp.spec.policy).has_volume and _volume_name(exp) in existing_pvs
 
 
 def volume_lookup_error(exp: Experiment, error: object) -> str:

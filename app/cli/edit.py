@@ -1,11 +1,11 @@
 """``katib-resume edit experiment NAME``: change the budget through admission, as an UPDATE.
 
 The edit is what ``kubectl edit`` sends: the stored Experiment with new counts, checked by
-Katib's validating webhook against the stored one (``validate(new, old, ...)``: a completed
-``Never`` Experiment, or a ``maxTrialCount`` not above the Trials already made, is denied with
-Katib's message, exit 1) and stored with the ``resourceVersion`` it was read at. The edit itself
-restarts nothing: the controller does, in the next ``katib-resume run NAME``, so the command
-says so.
+Katib's validating webhook against the stored one (``core.admission.admit(new, old, ...)``: a
+completed ``Never`` Experiment, or a ``maxTrialCount`` not above the Trials already made, is
+denied with Katib's message, exit 1) and stored with the ``resourceVersion`` it was read at. The
+edit itself restarts nothing: the controller does, in the next ``katib-resume run NAME``, so the
+command says so, asking the Experiment machine's own guard (``core.admission.restarts``).
 
 ``--dry-run`` shows what that restart will do without doing it. It runs the real thing on a
 copy: the state directory is copied under its lock into a temporary directory, the edit is
@@ -26,15 +26,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from katib_resume.app.cli.kinds import EXPERIMENT, find
-from katib_resume.app.cli.preview import Denied
 from katib_resume.app.cli.restart import Children, children, restart_report, wait_until_running
+from katib_resume.app.cli.run import existing_pvs
 from katib_resume.app.common.inputs import InputError
 from katib_resume.app.embedded.bootstrap import LOCK_FILE, session
 from katib_resume.app.embedded.driver import namespace, options, require_state
 from katib_resume.app.embedded.runtime import Runtime
+from katib_resume.core.admission import admit, restarts
 from katib_resume.core.model import Experiment
-from katib_resume.core.trials import has_budget
-from katib_resume.core.validation import is_restartable, validate
 
 EXIT_OK = 0
 FLAGS = {
@@ -57,9 +56,8 @@ class Edited:
         return ", ".join(moved) or "no change"
 
     def restarts(self) -> bool:
-        """The controller's restart guard: restartable, and a budget above the Trials made."""
-        budget = has_budget(self.new.spec, self.old.status.trials)
-        return self.old.is_completed() and is_restartable(self.old) and budget
+        """The controller's restart guard (``core.admission.restarts``)."""
+        return restarts(self.old, self.new)
 
     def consequence(self, *, dry_run: bool = False) -> str:
         name, ns = self.new.metadata.name, self.new.namespace
@@ -92,14 +90,16 @@ def edit(args: argparse.Namespace) -> int:
 
 
 def apply_edit(runtime: Runtime, ns: str, name: str, changes: dict[str, int]) -> Edited:
-    """Admit and store the UPDATE; ``Denied`` with Katib's message if admission refuses it."""
+    """Admit and store the UPDATE; ``core.admission.Denied`` if admission refuses it.
+
+    What is stored is the edited object itself: it was defaulted when it was created, and an
+    edit of the three counts leaves nothing new to default."""
     stored = find(runtime.cluster, EXPERIMENT, ns, name)
     wanted = copy.deepcopy(stored)
     wanted["spec"].update(changes)
     old, new = Experiment.model_validate(stored), Experiment.model_validate(wanted)
-    decision = validate(new, old, catalog=runtime.controller.config.katib_config())
-    if not decision.allowed:
-        raise Denied(decision.message)
+    config = runtime.controller.config.katib_config()
+    admit(new, old, catalog=config, existing_pvs=existing_pvs(runtime))
     runtime.cluster.update(wanted)
     return Edited(old, new)
 

@@ -1,11 +1,12 @@
 """``katib-resume run``: apply an Experiment (or continue one) and run it until it completes.
 
 ``run -f FILE`` is what ``kubectl apply`` does against a cluster with Katib installed: admission
-(Katib's validating webhook, with the names of the PVs that exist, so a PV left over by a deleted
-FromVolume Experiment is refused as Katib refuses it), then Katib's defaulting webhook, then the
-create. The seed is recorded on the Experiment (``ANNOTATION_SEED``) so that a later
-``run NAME``, after ``edit`` raised the budget, continues the *same* search whatever ``--seed``
-it is given. ``run NAME`` continues an existing Experiment: that is where a restart happens.
+(``core.admission.admit``: Katib's validating webhook, with the names of the PVs that exist, so a
+PV left over by a deleted FromVolume Experiment is refused as Katib refuses it, then Katib's
+defaulting webhook), then the create. The seed is recorded on the Experiment
+(``ANNOTATION_SEED``) so that a later ``run NAME``, after ``edit`` raised the budget, continues
+the *same* search whatever ``--seed`` it is given. ``run NAME`` continues an existing
+Experiment: that is where a restart happens.
 
 Either way the runtime steps until the Experiment is completed and the controller is at rest
 (``driver.settle``), with a progress bar on stderr when it is a terminal (plain lines when not,
@@ -20,7 +21,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from katib_resume.app.cli.kinds import EXPERIMENT, PV, SUGGESTION, TRIAL, find
-from katib_resume.app.cli.preview import Denied
 from katib_resume.app.cli.tables import objective_value
 from katib_resume.app.common.inputs import InputError, load_experiment
 from katib_resume.app.common.output import table
@@ -35,14 +35,13 @@ from katib_resume.app.embedded.driver import (
 )
 from katib_resume.app.embedded.runtime import Runtime
 from katib_resume.core.actions import ObjectRef
-from katib_resume.core.defaults import default_experiment
+from katib_resume.core.admission import admit
 from katib_resume.core.katib import ANNOTATION_SEED, LABEL_EXPERIMENT
 from katib_resume.core.kube import Manifest
 from katib_resume.core.model import Experiment, Trial
 from katib_resume.core.objective import best_trial
 from katib_resume.core.ports import AlreadyExists, NotFound
 from katib_resume.core.trials import COMPLETED_STATUS_KEYS
-from katib_resume.core.validation import validate
 
 EXIT_OK = 0
 
@@ -65,24 +64,25 @@ def run(args: argparse.Namespace) -> int:
 
 
 def create(runtime: Runtime, experiment: Experiment, ns: str | None, seed: int) -> ObjectRef:
-    """Admit, default and create ``experiment``; ``Denied`` with Katib's message if refused."""
+    """Admit, default and create ``experiment``; ``core.admission.Denied`` if refused."""
     experiment = _in_namespace(experiment, ns)
     cluster = runtime.cluster
     if _current(runtime, EXPERIMENT.ref(experiment.namespace, experiment.metadata.name)):
         raise _already_exists(experiment)  # before admission: its own PV would be "stale"
-    pvs = frozenset(
-        pv["metadata"]["name"] for pv in cluster.list(PV.api_version, PV.kind, None, {})
-    )
     config = runtime.controller.config.katib_config()
-    decision = validate(experiment, catalog=config, existing_pvs=pvs)
-    if not decision.allowed:
-        raise Denied(decision.message)
-    manifest = default_experiment(experiment).to_dict()
+    admitted = admit(experiment, catalog=config, existing_pvs=existing_pvs(runtime))
+    manifest = admitted.to_dict()
     manifest["metadata"].setdefault("annotations", {})[ANNOTATION_SEED] = str(seed)
     try:
         return ObjectRef.of(cluster.create(manifest))
     except AlreadyExists:
         raise _already_exists(experiment) from None
+
+
+def existing_pvs(runtime: Runtime) -> frozenset[str]:
+    """The names of the PersistentVolumes in the runtime's world (for the stale-PV rule)."""
+    found = runtime.cluster.list(PV.api_version, PV.kind, None, {})
+    return frozenset(pv["metadata"]["name"] for pv in found)
 
 
 def _already_exists(experiment: Experiment) -> InputError:

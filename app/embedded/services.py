@@ -29,6 +29,7 @@ from katib_resume.core.katib import ANNOTATION_SEED, API_VERSION
 from katib_resume.core.model import Deployment, Experiment, Suggestion
 from katib_resume.core.names import service_name
 from katib_resume.core.observed import Assignments, Outcome, Validation
+from katib_resume.core.plan.children import available
 from katib_resume.core.policy import traits
 from katib_resume.core.ports import Cluster, ClusterError, NotFound, Unavailable
 
@@ -99,8 +100,7 @@ class ServiceHost:
         except NotFound:
             return None
         deployment = self.parsed.parse(Deployment, raw)
-        live = not deployment.metadata.is_deleting and deployment.is_available()
-        return deployment if live else None
+        return deployment if available(deployment) else None
 
     def _start(self, key: Key, suggestion: Suggestion, deployment: Deployment) -> None:
         previous = self.running.pop(key, None)

@@ -2,16 +2,16 @@
 
 ``gather`` reads everything the planner may look at for one Experiment (by name: the Suggestion
 shares the Experiment's name and its children are ``<name>-<algorithm>``); ``core.plan.plan``
-decides; ``apply`` performs the actions in order through the cluster port. Nothing here decides:
-the only question ``gather`` asks the core is whether the suggestion service must be asked to
-validate first.
+decides, and when it answers with a ``Need`` (the suggestion service's verdict or assignments),
+``decide`` asks the service and plans again until a ``Plan`` comes back; ``apply`` performs the
+actions in order through the cluster port. Nothing here decides: what to ask the service, and
+when to try again after it could not answer, are the core's.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-from dataclasses import replace
 from datetime import datetime
 from typing import TypeVar, cast
 
@@ -42,14 +42,22 @@ from katib_resume.core.model import (
     Trial,
 )
 from katib_resume.core.names import pv_name, service_name
-from katib_resume.core.observed import Observed
-from katib_resume.core.plan import Plan, plan, wants_assignments, wants_validation
+from katib_resume.core.observed import VALID, Assignments, Observed
+from katib_resume.core.plan import (
+    ASSIGNMENT_RETRY_SECONDS,
+    Need,
+    NeedValidation,
+    Plan,
+    plan,
+)
 from katib_resume.core.policy import traits
 from katib_resume.core.ports import Cluster, NotFound, SuggestionService, Unavailable
 from katib_resume.core.resources import RBAC_API_VERSION
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
-ASSIGNMENT_RETRY_SECONDS = 5.0
+__all__ = ["ASSIGNMENT_RETRY_SECONDS", "Parsed", "apply", "decide", "gather", "reconcile"]
+MAX_QUESTIONS = 4
+"""More than the kinds of ``Need``: each is asked at most once per snapshot."""
 log = logging.getLogger("katib_resume.controller")
 
 
@@ -167,30 +175,36 @@ def apply(cluster: Cluster, decided: Plan) -> float | None:
     return requeue
 
 
-def consult(service: SuggestionService, observed: Observed) -> Observed:
-    """Ask the suggestion service what the core wants to know before it plans.
+def decide(
+    observed: Observed, config: KatibConfig, now: datetime, service: SuggestionService | None
+) -> Plan:
+    """Plan, answering what the core asks of the suggestion service until it has a plan."""
+    for _ in range(MAX_QUESTIONS):
+        result = plan(observed, config, now)
+        if isinstance(result, Plan):
+            return result
+        observed = answer(result, observed, service)
+    raise AssertionError(f"the planner kept asking: {result}")
 
-    An unreachable service is not an error of the reconcile: validation reports it as
-    ``Unavailable`` (the planner retries), and assignments wait for a later reconcile, which
-    ``reconcile`` asks for (``ASSIGNMENT_RETRY_SECONDS``): nothing else would change to wake it.
+
+def answer(need: Need, observed: Observed, service: SuggestionService | None) -> Observed:
+    """``observed`` with the service's answer to ``need``.
+
+    Without a service the settings count as valid (Katib's ``Unimplemented``) and no assignment
+    comes. An unreachable service is not an error of the reconcile: validation reports it as
+    ``Unavailable`` (the planner retries), and assignments it could not give are ``None`` (the
+    planner asks to be requeued: nothing else would change to wake it).
     """
-    suggestion = observed.suggestion
-    if suggestion is None:
-        return observed
-    if wants_validation(observed):
-        observed = replace(observed, validation=service.validate(suggestion))
-    count = wants_assignments(observed)
-    if count:
+    if isinstance(need, NeedValidation):
+        return need.answer(observed, service.validate(need.suggestion) if service else VALID)
+    fetched: Assignments | None = None
+    if service is not None:
         try:
-            fresh = service.get_suggestions(suggestion, count)
+            fetched = service.get_suggestions(need.suggestion, need.count)
         except Unavailable as error:
             key = f"{observed.namespace}/{observed.name}"
             log.info("no assignments this time", extra={"key": key, "error": str(error)})
-        else:
-            observed = replace(
-                observed, assignments=fresh.items, algorithm_settings=fresh.algorithm_settings
-            )
-    return observed
+    return need.answer(observed, fetched)
 
 
 def reconcile(
@@ -204,12 +218,5 @@ def reconcile(
 ) -> tuple[Plan, float | None]:
     """Gather, decide, act: one level-based reconcile of the Experiment ``key``; the plan and
     the delay after which it asked to be looked at again, if any."""
-    observed = gather(cluster, key, parsed)
-    if service is not None:
-        observed = consult(service, observed)
-    decided = plan(observed, config, now)
-    requeue = apply(cluster, decided)
-    if service is not None and wants_assignments(observed) and not observed.assignments:
-        retry = ASSIGNMENT_RETRY_SECONDS
-        requeue = retry if requeue is None else min(requeue, retry)
-    return decided, requeue
+    decided = decide(gather(cluster, key, parsed), config, now, service)
+    return decided, apply(cluster, decided)

@@ -1,7 +1,8 @@
 """The two admission decisions over the ports: Katib's validating and mutating webhooks.
 
-Both decide with the core, exactly as ``katib-resume validate`` and ``run -f`` do: the rules and
-messages are ``core.validation.validate``'s, the defaults ``core.defaults.default_experiment``'s.
+Both decide with the core, exactly as ``run -f`` and ``edit`` do: the validating one calls
+``core.admission.admit`` (Katib's rules and messages), the mutating one answers with
+``core.defaults.default_experiment``'s defaults.
 What this module adds is what a webhook must gather from a live cluster:
 
 * the Namespace's labels (the metrics-collector-injection rule) and katib-config's algorithm
@@ -33,11 +34,12 @@ from katib_resume.app.webhook.lookups import (
 )
 from katib_resume.app.webhook.patch import json_patch
 from katib_resume.app.webhook.review import JUDGED, Malformed, Request, allowed, denied
+from katib_resume.core.admission import Denied, admit
 from katib_resume.core.defaults import default_experiment
 from katib_resume.core.kube import Manifest
 from katib_resume.core.model import Experiment
 from katib_resume.core.ports import Cluster, ConfigSource
-from katib_resume.core.validation import validate, volume_lookup_error
+from katib_resume.core.validation import volume_lookup_error
 
 SERVER_ERROR = 500
 
@@ -54,20 +56,20 @@ class Admission:
         new = experiment(request, "object")
         old = experiment(request, "oldObject") if request.operation == "UPDATE" else None
         try:
-            decision = validate(
+            admit(
                 new,
                 old,
                 catalog=LiveCatalog(self.config),
                 existing_pvs=LivePVs(self.cluster),
                 namespace_labels=NamespaceLabels(self.cluster, new.namespace),
             )
+        except Denied as denial:
+            return denied(request.uid, str(denial))
         except LookupFailed as error:
             return denied(request.uid, str(error), SERVER_ERROR)
         except PVLookupFailed as failed:
             return denied(request.uid, volume_lookup_error(new, failed.error))
-        if decision.allowed:
-            return allowed(request.uid)
-        return denied(request.uid, decision.message)
+        return allowed(request.uid)
 
     def mutate(self, request: Request) -> Manifest:
         """``/mutate-experiment``: Katib's defaults as a JSON Patch of what they change."""

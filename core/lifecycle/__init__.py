@@ -1,11 +1,17 @@
-"""The two lifecycles, each a ``transitions`` machine declared once and compiled at import."""
+"""The two lifecycles, each declared once as data: a ``transitions`` machine (the graph, compiled
+at import), a per-state table (recognition, marks, what the state needs) and an ordered list of
+trigger detectors."""
 
 from katib_resume.core.lifecycle.experiment import EXPERIMENT, ExperimentFacts, ExperimentState
 from katib_resume.core.lifecycle.machine import IllegalTransition, Lifecycle, Transition
+from katib_resume.core.lifecycle.states import Detector, StateSpec, StateTable
 from katib_resume.core.lifecycle.suggestion import (
     SUGGESTION,
+    Asks,
+    Holds,
     Marks,
     SuggestionFacts,
+    SuggestionSignals,
     SuggestionState,
 )
 
@@ -18,12 +24,18 @@ __all__ = [
     "EXPERIMENT",
     "LIFECYCLES",
     "SUGGESTION",
+    "Asks",
+    "Detector",
     "ExperimentFacts",
     "ExperimentState",
+    "Holds",
     "IllegalTransition",
     "Lifecycle",
     "Marks",
+    "StateSpec",
+    "StateTable",
     "SuggestionFacts",
+    "SuggestionSignals",
     "SuggestionState",
     "Transition",
 ]

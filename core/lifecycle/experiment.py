@@ -23,19 +23,32 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
 
-from katib_resume.core.conditions import (
-    Conditions,
-    ConditionSpec,
-    Status,
-    find,
-    is_true,
-    remove_condition,
-    renew_condition,
-    set_all,
+from katib_resume.core.conditions import Conditions, ConditionSpec
+from katib_resume.core.katib import (
+    EXP_CREATED,
+    EXP_GOAL_REACHED,
+    EXP_MAX_FAILED,
+    EXP_MAX_TRIALS,
+    EXP_RESTARTING,
+    EXP_RUNNING,
+    EXP_SUGGESTION_FAILED,
 )
-from katib_resume.core.katib import EXP_CREATED, EXP_RESTARTING, EXP_RUNNING
 from katib_resume.core.katib import ExperimentCondition as E
 from katib_resume.core.lifecycle.machine import Lifecycle, Transition
+from katib_resume.core.lifecycle.states import (
+    Always,
+    AnyTrue,
+    Detector,
+    IfAnyTrue,
+    IsTrue,
+    Marked,
+    Remove,
+    Renewed,
+    StateSpec,
+    StateTable,
+    Stopped,
+    Write,
+)
 
 
 class ExperimentState(Enum):
@@ -61,7 +74,67 @@ TABLE: tuple[Transition[ExperimentState], ...] = (
     ),
 )
 
-EXPERIMENT = Lifecycle("Experiment", ExperimentState, X.Pending, TABLE)
+DETECTORS: tuple[Detector, ...] = (
+    Detector("created"),
+    Detector("restart_requested"),
+    Detector("suggestion_failed", when=("is_suggestion_failed",)),
+    Detector("goal_reached", when=("is_goal_reached",)),
+    Detector("max_trials_reached", when=("is_max_trials_reached",)),
+    Detector("max_failed_trials_reached", when=("is_max_failed_trials_reached",)),
+    Detector("trials_started", when=("has_trials",)),
+)
+"""Tried in this order; the signals are ``core.plan.experiment``'s (the completion signals are
+true only once a trial exists: Katib recomputes nothing before the first trial)."""
+
+EXPERIMENT = Lifecycle("Experiment", ExperimentState, X.Pending, TABLE, DETECTORS)
+
+COMPLETIONS: dict[str, ConditionSpec] = {
+    "goal_reached": EXP_GOAL_REACHED,
+    "max_trials_reached": EXP_MAX_TRIALS,
+    "max_failed_trials_reached": EXP_MAX_FAILED,
+    "suggestion_failed": EXP_SUGGESTION_FAILED,
+}
+"""The condition each completing trigger appends (``Marked("completion")``)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExperimentStateSpec(StateSpec[ExperimentState]):
+    """A row of ``STATES``: besides its conditions, what the state asks of the planner."""
+
+    active: bool = False
+    """Trials flow: the Suggestion is created if missing and Trials are provisioned."""
+    completed: bool = False
+    """Succeeded or Failed: Katib's one definition of a completed Experiment."""
+
+
+_STOP = (Stopped(E.RUNNING), Marked("completion"))
+"""Running to False (reason and message kept), then the completion condition; ``Restarting``
+stays as it is (True after a restarted run, as in Katib)."""
+_RESTARTED = (E.SUCCEEDED, E.FAILED)
+
+STATES: StateTable[ExperimentState, ExperimentStateSpec] = StateTable(
+    ExperimentState,
+    (
+        ExperimentStateSpec(
+            state=X.Failed, recognised=IsTrue(E.FAILED), writes=_STOP, warning=True, completed=True
+        ),
+        ExperimentStateSpec(
+            state=X.Succeeded, recognised=IsTrue(E.SUCCEEDED), writes=_STOP, completed=True
+        ),
+        ExperimentStateSpec(
+            state=X.Running,
+            recognised=IsTrue(E.RUNNING),
+            writes=(Renewed(IfAnyTrue(_RESTARTED, EXP_RESTARTING)), Write(EXP_RUNNING)),
+            removes=tuple(Remove(type_, when=AnyTrue(_RESTARTED)) for type_ in _RESTARTED),
+            active=True,
+        ),
+        ExperimentStateSpec(
+            state=X.Created, recognised=IsTrue(E.CREATED), writes=(Write(EXP_CREATED),), active=True
+        ),
+        ExperimentStateSpec(state=X.Pending, recognised=Always()),
+    ),
+)
+"""One row per state, in recognition order (Failed wins over Succeeded, and so on)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,15 +145,14 @@ class ExperimentFacts:
     has_budget: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class _Completion:
+    completion: ConditionSpec | None
+
+
 def derive(conditions: Conditions) -> ExperimentState:
     """The lifecycle state that the Experiment's observed conditions say it is in."""
-    if is_true(conditions, E.FAILED):
-        return X.Failed
-    if is_true(conditions, E.SUCCEEDED):
-        return X.Succeeded
-    if is_true(conditions, E.RUNNING):
-        return X.Running
-    return X.Created if is_true(conditions, E.CREATED) else X.Pending
+    return STATES.derive(conditions)
 
 
 def mark(
@@ -93,24 +165,4 @@ def mark(
 
     ``completion`` is the Succeeded or Failed condition to write when ``state`` is terminal.
     """
-    if state is X.Created:
-        return set_all(conditions, [EXP_CREATED], now)
-    if state is X.Running:
-        return _running(conditions, now)
-    assert completion is not None, "a completed state needs its completion condition"
-    return set_all(conditions, [*_stopped(conditions), completion], now)
-
-
-def _running(conditions: Conditions, now: datetime) -> Conditions:
-    if is_true(conditions, E.SUCCEEDED) or is_true(conditions, E.FAILED):
-        conditions = remove_condition(remove_condition(conditions, E.SUCCEEDED), E.FAILED)
-        conditions = renew_condition(conditions, EXP_RESTARTING, now)  # this restart's times
-    return set_all(conditions, [EXP_RUNNING], now)
-
-
-def _stopped(conditions: Conditions) -> list[ConditionSpec]:
-    """Running to False (reason and message kept); ``Restarting`` stays as it is."""
-    running = find(conditions, E.RUNNING)
-    if running is None:
-        return []
-    return [ConditionSpec(E.RUNNING, Status.FALSE, running.reason, running.message)]
+    return STATES.mark(state, conditions, _Completion(completion), now)

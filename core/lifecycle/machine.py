@@ -12,6 +12,11 @@ of a *facts* object the planner builds from the observed snapshot; ``unless`` gu
 A trigger that the table does not allow from a state is a programming error and raises
 ``IllegalTransition`` loudly (the property tests prove the planner never does it). A trigger that
 is allowed but whose guards all fail leaves the state unchanged, as ``transitions`` does.
+
+Which trigger to fire is declared with the table too: ``detectors`` is one ordered list of
+``Detector`` rows naming the *signals* (boolean attributes of another object the planner builds)
+that justify each trigger, and ``step`` fires the first one the table allows, the signals justify
+and the guards let move. The graph says where a trigger may fire; the detectors say when.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ from typing import Generic, TypeVar
 
 from transitions import Machine
 from transitions.core import Condition
+
+from katib_resume.core.lifecycle.states import Detector
 
 StateT = TypeVar("StateT", bound=Enum)
 
@@ -73,8 +80,12 @@ class Lifecycle(Generic[StateT]):
     states: type[StateT]
     initial: StateT
     table: Sequence[Transition[StateT]]
+    detectors: Sequence[Detector] = ()
+    """The triggers a planner may fire, in the order it tries them (``step``)."""
     machine: Machine = field(init=False, repr=False)
     compiled: Mapping[tuple[StateT, str], tuple[Branch[StateT], ...]] = field(init=False)
+    tries: Mapping[str, tuple[Detector, ...]] = field(init=False, repr=False)
+    """Per state (by name), the detectors of the triggers allowed from it, in order."""
 
     def __post_init__(self) -> None:
         machine = Machine(
@@ -85,8 +96,17 @@ class Lifecycle(Generic[StateT]):
             auto_transitions=False,
             send_event=True,
         )
+        unknown = {d.trigger for d in self.detectors} - {row.trigger for row in self.table}
+        if unknown:
+            raise ValueError(f"{self.name}: detectors of triggers not in the table: {unknown}")
         object.__setattr__(self, "machine", machine)
-        object.__setattr__(self, "compiled", _compile(machine, self.states))
+        compiled = _compile(machine, self.states)
+        object.__setattr__(self, "compiled", compiled)
+        tries = {
+            state.name: tuple(d for d in self.detectors if (state, d.trigger) in compiled)
+            for state in self.states
+        }
+        object.__setattr__(self, "tries", tries)
 
     @property
     def triggers(self) -> tuple[str, ...]:
@@ -104,6 +124,16 @@ class Lifecycle(Generic[StateT]):
             if branch.passes(facts):
                 return branch.dest
         return state
+
+    def step(self, state: StateT, signals: object, facts: object) -> tuple[str | None, StateT]:
+        """Try the detectors in order: the first trigger that the table allows from ``state``,
+        that ``signals`` justify and that moves (its guards read ``facts``) fires."""
+        for detector in self.tries[state._name_]:
+            if detector.detects(signals):
+                after = self.fire(state, detector.trigger, facts)
+                if after is not state:
+                    return detector.trigger, after
+        return None, state
 
     def diagram(self) -> str:
         """The Mermaid ``stateDiagram-v2`` that ``transitions`` draws from the same table."""

@@ -7,27 +7,64 @@ Suggestion's return to service, are planned from one consistent view. One reconc
 lifecycle by at most one transition and writes each status at most once; a steady-state reconcile
 plans no write at all. Katib splits this between two controllers that race on the Suggestion's
 status (BEHAVIOR.md §9, bug 13); here a single writer owns each object.
+
+When the decision depends on the suggestion service (its verdict on the settings, new
+assignments), ``plan`` returns a ``Need`` instead of a ``Plan``; the shell answers it and plans
+again (``core.plan.needs``). That loop is the whole protocol between an embedder and the core.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 
+from katib_resume.core.actions import Requeue
 from katib_resume.core.config import KatibConfig
 from katib_resume.core.lifecycle.experiment import ExperimentState
+from katib_resume.core.lifecycle.suggestion import SuggestionState
 from katib_resume.core.observed import Observed
 from katib_resume.core.plan.experiment import decide_experiment
 from katib_resume.core.plan.finalizer import cleanup
+from katib_resume.core.plan.needs import (
+    ASSIGNMENT_RETRY_SECONDS,
+    Need,
+    NeedAssignments,
+    NeedValidation,
+    need,
+    unanswered,
+)
 from katib_resume.core.plan.result import Plan, Step
-from katib_resume.core.plan.suggestion import Context, decide_suggestion
-from katib_resume.core.plan.suggestion import wants_assignments as _wants_assignments
-from katib_resume.core.plan.suggestion import wants_validation as _wants_validation
+from katib_resume.core.plan.suggestion import Context, decide_suggestion, state_of
 
-__all__ = ["Plan", "Step", "plan", "wants_assignments", "wants_validation"]
+__all__ = [
+    "ASSIGNMENT_RETRY_SECONDS",
+    "Need",
+    "NeedAssignments",
+    "NeedValidation",
+    "Plan",
+    "Step",
+    "plan",
+]
 
 
-def plan(observed: Observed, config: KatibConfig, now: datetime) -> Plan:
-    """The actions that move the cluster one step towards what ``observed`` calls for."""
+def plan(observed: Observed, config: KatibConfig, now: datetime) -> Plan | Need:
+    """The actions that move the cluster one step towards what ``observed`` calls for, or what
+    the suggestion service must answer first (``core.plan.needs``)."""
+    suggestion = observed.suggestion
+    state = None if suggestion is None else state_of(suggestion)
+    wanted = need(observed, state)
+    if wanted is not None:
+        return wanted
+    decided = _decide(observed, config, now, state)
+    if unanswered(observed, state):
+        retry = Requeue(ASSIGNMENT_RETRY_SECONDS, "the suggestion service gave no assignments")
+        decided = replace(decided, actions=(*decided.actions, retry))
+    return decided
+
+
+def _decide(
+    observed: Observed, config: KatibConfig, now: datetime, state: SuggestionState | None
+) -> Plan:
     experiment, suggestion = observed.experiment, observed.suggestion
     if experiment is None or experiment.metadata.is_deleting:
         if suggestion is None:
@@ -35,7 +72,7 @@ def plan(observed: Observed, config: KatibConfig, now: datetime) -> Plan:
         actions = cleanup(observed, suggestion) if suggestion.metadata.is_deleting else ()
         return Plan(actions)
     decided = decide_experiment(experiment, suggestion, observed.trials, now)
-    if suggestion is None:
+    if suggestion is None or state is None:
         return Plan(decided.actions, decided.step)
     context = Context(
         experiment_exists=True,
@@ -43,22 +80,5 @@ def plan(observed: Observed, config: KatibConfig, now: datetime) -> Plan:
         failed=decided.step.after is ExperimentState.Failed,
         restartable=decided.restartable,
     )
-    step, actions = decide_suggestion(observed, suggestion, context, config, now)
+    step, actions = decide_suggestion(observed, suggestion, context, config, now, before=state)
     return Plan((*decided.actions, *actions), decided.step, step)
-
-
-def wants_validation(observed: Observed) -> bool:
-    """Whether the shell should call the suggestion service's validation before ``plan``.
-
-    True exactly when the plan may mark the Suggestion Running: its Deployment has just become
-    available. Without a validation result the settings count as valid (Katib's Unimplemented).
-    """
-    suggestion = observed.suggestion
-    return suggestion is not None and _wants_validation(observed, suggestion)
-
-
-def wants_assignments(observed: Observed) -> int:
-    """How many new assignments the shell should fetch from the suggestion service before
-    ``plan`` (Katib's SyncAssignments: ``spec.requests`` minus those already recorded)."""
-    suggestion = observed.suggestion
-    return 0 if suggestion is None else _wants_assignments(observed, suggestion)

@@ -115,6 +115,14 @@ def ensure(
     return Ensured(tuple(creates), tuple(waiting))
 
 
+def available(deployment: Deployment | None) -> bool:
+    """Live and Available: the service answers. A terminating Deployment is never the live one
+    (Katib bug 21), whatever its conditions still say."""
+    return (
+        deployment is not None and not deployment.metadata.is_deleting and deployment.is_available()
+    )
+
+
 def teardown(observed: Observed, suggestion: Suggestion) -> tuple[Action, ...]:
     """Delete our live Deployment and Service: names and UIDs come from what is observed, so
     teardown needs no katib-config (Katib bug 8)."""

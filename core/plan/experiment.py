@@ -3,7 +3,8 @@
 Katib's Experiment controller recomputes the status from the trials on every pass (§3.2) and
 detects a restart when a completed Experiment's budget was raised (§3.1). Here that is one pass
 through the Experiment lifecycle: derive the state, pick the one trigger the trials and the
-Suggestion justify, fire it, and write the status only if something actually changed.
+Suggestion justify (the lifecycle's detectors over ``_Signals``), fire it, and write the status
+only if something actually changed.
 """
 
 from __future__ import annotations
@@ -25,13 +26,13 @@ from katib_resume.core.katib import (
     EXP_GOAL_REACHED,
     EXP_MAX_FAILED,
     EXP_MAX_TRIALS,
-    EXP_SUGGESTION_FAILED,
     SuggestionCondition,
 )
 from katib_resume.core.kube import Manifest, format_time
 from katib_resume.core.lifecycle.experiment import (
+    COMPLETIONS,
     EXPERIMENT,
-    ExperimentFacts,
+    STATES,
     ExperimentState,
     derive,
     mark,
@@ -53,12 +54,6 @@ from katib_resume.core.trials import (
 from katib_resume.core.validation import is_restartable
 
 X = ExperimentState
-_TRIGGER_OF = {
-    EXP_GOAL_REACHED: "goal_reached",
-    EXP_MAX_FAILED: "max_failed_trials_reached",
-    EXP_MAX_TRIALS: "max_trials_reached",
-    EXP_SUGGESTION_FAILED: "suggestion_failed",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,28 +71,28 @@ def decide_experiment(
     mine = own_trials(experiment, trials)
     counts = count_trials(mine)
     before = derive(experiment.status.conditions)
-    trigger, outcome = _trigger(experiment, before, counts, mine, suggestion)
-    after = EXPERIMENT.fire(before, trigger, _facts(experiment, counts)) if trigger else before
+    signals = _Signals(experiment, counts, mine, suggestion)
+    trigger, after = EXPERIMENT.step(before, signals, _Facts(experiment, counts))
     conditions = experiment.status.conditions
-    if after is not before:
-        conditions = mark(after, conditions, now, outcome)
+    if trigger is not None:
+        conditions = mark(after, conditions, now, COMPLETIONS.get(trigger))
     actions: list[Action] = []
     status = _status(
         experiment, conditions=conditions, counts=counts, before=before, after=after, now=now
     )
     if status is not None:
         actions.append(UpdateStatus(_ref(experiment), status, experiment.metadata.resource_version))
-    if after is not before and trigger is not None:
+    if trigger is not None:
         actions.append(_event(experiment, trigger, before, after))
-    if after in (X.Created, X.Running):
+    if STATES[after].active:
         if suggestion is None:
             requests = counts.total + trials_to_create(experiment.spec, counts)
             actions.append(Create(desired_suggestion(experiment, requests)))
         else:
             actions.extend(provision(experiment, suggestion, mine, counts))
-    completed = after in (X.Succeeded, X.Failed)
+    completed = STATES[after].completed
     restartable = completed and is_restartable(_with_conditions(experiment, conditions))
-    step = Step(before, after, trigger if after is not before else None)
+    step = Step(before, after, trigger)
     return ExperimentDecision(step, tuple(actions), completed, restartable)
 
 
@@ -106,34 +101,71 @@ def _with_conditions(experiment: Experiment, conditions: Conditions) -> Experime
     return experiment.model_copy(update={"status": status})
 
 
-def _trigger(
-    experiment: Experiment,
-    state: ExperimentState,
-    counts: TrialCounts,
-    trials: tuple[Trial, ...],
-    suggestion: Suggestion | None,
-) -> tuple[str | None, ConditionSpec | None]:
-    if state is X.Pending:
-        return "created", None
-    if state is X.Succeeded:
-        return "restart_requested", None
-    if state is X.Failed:
-        return None, None
-    if suggestion is not None and suggestion.has(SuggestionCondition.FAILED):
-        return "suggestion_failed", EXP_SUGGESTION_FAILED
-    if counts.total == 0:
-        return None, None  # Katib recomputes nothing before the first trial exists
-    outcome = completion(experiment.spec, counts, goal_reached(experiment.spec.objective, trials))
-    if outcome is not None:
-        return _TRIGGER_OF[outcome], outcome
-    return ("trials_started" if state is X.Created else None), None
+class _Signals:
+    """What the Experiment's detectors read, each worked out only when a detector asks (the
+    completion signals walk the Trials)."""
+
+    def __init__(
+        self,
+        experiment: Experiment,
+        counts: TrialCounts,
+        trials: tuple[Trial, ...],
+        suggestion: Suggestion | None,
+    ) -> None:
+        self.experiment, self.counts, self.trials = experiment, counts, trials
+        self.suggestion = suggestion
+        self._outcome: tuple[ConditionSpec | None] | None = None
+        self._has_trials: bool | None = None
+
+    @property
+    def is_suggestion_failed(self) -> bool:
+        return self.suggestion is not None and self.suggestion.has(SuggestionCondition.FAILED)
+
+    @property
+    def has_trials(self) -> bool:
+        if self._has_trials is None:
+            self._has_trials = self.counts.total > 0
+        return self._has_trials
+
+    @property
+    def outcome(self) -> ConditionSpec | None:
+        """Katib's completion, once a trial exists (it recomputes nothing before)."""
+        if self._outcome is None:
+            spec = self.experiment.spec
+            found = (
+                completion(spec, self.counts, goal_reached(spec.objective, self.trials))
+                if self.has_trials
+                else None
+            )
+            self._outcome = (found,)
+        return self._outcome[0]
+
+    @property
+    def is_goal_reached(self) -> bool:
+        return self.outcome is EXP_GOAL_REACHED  # ``completion`` returns the constants
+
+    @property
+    def is_max_trials_reached(self) -> bool:
+        return self.outcome is EXP_MAX_TRIALS  # ``completion`` returns the constants
+
+    @property
+    def is_max_failed_trials_reached(self) -> bool:
+        return self.outcome is EXP_MAX_FAILED  # ``completion`` returns the constants
 
 
-def _facts(experiment: Experiment, counts: TrialCounts) -> ExperimentFacts:
-    return ExperimentFacts(
-        is_restartable=is_restartable(experiment),
-        has_budget=has_budget(experiment.spec, counts.total),
-    )
+class _Facts:
+    """``ExperimentFacts``, worked out only when a guard asks (only a restart has guards)."""
+
+    def __init__(self, experiment: Experiment, counts: TrialCounts) -> None:
+        self.experiment, self.counts = experiment, counts
+
+    @property
+    def is_restartable(self) -> bool:
+        return is_restartable(self.experiment)
+
+    @property
+    def has_budget(self) -> bool:
+        return has_budget(self.experiment.spec, self.counts.total)
 
 
 def _status(
@@ -209,6 +241,6 @@ def _ref(experiment: Experiment) -> ObjectRef:
 def _event(
     experiment: Experiment, trigger: str, before: ExperimentState, after: ExperimentState
 ) -> RecordEvent:
-    kind: EventType = "Warning" if after is X.Failed else "Normal"
+    kind: EventType = "Warning" if STATES[after].warning else "Normal"
     message = f"Experiment {before.value} -> {after.value}"
     return RecordEvent(_ref(experiment), kind, event_reason(trigger), message)

@@ -1,11 +1,12 @@
 """The Suggestion's half of a reconcile: its conditions and the suggestion service's objects.
 
-One pass through the Suggestion lifecycle: derive the state from the conditions, try the triggers
-the world justifies in priority order (the Experiment's completion or restart first, then what
-the state is waiting for), fire the first one that moves, then emit the level actions of the
-resulting state: ensure the children while the service should exist, tear the Deployment and
-Service down once it should not, and clean the PV up while our finalizer holds the Suggestion.
-katib-config is read only while the service must exist: teardown and cleanup never need it.
+One pass through the Suggestion lifecycle: derive the state from the conditions, let the
+lifecycle's detectors try the triggers the world justifies (``SuggestionSignals``), fire the
+first one that moves, then emit the level actions the resulting state's row of
+``core.lifecycle.suggestion.STATES`` asks for (``Holds``): ensure the children while the service
+should exist, tear the Deployment and Service down once it should not, and clean the PV up while
+our finalizer holds the Suggestion. katib-config is read only while the service's objects are
+planned: teardown and cleanup never need it. Nothing here names a state: the rows say it.
 """
 
 from __future__ import annotations
@@ -27,26 +28,28 @@ from katib_resume.core.katib import SuggestionCondition as S
 from katib_resume.core.katib import SuggestionReason
 from katib_resume.core.kube import Manifest, format_time
 from katib_resume.core.lifecycle.suggestion import (
+    STATES,
     SUGGESTION,
+    Asks,
+    Holds,
     Marks,
     SuggestionFacts,
+    SuggestionSignals,
     SuggestionState,
     derive,
     mark,
 )
-from katib_resume.core.model import Deployment, Suggestion
+from katib_resume.core.model import Suggestion
 from katib_resume.core.observed import Observed, Outcome
 from katib_resume.core.plan import marks
-from katib_resume.core.plan.children import conflicts, ensure, teardown
+from katib_resume.core.plan.children import available, conflicts, ensure, teardown
 from katib_resume.core.plan.finalizer import cleanup, ensure_finalizer, suggestion_ref
 from katib_resume.core.plan.result import Step, event_reason
 from katib_resume.core.policy import PolicyTraits, traits
 from katib_resume.core.volumes import VolumePlan, volume_plan
 
-St = SuggestionState
 RETRY_SECONDS = 5.0
-_NEEDS_SERVICE = (St.Created, St.Restarting, St.Deploying, St.Running, St.Blocked)
-_WARNING_STATES = (St.Failed, St.Blocked)
+_PLANNED = (Holds.PLANNED, Holds.ENSURED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,37 +62,41 @@ class Context:
     restartable: bool = False
 
 
+def state_of(suggestion: Suggestion) -> SuggestionState:
+    """The Suggestion's observed state, derived once per plan and handed to each half."""
+    return derive(suggestion)
+
+
 def decide_suggestion(
     observed: Observed,
     suggestion: Suggestion,
     context: Context,
     config: KatibConfig,
     now: datetime,
+    *,
+    before: SuggestionState,
 ) -> tuple[Step, tuple[Action, ...]]:
-    """One reconcile of ``suggestion``."""
-    before = derive(suggestion)
-    if before is St.Deleting:
+    """One reconcile of ``suggestion``, observed in state ``before`` (``state_of``)."""
+    if STATES[before].holds is Holds.CLEANED_UP:
         return Step(before, before), cleanup(observed, suggestion)
     if not context.experiment_exists:
         return Step(before, before), ()  # orphaned: garbage collection is removing it
     policy = traits(suggestion.spec.policy)
     volume, config_error = _volume(suggestion, config, policy, before)
     found = conflicts(observed, suggestion, volume)
-    candidates = _candidates(before, observed, context, found)
-    trigger, after = _fire(before, candidates, _facts(observed, context, policy))
-    if config_error is not None and after in (St.Deploying, St.Running):
+    signals = SuggestionSignals(
+        experiment_completed=context.completed,
+        conflicted=bool(found),
+        available=available(observed.deployment),
+    )
+    trigger, after = SUGGESTION.step(before, signals, _facts(observed, context, policy))
+    if config_error is not None and STATES[after].holds is Holds.ENSURED:
         return Step(before, before), _config_error(suggestion, config_error)
     try:
         level = _level(observed, suggestion, state=after, config=config, volume=volume, now=now)
     except ConfigError as error:
         return Step(before, before), _config_error(suggestion, error)
-    wanted = Marks(
-        waiting=marks.waiting_mark(observed, volume, now),
-        blocked=_blocked(found),
-        succeeded=marks.succeeded_mark(context, policy.has_volume),
-        failed=marks.failed_mark(observed),
-        running=marks.running_mark(observed),
-    )
+    wanted = _marks(observed, context=context, policy=policy, volume=volume, found=found, now=now)
     head = ensure_finalizer(suggestion, policy)
     status = _status(
         suggestion,
@@ -97,69 +104,22 @@ def decide_suggestion(
         after=after,
         wanted=wanted,
         now=now,
-        assignments=observed.assignments,
+        assignments=observed.assignments or (),
         settings=observed.algorithm_settings,
     )
     events = _events(suggestion, before, after, trigger, observed)
     return Step(before, after, trigger), (*head, *level[0], *status, *level[1], *events)
 
 
-def wants_validation(observed: Observed, suggestion: Suggestion) -> bool:
-    """Whether the shell should ask the service to validate before planning this reconcile."""
-    return derive(suggestion) is St.Deploying and _available(observed.deployment)
-
-
-def wants_assignments(observed: Observed, suggestion: Suggestion) -> int:
-    """How many new assignments the shell should fetch from the running service, if any."""
-    experiment = observed.experiment
-    if experiment is None or experiment.is_completed() or derive(suggestion) is not St.Running:
-        return 0
-    return max(0, suggestion.spec.requests - len(suggestion.status.suggestions))
-
-
 def _volume(
     suggestion: Suggestion, config: KatibConfig, policy: PolicyTraits, state: SuggestionState
 ) -> tuple[VolumePlan | None, ConfigError | None]:
-    if not policy.has_volume or state not in _NEEDS_SERVICE:
+    if not policy.has_volume or STATES[state].holds not in _PLANNED:
         return None, None
     try:
         return volume_plan(suggestion, config.suggestion(suggestion.algorithm)), None
     except ConfigError as error:
         return None, error
-
-
-def _candidates(
-    state: SuggestionState, observed: Observed, context: Context, found: list[str]
-) -> list[str]:
-    if state is St.Succeeded:
-        return [] if context.completed else ["restart_requested"]
-    if state is St.Failed:
-        return []
-    first = ["experiment_completed"] if context.completed else []
-    if state is St.Pending:
-        return [*first, "created"]
-    if found:
-        blockable = SUGGESTION.allows(state, "ownership_conflict_found")  # the table says where
-        return [*first, "ownership_conflict_found"] if blockable else first
-    available = _available(observed.deployment)
-    follow = {
-        St.Blocked: "ownership_conflict_resolved",
-        St.Created: "deployment_requested",
-        St.Restarting: "deployment_requested",
-        St.Deploying: "deployment_became_available" if available else None,
-        St.Running: None if available else "deployment_became_unavailable",
-    }.get(state)
-    return [*first, follow] if follow else first
-
-
-def _fire(
-    state: SuggestionState, candidates: list[str], facts: SuggestionFacts
-) -> tuple[str | None, SuggestionState]:
-    for trigger in candidates:
-        after = SUGGESTION.fire(state, trigger, facts)
-        if after is not state:
-            return trigger, after
-    return None, state
 
 
 def _facts(observed: Observed, context: Context, policy: PolicyTraits) -> SuggestionFacts:
@@ -173,13 +133,6 @@ def _facts(observed: Observed, context: Context, policy: PolicyTraits) -> Sugges
     )
 
 
-def _available(deployment: Deployment | None) -> bool:
-    """Live and Available: a terminating Deployment is never the live one (Katib bug 21)."""
-    return (
-        deployment is not None and not deployment.metadata.is_deleting and deployment.is_available()
-    )
-
-
 def _level(
     observed: Observed,
     suggestion: Suggestion,
@@ -190,9 +143,10 @@ def _level(
     now: datetime,
 ) -> tuple[tuple[Action, ...], tuple[Action, ...]]:
     """(actions before the status write, actions after it) that the state holds the world to."""
-    if state in (St.Succeeded, St.Failed):
+    row = STATES[state]
+    if row.holds is Holds.RELEASED:
         return (), teardown(observed, suggestion)
-    if state not in (St.Deploying, St.Running):
+    if row.holds is not Holds.ENSURED:
         return (), ()
     ensured = ensure(observed, suggestion, config, volume)
     waits: list[Action] = []
@@ -202,7 +156,7 @@ def _level(
         left = (marks.BIND_GRACE - marks.unbound_for(observed, now)).total_seconds()
         if left > 0:
             waits.append(Requeue(left, "waiting for the PersistentVolumeClaim to bind"))
-    if state is St.Deploying and _validation_unavailable(observed):
+    if row.asks is Asks.VALIDATION and _validation_unavailable(observed):
         waits.append(Requeue(RETRY_SECONDS, "suggestion service did not answer validation"))
     return ensured.creates, tuple(waits)
 
@@ -210,9 +164,28 @@ def _level(
 def _validation_unavailable(observed: Observed) -> bool:
     validation = observed.validation
     return (
-        _available(observed.deployment)
+        available(observed.deployment)
         and validation is not None
         and validation.outcome is Outcome.UNAVAILABLE
+    )
+
+
+def _marks(
+    observed: Observed,
+    *,
+    context: Context,
+    policy: PolicyTraits,
+    volume: VolumePlan | None,
+    found: list[str],
+    now: datetime,
+) -> Marks:
+    """The variable conditions the rows' ``Marked`` writers take, from what the world says."""
+    return Marks(
+        waiting=marks.waiting_mark(observed, volume, now),
+        blocked=_blocked(found),
+        succeeded=marks.succeeded_mark(context, policy.has_volume),
+        failed=marks.failed_mark(observed),
+        running=marks.running_mark(observed),
     )
 
 
@@ -238,10 +211,11 @@ def _status(
     algorithm settings that came with them merged into ``algorithmSettings``.
     """
     old = suggestion.status.conditions
-    relabel = after is not before or after in (St.Deploying, St.Blocked)
+    row = STATES[after]
+    relabel = after is not before or row.remarked
     conditions = mark(after, old, wanted, now) if relabel else old
-    start = suggestion.status.start_time is None and after is St.Created
-    fresh = assignments if after is St.Running else ()
+    start = suggestion.status.start_time is None and row.starts
+    fresh = assignments if row.asks is Asks.ASSIGNMENTS else ()
     if conditions is old and not start and not fresh:
         return ()
     status = suggestion.status.to_dict()
@@ -268,10 +242,10 @@ def _events(
 ) -> tuple[Action, ...]:
     events: list[Action] = []
     if trigger is not None and after is not before:
-        kind: EventType = "Warning" if after in _WARNING_STATES else "Normal"
+        kind: EventType = "Warning" if STATES[after].warning else "Normal"
         message = f"Suggestion {before.value} -> {after.value}"
         events.append(RecordEvent(suggestion_ref(suggestion), kind, event_reason(trigger), message))
-    if after is St.Deploying and _validation_unavailable(observed):
+    if STATES[after].asks is Asks.VALIDATION and _validation_unavailable(observed):
         detail = observed.validation.message if observed.validation else ""
         events.append(
             RecordEvent(suggestion_ref(suggestion), "Warning", "ValidationUnavailable", detail)

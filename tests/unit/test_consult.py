@@ -6,10 +6,18 @@ wake the Experiment again; the reconcile itself asks to be requeued.
 
 from __future__ import annotations
 
-from katib_resume.app.loop.reconcile import ASSIGNMENT_RETRY_SECONDS, reconcile
+from katib_resume.app.loop.reconcile import (
+    ASSIGNMENT_RETRY_SECONDS,
+    apply,
+    decide,
+    gather,
+    reconcile,
+)
+from katib_resume.core.actions import Requeue
 from katib_resume.core.desired import desired_trial
 from katib_resume.core.model import Experiment, Suggestion
 from katib_resume.core.observed import Assignments
+from katib_resume.core.plan import NeedAssignments, NeedValidation, plan
 from katib_resume.core.ports import Unavailable
 from tests.support.harness import Bench, load
 
@@ -83,3 +91,26 @@ def test_an_assignments_early_stopping_rules_go_into_its_trial() -> None:
     assert desired_trial(experiment, assignment)["spec"]["earlyStoppingRules"] == [rule]
     del assignment["earlyStoppingRules"]
     assert "earlyStoppingRules" not in desired_trial(experiment, assignment)["spec"]
+
+
+def test_without_a_service_the_settings_count_as_valid_and_assignments_are_retried() -> None:
+    """An embedder with no suggestion service: the verdict is Katib's Unimplemented (valid), and
+    the assignments that cannot come make the plan ask to be looked at again."""
+    bench = Bench(load("from-volume-resume.yaml"))
+    bench.settle()
+    bench.bind_pvc()
+    bench.set_available()
+    observed = gather(bench.cluster, bench.key)
+    asked = plan(observed, bench.config, bench.clock.now())
+    assert isinstance(asked, NeedValidation)
+    decided = decide(observed, bench.config, bench.clock.now(), None)
+    assert decided.suggestion is not None and decided.suggestion.after.name == "Running"
+    apply(bench.cluster, decided)
+    observed = gather(bench.cluster, bench.key)
+    asked = plan(observed, bench.config, bench.clock.now())
+    assert isinstance(asked, NeedAssignments) and asked.count == 3
+    retried = decide(observed, bench.config, bench.clock.now(), None)
+    assert not retried.writes
+    assert Requeue(ASSIGNMENT_RETRY_SECONDS, "the suggestion service gave no assignments") in (
+        retried.actions
+    )

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import copy
+from datetime import datetime
 from typing import Any
 
 from katib_resume.adapters.fake.clock import EPOCH
 from katib_resume.core.actions import Create, Delete, UpdateSpec, UpdateStatus
+from katib_resume.core.config import KatibConfig
 from katib_resume.core.desired import desired_trial
 from katib_resume.core.model import (
     Deployment,
@@ -17,7 +19,7 @@ from katib_resume.core.model import (
     Trial,
 )
 from katib_resume.core.observed import Observed
-from katib_resume.core.plan import plan, wants_assignments
+from katib_resume.core.plan import NeedAssignments, Plan, plan
 from tests.support.harness import load, shipped_config
 
 RUNNING_SUGGESTION = [
@@ -122,8 +124,21 @@ def observed(exp: Experiment, sug: Suggestion, trials: list[Trial], **more: Any)
     )
 
 
+def planned(state: Observed, config: KatibConfig, now: datetime) -> Plan:
+    """``plan`` of a snapshot that needs nothing more from the suggestion service."""
+    result = plan(state, config, now)
+    assert isinstance(result, Plan), result
+    return result
+
+
+def wanted(state: Observed) -> int:
+    """How many assignments the planner asks the service for before it plans ``state``."""
+    result = plan(state, shipped_config(), EPOCH)
+    return result.count if isinstance(result, NeedAssignments) else 0
+
+
 def test_trials_are_created_for_unused_assignments_up_to_parallelism() -> None:
-    actions = plan(observed(experiment(), suggestion(3, 5), []), shipped_config(), EPOCH).actions
+    actions = planned(observed(experiment(), suggestion(3, 5), []), shipped_config(), EPOCH).actions
     created = [a.manifest for a in actions if isinstance(a, Create)]
     assert all(m["kind"] == "Trial" for m in created)
     assert [m["metadata"]["name"] for m in created] == [assignment(i)["name"] for i in range(3)]
@@ -132,7 +147,9 @@ def test_trials_are_created_for_unused_assignments_up_to_parallelism() -> None:
 
 def test_requests_grow_when_assignments_run_out() -> None:
     done = [trial(i) for i in range(3)]
-    actions = plan(observed(experiment(), suggestion(3, 3), done), shipped_config(), EPOCH).actions
+    actions = planned(
+        observed(experiment(), suggestion(3, 3), done), shipped_config(), EPOCH
+    ).actions
     (update,) = [a for a in actions if isinstance(a, UpdateSpec)]
     assert update.spec["requests"] == 6
     assert update.resource_version == "7"
@@ -140,7 +157,7 @@ def test_requests_grow_when_assignments_run_out() -> None:
 
 def test_requests_never_exceed_max_trial_count() -> None:
     done = [trial(i) for i in range(11)]
-    actions = plan(
+    actions = planned(
         observed(experiment(), suggestion(11, 11), done), shipped_config(), EPOCH
     ).actions
     (update,) = [a for a in actions if isinstance(a, UpdateSpec)]
@@ -150,16 +167,16 @@ def test_requests_never_exceed_max_trial_count() -> None:
 def test_the_newest_active_trials_go_when_parallelism_is_lowered() -> None:
     running = [trial(i, "Running", f"2026-01-01T00:00:0{i}Z") for i in range(3)]
     exp = experiment(parallelTrialCount=1)
-    actions = plan(observed(exp, suggestion(3, 3), running), shipped_config(), EPOCH).actions
+    actions = planned(observed(exp, suggestion(3, 3), running), shipped_config(), EPOCH).actions
     deleted = [a.ref.name for a in actions if isinstance(a, Delete)]
     assert deleted == [assignment(2)["name"], assignment(1)["name"]]
 
 
 def test_new_assignments_are_recorded_by_a_running_service() -> None:
     state = observed(experiment(), suggestion(6, 3), [trial(i) for i in range(3)])
-    assert wants_assignments(state) == 3
+    assert wanted(state) == 3
     fresh = tuple(assignment(i) for i in range(3, 6))
-    actions = plan(
+    actions = planned(
         observed(experiment(), suggestion(6, 3), [trial(i) for i in range(3)], assignments=fresh),
         shipped_config(),
         EPOCH,
@@ -176,8 +193,8 @@ def test_no_assignments_are_wanted_from_a_completed_experiment() -> None:
         {"type": "Succeeded", "status": "True", "reason": "ExperimentMaxTrialsReached"},
     ]
     done = Experiment.model_validate(raw)
-    assert wants_assignments(observed(done, suggestion(6, 3), [])) == 0
-    assert wants_assignments(observed(experiment(), suggestion(6, 3), [])) == 3
+    assert wanted(observed(done, suggestion(6, 3), [])) == 0
+    assert wanted(observed(experiment(), suggestion(6, 3), [])) == 3
 
 
 def test_a_trial_renders_the_template_with_its_assignment() -> None:

@@ -1,0 +1,62 @@
+"""``core.admission``: the one admission step every way in calls, and the restart it promises."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from katib_resume.core.admission import NO_VOLUMES, Denied, admit, restarts
+from katib_resume.core.model import Experiment
+from tests.unit.test_validation import (
+    FAILED,
+    SUCCEEDED_GOAL,
+    SUCCEEDED_MAX_TRIALS,
+    FakeCatalog,
+    fake_instance,
+)
+
+RUNNING = {"type": "Running", "status": "True", "reason": "ExperimentRunning"}
+
+
+def test_an_admitted_create_comes_back_defaulted() -> None:
+    admitted = admit(fake_instance(), catalog=FakeCatalog(), existing_pvs=NO_VOLUMES)
+    assert admitted.spec.parallel_trial_count == 3 and admitted.spec.resume_policy == "Never"
+
+
+def test_a_denied_create_carries_katibs_message_and_the_decision() -> None:
+    with pytest.raises(Denied) as denied:
+        admit(fake_instance(maxTrialCount=0), catalog=FakeCatalog(), existing_pvs=NO_VOLUMES)
+    assert str(denied.value) == "spec.maxTrialCount: Invalid value: 0: must be greater than 0"
+    assert not denied.value.decision.allowed
+
+
+def test_the_stale_pv_rule_reads_the_volumes_the_caller_gives() -> None:
+    new = fake_instance(resumePolicy="FromVolume")
+    with pytest.raises(Denied, match="PV: fake-test-fakens is not deleted"):
+        admit(new, catalog=FakeCatalog(), existing_pvs={"fake-test-fakens"})
+    assert admit(new, catalog=FakeCatalog(), existing_pvs=NO_VOLUMES).spec.resume_policy
+
+
+def completed(conditions: tuple[dict[str, str], ...], **spec: Any) -> Experiment:
+    return fake_instance(conditions=conditions, trials=6, **spec)
+
+
+@pytest.mark.parametrize(
+    ("policy", "conditions", "budget", "expected"),
+    [
+        ("LongRunning", (SUCCEEDED_MAX_TRIALS,), 12, True),
+        ("FromVolume", (SUCCEEDED_MAX_TRIALS,), None, True),  # unset: no limit
+        ("FromVolume", (SUCCEEDED_MAX_TRIALS,), 6, False),  # not above the Trials made
+        ("Never", (SUCCEEDED_MAX_TRIALS,), 12, False),
+        ("LongRunning", (SUCCEEDED_GOAL,), 12, False),
+        ("LongRunning", (FAILED,), 12, False),
+        ("LongRunning", (RUNNING,), 12, False),  # still running: nothing to restart
+    ],
+)
+def test_restarts_is_the_controllers_guard(
+    policy: str, conditions: tuple[dict[str, str], ...], budget: int | None, expected: bool
+) -> None:
+    old = completed(conditions, resumePolicy=policy)
+    new = completed(conditions, resumePolicy=policy, maxTrialCount=budget)
+    assert restarts(old, new) is expected
