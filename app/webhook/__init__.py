@@ -10,15 +10,15 @@ Layers, each a module, from the wire inwards:
 * ``admission``: the two decisions, made by the core (``core.validation``, ``core.defaults``),
   with what they need read through the ports (``lookups``: Namespace labels, katib-config, the
   stale PV read live) and the defaults answered as a JSON Patch (``patch``);
-* ``logs``: one JSON object per line.
+* logs: ``app.common.logs.JsonLog``, the controller's JSON lines with an ``event`` name.
 
 The webhook reaches the world only through ``core.ports.Cluster`` and ``ConfigSource``, so it runs
 against any cluster: the tests use ``adapters.fake``, the command the live adapter.
 """
 
+from katib_resume.app.common.logs import JsonLog
 from katib_resume.app.webhook.admission import Admission
 from katib_resume.app.webhook.certs import CertificateError
-from katib_resume.app.webhook.logs import JsonLog
 from katib_resume.app.webhook.routes import HEALTHZ, MUTATE, VALIDATE, Incoming, Reply, handle
 from katib_resume.app.webhook.server import Limits, WebhookServer, create_server
 

@@ -29,11 +29,11 @@ from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from katib_resume.app.common.logs import JsonLog
 from katib_resume.app.webhook.admission import Admission
 from katib_resume.app.webhook.certs import Certificates
 from katib_resume.app.webhook.deadlines import Deadlines
 from katib_resume.app.webhook.handler import Handler, client_name
-from katib_resume.app.webhook.logs import JsonLog
 
 
 @dataclass(frozen=True, slots=True)
