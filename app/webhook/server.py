@@ -24,7 +24,9 @@ runs in its own thread (``common.serving``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +40,8 @@ from katib_resume.app.webhook.connection import Connection
 from katib_resume.app.webhook.handler import Endpoint, client_name
 
 LINGER_SECONDS = 0.25
+BACKSTOP_SECONDS = 1.0
+"""asyncio's own handshake timeout, after ours: only if shutting the socket down did not end it."""
 WORKERS = 32
 
 
@@ -109,30 +113,55 @@ class WebhookServer:
 
     async def _serve(self, conn: socket.socket, address: object, accepted: float) -> None:
         """TLS on ``conn``, then aiohttp's protocol on it (a ``Connection``) until it ends."""
+        deadline, cut = accepted + self.limits.request_seconds, list[bool]()
         loop = asyncio.get_running_loop()
-        deadline = accepted + self.limits.request_seconds
+        late = loop.call_at(deadline, self._cut_handshake, conn, address, cut)
         try:
-            await loop.connect_accepted_socket(
-                lambda: self._connection(deadline),
-                conn,
-                ssl=self.certs.context(),
-                ssl_handshake_timeout=max(deadline - loop.time(), 0.001),
-                ssl_shutdown_timeout=self.limits.io_seconds,
-            )
+            await self._handshake(conn, deadline)
         except OSError as error:
             conn.close()
-            self.log.warning("connection-failed", client=client_name(address), error=repr(error))
+            if not cut:  # else ``_cut_handshake`` logged it
+                client = client_name(address)
+                self.log.warning("connection-failed", client=client, error=repr(error))
         except asyncio.CancelledError:
             conn.close()
             raise
+        finally:
+            late.cancel()
 
-    def _connection(self, deadline: float) -> Connection:
+    async def _handshake(self, conn: socket.socket, deadline: float) -> None:
+        loop, handshake = asyncio.get_running_loop(), asyncio.current_task()
+
+        def opened(connection: Connection) -> None:
+            """Counted once: as a connection from now on, no longer as a handshake."""
+            self._handshakes.discard(handshake)
+            self._connections.add(connection)
+
+        await loop.connect_accepted_socket(
+            lambda: self._connection(deadline, opened),
+            conn,
+            ssl=self.certs.context(),
+            ssl_handshake_timeout=deadline - loop.time() + BACKSTOP_SECONDS,
+            ssl_shutdown_timeout=self.limits.io_seconds,
+        )
+
+    def _cut_handshake(self, conn: socket.socket, address: object, cut: list[bool]) -> None:
+        """The deadline passed during the handshake: log it, then end the connection (in this
+        order, so that whoever sees it end finds it logged)."""
+        cut.append(True)
+        seconds = self.limits.request_seconds
+        error = f"TLS handshake not done within the deadline of {seconds} s"
+        self.log.warning("connection-failed", client=client_name(address), error=error)
+        with contextlib.suppress(OSError):
+            conn.shutdown(socket.SHUT_RDWR)
+
+    def _connection(self, deadline: float, opened: Callable[[Connection], None]) -> Connection:
         return Connection(
             self._http,
             deadline=deadline,
             seconds=self.limits.request_seconds,
             log=self.log,
-            opened=self._connections.add,
+            opened=opened,
             closed=self._connections.discard,
             access_log=None,
             keepalive_timeout=self.limits.request_seconds,
