@@ -16,6 +16,7 @@ are answered as ``metav1.Status`` JSON too, with a one-line message, and logged 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any
@@ -23,7 +24,7 @@ from typing import Any
 from aiohttp import web
 
 from katib_resume.app.common.logs import JsonLog
-from katib_resume.app.webhook.handler import client_name, reply_of
+from katib_resume.app.webhook.routes import JSON, Reply
 from katib_resume.app.webhook.routes import status as failure
 
 
@@ -103,3 +104,17 @@ class Connection(web.RequestHandler):
         if request.writer.output_size > 0:
             raise ConnectionError("the answer has begun: no error can follow it")
         return reply_of(failure(status, line), close=True)
+
+
+def reply_of(reply: Reply, *, close: bool = False) -> web.Response:
+    """The reply as one JSON body; ``close`` ends the connection after it."""
+    answer = web.Response(
+        status=reply.status, body=json.dumps(reply.body).encode(), content_type=JSON
+    )
+    if close:
+        answer.force_close()
+    return answer
+
+
+def client_name(address: object) -> str:
+    return f"{address[0]}:{address[1]}" if isinstance(address, tuple) else str(address)

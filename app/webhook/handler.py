@@ -12,7 +12,6 @@ client sees the answer instead of a reset.
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -21,7 +20,8 @@ from aiohttp import web
 
 from katib_resume.app.common.logs import JsonLog
 from katib_resume.app.webhook.admission import Admission
-from katib_resume.app.webhook.routes import JSON, Incoming, Reply, handle, status
+from katib_resume.app.webhook.connection import Connection, reply_of
+from katib_resume.app.webhook.routes import Incoming, Reply, handle, status
 
 if TYPE_CHECKING:
     from katib_resume.app.webhook.server import Limits
@@ -56,9 +56,8 @@ class Endpoint:
             reply = await asyncio.to_thread(handle, self.admission, self.log, incoming)
         else:  # health, or a refusal: nothing to wait for
             reply = handle(self.admission, self.log, incoming)
-        rearm = getattr(request.protocol, "rearm", None)
-        if rearm is not None:
-            rearm()  # the connection's deadline starts again after each answer
+        if isinstance(request.protocol, Connection):
+            request.protocol.rearm()  # the connection's deadline starts again after each answer
         return reply_of(reply)
 
     async def _body(self, request: web.BaseRequest) -> bytes:
@@ -91,17 +90,3 @@ class Endpoint:
             chunks.append(chunk)
             got += len(chunk)
         return b"".join(chunks)
-
-
-def reply_of(reply: Reply, *, close: bool = False) -> web.Response:
-    """The reply as one JSON body; ``close`` ends the connection after it."""
-    answer = web.Response(
-        status=reply.status, body=json.dumps(reply.body).encode(), content_type=JSON
-    )
-    if close:
-        answer.force_close()
-    return answer
-
-
-def client_name(address: object) -> str:
-    return f"{address[0]}:{address[1]}" if isinstance(address, tuple) else str(address)

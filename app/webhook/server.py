@@ -36,8 +36,8 @@ from katib_resume.app.common.logs import JsonLog
 from katib_resume.app.common.serving import BackgroundLoop, listen
 from katib_resume.app.webhook.admission import Admission
 from katib_resume.app.webhook.certs import Certificates
-from katib_resume.app.webhook.connection import Connection
-from katib_resume.app.webhook.handler import Endpoint, client_name
+from katib_resume.app.webhook.connection import Connection, client_name
+from katib_resume.app.webhook.handler import Endpoint
 
 LINGER_SECONDS = 0.25
 BACKSTOP_SECONDS = 1.0
