@@ -562,6 +562,25 @@ def test_shutdown_lets_the_request_in_flight_finish(tmp_path: Path) -> None:
     webhook.connection.close()
 
 
+def test_a_slow_decision_holds_up_no_other_connection(tmp_path: Path) -> None:
+    """Decisions run in worker threads: one waiting on the cluster leaves the server serving."""
+    cluster = SlowCluster(world(), "")
+    cluster.deciding = threading.Event()
+    with TlsWebhook(tmp_path, Admission(cluster, shipped_config())) as webhook:
+        slow = threading.Thread(
+            target=lambda: webhook.post(VALIDATE, review(defaulted(example()), uid=UID))
+        )
+        slow.start()
+        assert cluster.deciding.wait(5)
+        other = webhook.connect()
+        started = time.monotonic()
+        other.request("GET", "/healthz")
+        assert webhook.read(other) == (200, {"status": "ok"})
+        assert time.monotonic() - started < 0.4  # the slow read takes 0.5 s
+        other.close()
+        slow.join(5)
+
+
 def test_every_admission_is_logged_as_one_json_line(webhook: TlsWebhook) -> None:
     validate(webhook, defaulted(example()))
     events = [e for e in webhook.log_events() if e["event"] == "admission"]
