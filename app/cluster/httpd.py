@@ -2,7 +2,7 @@
 
 aiohttp's low-level ``web.Server`` (the HTTP/1.1 protocol, keep-alive, parsing) serves a table of
 routes; the webhook runs on the same library (``docs/webhook.md`` says why aiohttp). A route is a
-plain function, called in a worker thread (the metrics exposition reads the controller's cache),
+plain function, called in a thread of its own (the metrics exposition reads the controller's cache),
 and one that raises answers 500 with one line. Nothing is logged per request: kubelet probes
 every few seconds would drown the controller's own logs.
 """
@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 
 from aiohttp import web
 
-from katib_resume.app.common.serving import BackgroundLoop, listen
+from katib_resume.app.common.serving import BackgroundLoop, blocking, listen
 
 Answer = tuple[int, str, bytes]
 Route = Callable[[], Answer]
@@ -27,7 +27,7 @@ class ProbeServer:
         """Bound at once (``OSError`` if the address is taken), serving after ``start``."""
         self.routes = dict(routes)
         self._socket = listen(address)
-        self._loop = BackgroundLoop("probes", workers=2)
+        self._loop = BackgroundLoop("probes")
         self._server: asyncio.Server | None = None
 
     def start(self) -> ProbeServer:
@@ -64,7 +64,7 @@ class ProbeServer:
             status, kind, body = 404, TEXT, b"not found\n"
         else:
             try:
-                status, kind, body = await asyncio.to_thread(route)
+                status, kind, body = await blocking(route)
             except Exception as error:
                 status, kind, body = 500, TEXT, f"{type(error).__name__}: {error}\n".encode()
         return web.Response(status=status, body=body, headers={"Content-Type": kind})

@@ -4,7 +4,7 @@ Layers, each a module, from the wire inwards:
 
 * ``server``: HTTPS on aiohttp's low-level server and asyncio's TLS: accept, connection cap,
   graceful close; ``connection``: one connection's protocol, with its deadline;
-* ``handler``: one request, with a bounded body, decided in a worker thread;
+* ``handler``: one request, with a bounded body, decided in a thread of its own;
 * ``certs``: the serving certificate, re-read when ``tls.crt``/``tls.key`` change;
 * ``routes``: one request to one reply, every refusal decided here (no sockets: the fuzz calls it);
 * ``review``: the AdmissionReview ``admission.k8s.io/v1`` format, in and out;

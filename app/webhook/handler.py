@@ -3,7 +3,7 @@
 aiohttp parses the request line and headers; this handler adds what an admission webhook facing
 an API server (and anything else that reaches its port) needs: a body only with a
 ``Content-Length`` under the limit, each read of it bounded by ``Limits.io_seconds`` (408 when
-the client stalls), and the decision made in a worker thread, since the admission reads the
+the client stalls), and the decision made in a thread of its own, since the admission reads the
 cluster with blocking calls. A refusal sent before the body was read closes the connection, and
 aiohttp's lingering close reads (and drops) what the client still sends for a moment, so that the
 client sees the answer instead of a reset.
@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from aiohttp import web
 
 from katib_resume.app.common.logs import JsonLog
+from katib_resume.app.common.serving import blocking
 from katib_resume.app.webhook.admission import Admission
 from katib_resume.app.webhook.connection import Connection, reply_of
 from katib_resume.app.webhook.routes import Incoming, Reply, handle, status
@@ -53,7 +54,7 @@ class Endpoint:
         content_type = request.headers.get("Content-Type")
         incoming = Incoming(request.method, request.raw_path, content_type, body)
         if request.method == "POST":  # an admission: it may read the cluster, with blocking calls
-            reply = await asyncio.to_thread(handle, self.admission, self.log, incoming)
+            reply = await blocking(lambda: handle(self.admission, self.log, incoming))
         else:  # health, or a refusal: nothing to wait for
             reply = handle(self.admission, self.log, incoming)
         if isinstance(request.protocol, Connection):

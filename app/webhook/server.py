@@ -42,7 +42,6 @@ from katib_resume.app.webhook.handler import Endpoint
 LINGER_SECONDS = 0.25
 BACKSTOP_SECONDS = 1.0
 """asyncio's own handshake timeout, after ours: only if shutting the socket down did not end it."""
-WORKERS = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +67,7 @@ class WebhookServer:
         """Bound at once (``OSError`` if the address is taken), serving after ``start``."""
         self.admission, self.certs, self.log, self.limits = admission, certs, log, limits
         self._socket = listen(address)
-        self._loop = BackgroundLoop("webhook", workers=WORKERS)
+        self._loop = BackgroundLoop("webhook")
         self._handshakes: set[asyncio.Task[None]] = set()
         self._connections: set[Connection] = set()
         self._started = False
