@@ -15,12 +15,13 @@ import threading
 import yaml
 
 from katib_resume.adapters.k8s.resources import resource
-from katib_resume.adapters.k8s.store import Store, version_of
+from katib_resume.adapters.k8s.store import Store
 from katib_resume.adapters.k8s.transport import Transport
 from katib_resume.adapters.k8s.watch import KindWatch
 from katib_resume.core.config import ConfigError, KatibConfig, parse_katib_config
 from katib_resume.core.katib import CONFIG_KEY
 from katib_resume.core.names import CONFIG_MAP_NAME
+from katib_resume.core.objects import version_of
 
 CONFIG_MAPS = resource("v1", "ConfigMap")
 

@@ -23,14 +23,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from katib_resume.core.kube import Manifest, has_labels
+from katib_resume.core.kube import Manifest
+from katib_resume.core.objects import Key, Objects, key_of
 from katib_resume.core.ports import Gone
 
 ChangeType = Literal["ADDED", "MODIFIED", "DELETED"]
-Key = tuple[str, str, str, str]
-"""(apiVersion, kind, namespace, name)."""
-Kind = tuple[str, str]
-Name = tuple[str, str]
 LOG_LIMIT = 50_000
 TOMBSTONES = 10_000
 
@@ -41,38 +38,12 @@ class Change:
     object: Manifest
 
 
-def key_of(obj: Manifest) -> Key:
-    meta = obj["metadata"]
-    return (obj["apiVersion"], obj["kind"], meta.get("namespace") or "", meta["name"])
-
-
-def version_of(obj: Manifest) -> str:
-    """An object's (or a list's) ``resourceVersion``; ``""`` when it has none."""
-    return str((obj.get("metadata") or {}).get("resourceVersion") or "")
-
-
-def older(version: str, than: str) -> bool:
-    """Whether ``version`` is known to be older than ``than``.
-
-    ``resourceVersion`` is opaque by contract, but every API server in use numbers it from
-    etcd's revision: when both are numbers they compare as such; otherwise neither is known
-    to be older.
-    """
-    return version.isdigit() and than.isdigit() and int(version) < int(than)
-
-
-def newer(held: Manifest | None, incoming: Manifest) -> bool:
-    """Whether ``incoming`` may replace ``held``: unless it is known to be older (with
-    versions that are not numbers, the later arrival wins)."""
-    return held is None or not older(version_of(incoming), version_of(held))
-
-
 class Store:
     def __init__(self, log_limit: int = LOG_LIMIT) -> None:
         self.lock = threading.Lock()
-        self.objects: dict[Kind, dict[Name, Manifest]] = {}
-        """By kind, then by (namespace, name): a list reads its own kind only, not the whole
-        cache (as ``app.informer.Informer`` keeps the embedded runtime's)."""
+        self.objects = Objects()
+        """By kind, then by (namespace, name): the structure ``app.loop.informer.Informer``
+        keeps the embedded runtime's objects in (``core.objects``)."""
         self.log: list[Change] = []
         self.first = 0
         """The sequence number of ``log[0]``."""
@@ -94,39 +65,28 @@ class Store:
 
     def get(self, key: Key) -> Manifest | None:
         with self.lock:
-            return self.objects.get(key[:2], {}).get(key[2:])
+            return self.objects.get(*key)
 
     def select(
         self, api_version: str, kind: str, namespace: str | None, labels: Mapping[str, str]
     ) -> list[Manifest]:
         with self.lock:
-            found = list(self.objects.get((api_version, kind), {}).items())
-        return [
-            obj
-            for (ns, _), obj in found
-            if (namespace is None or ns == namespace) and has_labels(obj, labels)
-        ]
+            return self.objects.select(api_version, kind, namespace, labels)
 
     def remember(self, obj: Manifest) -> None:
         """A write's answer: the newest version we know, without waking anyone up."""
-        key = key_of(obj)
         with self.lock:
-            if _uid(obj) in self.tombstones:
-                return  # the watch already saw it deleted
-            of_kind = self.objects.setdefault(key[:2], {})
-            if newer(of_kind.get(key[2:]), obj):
-                of_kind[key[2:]] = obj
+            if _uid(obj) not in self.tombstones:  # else the watch already saw it deleted
+                self.objects.keep(obj)
 
     def observe(self, type_: ChangeType, obj: Manifest) -> None:
         """A watch event: apply it and log it."""
-        key = key_of(obj)
         with self.lock:
-            of_kind = self.objects.setdefault(key[:2], {})
             if type_ == "DELETED":
-                of_kind.pop(key[2:], None)
+                self.objects.discard(obj)
                 self._bury(obj)
-            elif newer(of_kind.get(key[2:]), obj):
-                of_kind[key[2:]] = obj
+            else:
+                self.objects.keep(obj)
             self._append(Change(type_, obj))
 
     def replace(
@@ -136,7 +96,7 @@ class Store:
         last knew it (the changes a broken watch may have missed)."""
         fresh = {key_of(obj)[2:]: obj for obj in items}
         with self.lock:
-            of_kind = self.objects.setdefault((api_version, kind), {})
+            of_kind = self.objects.of_kind(api_version, kind)
             stale = [name for name in of_kind if namespace is None or name[0] == namespace]
             for name in stale:
                 if name not in fresh:

@@ -1,58 +1,73 @@
-"""A tiny HTTP server for probes and metrics: routes of GET paths to ``(status, type, body)``.
+"""The controller's probe and metrics endpoints: GET paths to ``(status, type, body)``, on aiohttp.
 
-The standard library's threading server is enough for a few probes a second, starts in no time
-and adds no dependency. A handler that raises answers 500 with one line; nothing is logged per
-request (kubelet probes every few seconds would drown the controller's own logs).
+aiohttp's low-level ``web.Server`` (the HTTP/1.1 protocol, keep-alive, parsing) serves a table of
+routes; the webhook runs on the same library (``docs/webhook.md`` says why aiohttp). A route is a
+plain function, called in a thread of its own (the metrics exposition reads the controller's cache),
+and one that raises answers 500 with one line. Nothing is logged per request: kubelet probes
+every few seconds would drown the controller's own logs.
 """
 
 from __future__ import annotations
 
-import threading
+import asyncio
 from collections.abc import Callable, Mapping
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from aiohttp import web
+
+from katib_resume.app.common.serving import BackgroundLoop, blocking, listen
 
 Answer = tuple[int, str, bytes]
 Route = Callable[[], Answer]
 TEXT = "text/plain; charset=utf-8"
+GRACE_SECONDS = 1.0
 
 
-class ProbeServer(ThreadingHTTPServer):
-    daemon_threads = True
-
+class ProbeServer:
     def __init__(self, address: tuple[str, int], routes: Mapping[str, Route]) -> None:
+        """Bound at once (``OSError`` if the address is taken), serving after ``start``."""
         self.routes = dict(routes)
-        super().__init__(address, _Handler)
+        self._socket = listen(address)
+        self._loop = BackgroundLoop("probes")
+        self._server: asyncio.Server | None = None
 
     def start(self) -> ProbeServer:
-        threading.Thread(target=self.serve_forever, name="probes", daemon=True).start()
+        self._loop.start()
+        self._loop.run(self._listen())
         return self
 
     @property
     def url(self) -> str:
-        host, port = self.server_address[:2]
+        host, port = self._socket.getsockname()[:2]
         return f"http://{host!s}:{port}"
 
+    def shutdown(self) -> None:
+        if self._server is not None:
+            self._loop.run(self._close(self._server))
+        self._loop.stop()
+        self._socket.close()
 
-class _Handler(BaseHTTPRequestHandler):
-    server: ProbeServer
+    async def _listen(self) -> None:
+        self._http = web.Server(self._answer, access_log=None)
+        loop = asyncio.get_running_loop()
+        self._server = await loop.create_server(self._http, sock=self._socket)
 
-    def do_GET(self) -> None:
-        route = self.server.routes.get(self.path.split("?", 1)[0])
-        if route is None:
+    async def _close(self, server: asyncio.Server) -> None:
+        server.close()
+        self._http.pre_shutdown()
+        await self._http.shutdown(GRACE_SECONDS)
+
+    async def _answer(self, request: web.BaseRequest) -> web.Response:
+        route = self.routes.get(request.path)
+        if request.method not in ("GET", "HEAD"):
+            status, kind, body = 405, TEXT, b"only GET\n"
+        elif route is None:
             status, kind, body = 404, TEXT, b"not found\n"
         else:
             try:
-                status, kind, body = route()
+                status, kind, body = await blocking(route)
             except Exception as error:
                 status, kind, body = 500, TEXT, f"{type(error).__name__}: {error}\n".encode()
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:
-        return
+        return web.Response(status=status, body=body, headers={"Content-Type": kind})
 
 
 def parse_address(text: str) -> tuple[str, int]:

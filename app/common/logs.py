@@ -1,8 +1,15 @@
-"""Structured logs: one JSON object per line, with the fields a reconcile attaches.
+"""Structured logs of both binaries: one JSON object per line, written by the standard library.
 
-``logging``'s ``extra`` fields become keys of the line, so a log query can select by Experiment
-key, error or lease without parsing sentences. ``json_line`` is the one encoder of both binaries'
-lines (the webhook's ``app.webhook.logs`` uses it with its own keys).
+The controller and the webhook both log through ``logging``, and every line is formatted by
+``JsonFormatter``: ``time`` (UTC, RFC 3339 with milliseconds), ``level``, ``logger``, ``msg``, then
+the record's own fields, so a log query can select by Experiment key, uid or event without
+parsing sentences. ``configure`` installs it on the root logger (one ``StreamHandler`` on
+stderr: one write per line under the handler's lock, so lines from threads never interleave).
+
+The controller logs with ``logging`` directly (``extra`` fields become keys). The webhook logs
+*events* through ``JsonLog``: a short fixed name (``admission``, ``certificate-reload-failed``),
+written as ``event`` (and as ``msg``), and fields of any name; they travel as one ``fields``
+mapping because ``LogRecord`` reserves names such as ``name`` and ``message``.
 """
 
 from __future__ import annotations
@@ -12,9 +19,11 @@ import logging
 import sys
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import ClassVar
+from typing import ClassVar, Literal, TextIO
 
 _STANDARD = frozenset(vars(logging.makeLogRecord({})).keys()) | {"message", "asctime"}
+WEBHOOK_LOGGER = "katib_resume.webhook"
+Level = Literal["debug", "info", "warning", "error"]
 
 
 def json_line(time: str, level: str, fields: Mapping[str, object]) -> str:
@@ -24,22 +33,60 @@ def json_line(time: str, level: str, fields: Mapping[str, object]) -> str:
 
 
 class JsonFormatter(logging.Formatter):
-    fixed: ClassVar[tuple[str, ...]] = ("time", "level", "logger", "msg")
+    fixed: ClassVar[tuple[str, ...]] = ("time", "level", "logger", "msg", "fields")
 
     def format(self, record: logging.LogRecord) -> str:
         fields: dict[str, object] = {"logger": record.name, "msg": record.getMessage()}
         for name, value in vars(record).items():
             if name not in _STANDARD and name not in self.fixed:
                 fields[name] = value
+        extra = getattr(record, "fields", None)
+        if isinstance(extra, Mapping):
+            fields.update(extra)
         if record.exc_info:
             fields["exception"] = self.formatException(record.exc_info)
-        time = datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds")
-        return json_line(time, record.levelname.lower(), fields)
+        when = datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds")
+        return json_line(when.replace("+00:00", "Z"), record.levelname.lower(), fields)
+
+
+def handler(stream: TextIO | None = None) -> logging.Handler:
+    """A handler writing JSON lines to ``stream`` (stderr by default)."""
+    out = logging.StreamHandler(stream or sys.stderr)
+    out.setFormatter(JsonFormatter())
+    return out
 
 
 def configure(level: str = "info") -> None:
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(JsonFormatter())
+    """JSON lines on stderr for every logger of the process, at ``level`` and above."""
     root = logging.getLogger()
-    root.handlers[:] = [handler]
+    root.handlers[:] = [handler()]
     root.setLevel(level.upper())
+
+
+class JsonLog:
+    """The webhook's event log: ``log.info("admission", uid=..., allowed=True)``.
+
+    Without a stream it writes to the ``katib_resume.webhook`` logger (``configure`` sends that
+    to stderr); with one (tests read their own) it writes there alone, in the same format.
+    """
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        if stream is None:
+            self._logger = logging.getLogger(WEBHOOK_LOGGER)
+            return
+        self._logger = logging.Logger(WEBHOOK_LOGGER)  # unregistered: this stream only
+        self._logger.addHandler(handler(stream))
+        self._logger.propagate = False
+
+    def info(self, event: str, **fields: object) -> None:
+        self.write("info", event, fields)
+
+    def warning(self, event: str, **fields: object) -> None:
+        self.write("warning", event, fields)
+
+    def error(self, event: str, **fields: object) -> None:
+        self.write("error", event, fields)
+
+    def write(self, level: Level, event: str, fields: Mapping[str, object]) -> None:
+        number = logging.getLevelNamesMapping()[level.upper()]
+        self._logger.log(number, event, extra={"event": event, "fields": fields})

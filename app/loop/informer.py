@@ -9,7 +9,8 @@ their answers refresh the cache at once (so the next reconcile sees its own writ
 reconcile keys. A watch that fell too far behind (``Gone``) is answered by listing again.
 
 Objects handed out are the cache's own: readers parse them and never mutate them (as with
-client-go's informer caches).
+client-go's informer caches). They are kept in ``core.objects.Objects``, the structure (and the
+rule for which version is kept) of the Kubernetes adapter's watch cache too.
 """
 
 from __future__ import annotations
@@ -18,16 +19,13 @@ from collections.abc import Mapping, Sequence
 from typing import Literal, Protocol
 
 from katib_resume.core.actions import EventType, ObjectRef
-from katib_resume.core.kube import Manifest, has_labels
+from katib_resume.core.kube import Manifest
+from katib_resume.core.objects import Objects
 from katib_resume.core.ports import Cluster, Gone, NotFound
 from katib_resume.core.resources import CONTROLLED_KINDS
 
 KINDS = CONTROLLED_KINDS
 """The kinds the controller reads: everything else in the cluster is not cached."""
-
-Kind = tuple[str, str]
-Name = tuple[str, str]
-"""An object's kind (apiVersion, kind) and its name within the kind (namespace, name)."""
 
 
 class Change(Protocol):
@@ -56,17 +54,12 @@ class Watched(ChangeLog, Protocol):
         ...
 
 
-def _key_of(obj: Manifest) -> tuple[Kind, Name]:
-    meta = obj["metadata"]
-    return (obj["apiVersion"], obj["kind"]), (meta.get("namespace") or "", meta["name"])
-
-
 class Informer:
     """Implements ``core.ports.Cluster``: reads from the cache, writes through."""
 
     def __init__(self, cluster: Watched) -> None:
         self.inner = cluster
-        self.objects: dict[Kind, dict[Name, Manifest]] = {}
+        self.objects = Objects()
         """By kind, then by name: a list reads one kind, never the whole cache."""
         self.cursor = 0
         self.relist()
@@ -79,12 +72,12 @@ class Informer:
         them. Watching from the list's own cursor replays them; the events the lists already
         reflect are dropped by the version check in ``_remember``.
         """
-        self.objects = {}
+        self.objects = Objects()
         cursors = []
         for api_version, kind in KINDS:
             cursor, items = self.inner.list_at(api_version, kind)
             cursors.append(cursor)
-            self.objects[(api_version, kind)] = {_key_of(obj)[1]: obj for obj in items}
+            self.objects.fill(api_version, kind, items)
         self.cursor = min(cursors)
 
     def sync(self) -> Sequence[Change] | None:
@@ -96,15 +89,13 @@ class Informer:
             return None
         for change in changes:
             if change.type == "DELETED":
-                kind, name = _key_of(change.object)
-                self.objects.get(kind, {}).pop(name, None)
+                self.objects.discard(change.object)
             else:
-                self._remember(change.object)
+                self.objects.keep(change.object)
         return changes
 
     def get(self, ref: ObjectRef) -> Manifest:
-        of_kind = self.objects.get((ref.api_version, ref.kind), {})
-        found = of_kind.get((ref.namespace or "", ref.name))
+        found = self.objects.get(ref.api_version, ref.kind, ref.namespace, ref.name)
         if found is None:
             raise NotFound(f"{ref} not found")
         return found
@@ -112,11 +103,7 @@ class Informer:
     def list(
         self, api_version: str, kind: str, namespace: str | None, labels: Mapping[str, str]
     ) -> Sequence[Manifest]:
-        return [
-            obj
-            for (ns, _), obj in self.objects.get((api_version, kind), {}).items()
-            if (namespace is None or ns == namespace) and has_labels(obj, labels)
-        ]
+        return self.objects.select(api_version, kind, namespace, labels)
 
     def create(self, manifest: Manifest) -> Manifest:
         return self._remember(self.inner.create(manifest))
@@ -144,19 +131,6 @@ class Informer:
         self.inner.record_event(ref, type_, reason, message)
 
     def _remember(self, obj: Manifest) -> Manifest:
-        """Keep ``obj`` unless the cache already holds this version or a newer one (keeping the
-        held object for the same version keeps its identity, which ``app.reconcile.Parsed``
-        relies on)."""
-        kind, name = _key_of(obj)
-        of_kind = self.objects.setdefault(kind, {})
-        held = of_kind.get(name)
-        if held is None or _version(held) < _version(obj):
-            of_kind[name] = obj
+        """A write's answer, kept unless the cache already holds this version or a newer one."""
+        self.objects.keep(obj)
         return obj
-
-
-def _version(obj: Manifest) -> int:
-    """``resourceVersion`` as a number: the fake's are (the real cluster's controller reads
-    through ``adapters.k8s.store``, which compares them the same way when they are numbers)."""
-    raw = obj["metadata"].get("resourceVersion", "0")
-    return int(raw) if str(raw).isdigit() else 0

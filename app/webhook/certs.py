@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from katib_resume.app.webhook.logs import JsonLog
+from katib_resume.app.common.logs import JsonLog
 
 CERT_FILE, KEY_FILE = "tls.crt", "tls.key"
 RACY_NS = 2_000_000_000

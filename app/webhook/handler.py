@@ -1,144 +1,93 @@
-"""One connection's HTTP exchange: read a bounded body, let ``routes.handle`` decide, answer.
+"""One HTTP request on aiohttp: read a bounded body, let ``routes.handle`` decide, answer in JSON.
 
-``http.server`` parses the request line and headers; this handler adds what an admission webhook
-facing an API server (and anything else that reaches its port) needs: the TLS handshake in the
-connection's own thread, a body only with a ``Content-Length`` under the limit, JSON for every
-answer including the standard library's own errors, and a lingering close after refusing a body
-it did not read. Answers leave in one write (a buffered ``wfile``, flushed per request), so
-delayed ACKs and Nagle's algorithm never add 40 ms to an answer.
+aiohttp parses the request line and headers; this handler adds what an admission webhook facing
+an API server (and anything else that reaches its port) needs: a body only with a
+``Content-Length`` under the limit, each read of it bounded by ``Limits.io_seconds`` (408 when
+the client stalls), and the decision made in a thread of its own, since the admission reads the
+cluster with blocking calls. A refusal sent before the body was read closes the connection, and
+aiohttp's lingering close reads (and drops) what the client still sends for a moment, so that the
+client sees the answer instead of a reset.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
+import asyncio
 import re
-import ssl
-import time
-from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from aiohttp import web
+
+from katib_resume.app.common.logs import JsonLog
+from katib_resume.app.common.serving import blocking
+from katib_resume.app.webhook.admission import Admission
+from katib_resume.app.webhook.connection import Connection, reply_of
 from katib_resume.app.webhook.routes import Incoming, Reply, handle, status
 
 if TYPE_CHECKING:
-    from katib_resume.app.webhook.server import WebhookServer
+    from katib_resume.app.webhook.server import Limits
 
 CONTENT_LENGTH = re.compile(r"[0-9]{1,15}")
-LINGER_SECONDS = 0.25
-LINGER_BYTES = 1 << 20
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server_version = "katib-resume-webhook"
-    wbufsize = 1 << 16  # buffered: one write per answer (flushed after each request)
-    sys_version = ""
-    server: WebhookServer
-    connection: ssl.SSLSocket
+class Refused(Exception):
+    """The request is answered with ``reply`` before its body was read, and the connection ends."""
 
-    def setup(self) -> None:
-        super().setup()
-        self.connection.do_handshake()
+    def __init__(self, reply: Reply) -> None:
+        super().__init__(reply.body.get("message"))
+        self.reply = reply
 
-    def do_POST(self) -> None:
-        body = self._read_body()
-        if body is None:
-            return
-        with self.server.in_flight.request():
-            incoming = Incoming(self.command, self.path, self.headers.get("Content-Type"), body)
-            reply = handle(self.server.admission, self.server.log, incoming)
-            self._send(reply)
-            self.wfile.flush()  # inside: shutdown waits until the answer has left
-        self.server.deadlines.arm(self.connection, self.server.limits.request_seconds)
 
-    def do_GET(self) -> None:
-        self.do_POST()  # the route decides what each method may do
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    admission: Admission
+    log: JsonLog
+    limits: Limits
 
-    def do_PUT(self) -> None:
-        self.do_POST()
+    async def __call__(self, request: web.BaseRequest) -> web.StreamResponse:
+        try:
+            body = await self._body(request)
+        except Refused as refused:
+            return reply_of(refused.reply, close=True)
+        except ConnectionError:  # the client went away mid-body: nobody to answer
+            return web.Response(status=400)
+        content_type = request.headers.get("Content-Type")
+        incoming = Incoming(request.method, request.raw_path, content_type, body)
+        if request.method == "POST":  # an admission: it may read the cluster, with blocking calls
+            reply = await blocking(lambda: handle(self.admission, self.log, incoming))
+        else:  # health, or a refusal: nothing to wait for
+            reply = handle(self.admission, self.log, incoming)
+        if isinstance(request.protocol, Connection):
+            request.protocol.rearm()  # the connection's deadline starts again after each answer
+        return reply_of(reply)
 
-    def do_PATCH(self) -> None:
-        self.do_POST()
-
-    def do_DELETE(self) -> None:
-        self.do_POST()
-
-    def _read_body(self) -> bytes | None:
-        """The body, or None once an error has been answered (and the connection is closing)."""
-        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            self._refuse(411, "a Content-Length is required (chunked bodies are not accepted)")
-            return None
-        length = self.headers.get("Content-Length")
+    async def _body(self, request: web.BaseRequest) -> bytes:
+        if "chunked" in request.headers.get("Transfer-Encoding", "").lower():
+            raise Refused(
+                status(411, "a Content-Length is required (chunked bodies are not accepted)")
+            )
+        length = request.headers.get("Content-Length")
         if length is None:
-            if self.command == "POST":
-                self._refuse(411, "a Content-Length is required")
-                return None
+            if request.method == "POST":
+                raise Refused(status(411, "a Content-Length is required"))
             return b""
         if CONTENT_LENGTH.fullmatch(length.strip()) is None:
-            self._refuse(400, f"Content-Length is not a whole number: {length[:40]!r}")
-            return None
-        size = int(length)
-        if size > self.server.limits.max_body:
-            limit = self.server.limits.max_body
-            self._refuse(413, f"body of {size} bytes is over the limit of {limit}")
-            return None
-        return self._read_exactly(size)
+            raise Refused(status(400, f"Content-Length is not a whole number: {length[:40]!r}"))
+        size, limit = int(length), self.limits.max_body
+        if size > limit:
+            raise Refused(status(413, f"body of {size} bytes is over the limit of {limit}"))
+        return await self._read(request, size)
 
-    def _refuse(self, code: int, message: str) -> None:
-        """Answer before the body is read, then discard what the client still sends, briefly.
-
-        Closing a connection with unread data makes TCP reset it, and a client still writing
-        its body would see the reset instead of our answer (a lingering close, as nginx does).
-        """
-        self.send_error(code, message)
-        self.wfile.flush()
-        deadline = time.monotonic() + LINGER_SECONDS
-        with contextlib.suppress(OSError, ValueError):
-            self.connection.settimeout(LINGER_SECONDS)
-            discarded = 0
-            while discarded < LINGER_BYTES and time.monotonic() < deadline:
-                chunk = self.rfile.read1(1 << 16)
-                if not chunk:
-                    break
-                discarded += len(chunk)
-
-    def _read_exactly(self, size: int) -> bytes | None:
-        try:
-            body = self.rfile.read(size)
-        except TimeoutError:
-            self.send_error(408, f"body not received within {self.server.limits.io_seconds} s")
-            return None
-        if len(body) < size:  # the client went away mid-body: nobody to answer
-            self.close_connection = True
-            return None
-        return body
-
-    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        """Every error the standard library or we answer, as one-line JSON; the connection ends."""
-        self.log_error("%d %s", code, message or "")
-        self.close_connection = True
-        self._send(status(code, message or HTTPStatus(code).phrase))
-
-    def _send(self, reply: Reply) -> None:
-        data = json.dumps(reply.body).encode()
-        self.send_response(reply.status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        if self.close_connection:
-            self.send_header("Connection", "close")
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(data)
-
-    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
-        """Silent: admissions are logged with their decision (``routes``), errors below."""
-
-    def log_message(self, format: str, *args: Any) -> None:
-        self.server.log.warning(
-            "http-error", client=client_name(self.client_address), message=format % args
-        )
-
-
-def client_name(address: Any) -> str:
-    return f"{address[0]}:{address[1]}" if isinstance(address, tuple) else str(address)
+    async def _read(self, request: web.BaseRequest, size: int) -> bytes:
+        chunks, got = [], 0
+        while got < size:
+            try:
+                chunk = await asyncio.wait_for(request.content.readany(), self.limits.io_seconds)
+            except TimeoutError:
+                seconds = self.limits.io_seconds
+                raise Refused(status(408, f"body not received within {seconds} s")) from None
+            if not chunk:
+                raise ConnectionError("end of stream inside the body")
+            chunks.append(chunk)
+            got += len(chunk)
+        return b"".join(chunks)

@@ -45,6 +45,7 @@ def _connect(kubeconfig: str | None, config_map: tuple[str, str]) -> tuple[Clust
 
 
 def webhook(args: argparse.Namespace, connect: Connect | None = None) -> int:
+    from katib_resume.app.common.logs import configure
     from katib_resume.app.webhook import (
         HEALTHZ,
         MUTATE,
@@ -55,6 +56,7 @@ def webhook(args: argparse.Namespace, connect: Connect | None = None) -> int:
         create_server,
     )
 
+    configure()
     log = JsonLog()
     cluster, config = (connect or _connect)(args.kubeconfig, args.config_map)
     try:

@@ -24,8 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from katib_resume.app.common import wiring
+from katib_resume.app.common.logs import JsonLog
 from katib_resume.app.webhook.admission import Admission
-from katib_resume.app.webhook.logs import JsonLog
 from katib_resume.app.webhook.review import (
     Malformed,
     Request,

@@ -1,39 +1,47 @@
-"""The HTTPS server: standard library ``ThreadingHTTPServer`` over TLS, one thread per connection.
+"""The HTTPS server: aiohttp's HTTP/1.1 protocol over asyncio's TLS, one event loop thread.
 
-Transport is all this module and ``handler`` do; what a request means is ``routes.handle``. The
-choices:
+Transport is all this module, ``connection`` and ``handler`` do; what a request means is
+``routes.handle``. The choices:
 
-* TLS is negotiated in the connection's own thread (``do_handshake_on_connect=False``), so a
-  client that stalls its handshake holds only its own thread, and the accept loop picks the
-  current certificate for every new connection (``certs.Certificates``).
-* Every connection has a deadline (``deadlines``), re-armed after each answer, on top of a
-  per-read socket timeout: a slow or stalled client is cut off, never waited on.
+* The server accepts connections itself (``loop.sock_accept``) and hands each to asyncio's TLS
+  (``loop.connect_accepted_socket``) with the certificate current at that moment
+  (``certs.Certificates``): a rotated certificate is served to the next connection, without a
+  restart. A handshake has until the connection's deadline; a stalled one holds nothing else up.
+* At most ``Limits.max_connections`` connections (handshaking or open) at once; more are closed
+  at accept, before any TLS, and logged as ``connection-refused``.
+* Every connection has a deadline (``connection``), re-armed after each answer, and each read of
+  a body a timeout (``handler``): a slow or stalled client is cut off, never waited on.
 * A body must come with a ``Content-Length`` of at most ``Limits.max_body`` (room for an object
   and its old version at the API server's size limit); a larger one is refused before it is read.
-* At most ``Limits.max_connections`` connections are served at once; more are closed at accept.
-* Keep-alive (HTTP/1.1), as the API server uses it. Errors that the standard library answers
-  itself (a malformed request line, too many headers) are answered in JSON too.
+* Keep-alive (HTTP/1.1), as the API server uses it.
 * ``close`` stops accepting, lets requests in flight finish (up to ``Limits.grace_seconds``) and
   then ends every connection: SIGTERM loses no admission decision that was being made.
+
+Synchronous callers (the command, the tests) drive it through ``start`` and ``close``; the loop
+runs in its own thread (``common.serving``).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import socket
-import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
-from http.server import ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
+from aiohttp import web
+
+from katib_resume.app.common.logs import JsonLog
+from katib_resume.app.common.serving import BackgroundLoop, listen
 from katib_resume.app.webhook.admission import Admission
 from katib_resume.app.webhook.certs import Certificates
-from katib_resume.app.webhook.deadlines import Deadlines
-from katib_resume.app.webhook.handler import Handler, client_name
-from katib_resume.app.webhook.logs import JsonLog
+from katib_resume.app.webhook.connection import Connection, client_name
+from katib_resume.app.webhook.handler import Endpoint
+
+LINGER_SECONDS = 0.25
+BACKSTOP_SECONDS = 1.0
+"""asyncio's own handshake timeout, after ours: only if shutting the socket down did not end it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,16 +50,12 @@ class Limits:
     request_seconds: float = 10.0
     """Deadline of one request, idle keep-alive wait included (the API server's timeout: 10 s)."""
     io_seconds: float = 5.0
-    """Longest wait for a single read or write."""
+    """Longest wait for a single read of a body, or for a TLS goodbye."""
     max_connections: int = 128
     grace_seconds: float = 5.0
 
 
-class WebhookServer(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-    request_queue_size = 128
-
+class WebhookServer:
     def __init__(
         self,
         address: tuple[str, int],
@@ -60,97 +64,122 @@ class WebhookServer(ThreadingHTTPServer):
         log: JsonLog,
         limits: Limits = Limits(),
     ) -> None:
+        """Bound at once (``OSError`` if the address is taken), serving after ``start``."""
         self.admission, self.certs, self.log, self.limits = admission, certs, log, limits
-        self.deadlines = Deadlines()
-        self.in_flight = InFlight()
-        self._serving = False
-        try:
-            super().__init__(address, Handler)
-        except OSError:
-            self.deadlines.stop()
-            raise
-
-    def start(self) -> threading.Thread:
-        """Serve in a background thread (the caller's thread waits for signals)."""
-        self._serving = True
-        thread = threading.Thread(
-            target=self.serve_forever, kwargs={"poll_interval": 0.1}, name="webhook", daemon=True
-        )
-        thread.start()
-        return thread
+        self._socket = listen(address)
+        self._loop = BackgroundLoop("webhook")
+        self._handshakes: set[asyncio.Task[None]] = set()
+        self._connections: set[Connection] = set()
+        self._started = False
 
     @property
     def port(self) -> int:
-        return int(self.server_address[1])
+        return int(self._socket.getsockname()[1])
 
-    def get_request(self) -> tuple[Any, Any]:
-        conn, address = self.socket.accept()
-        try:
-            wrapped = self.certs.context().wrap_socket(
-                conn, server_side=True, do_handshake_on_connect=False
-            )
-        except OSError:
-            conn.close()
-            raise
-        return wrapped, address
+    def open_connections(self) -> int:
+        """Connections accepted and not yet ended (handshakes included)."""
+        return len(self._handshakes) + len(self._connections)
 
-    def verify_request(self, request: Any, client_address: Any) -> bool:
-        if self.deadlines.open_connections() < self.limits.max_connections:
-            return True
-        self.log.warning(
-            "connection-refused",
-            client=client_name(client_address),
-            reason=f"{self.limits.max_connections} connections open",
-        )
-        return False
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        request.settimeout(self.limits.io_seconds)
-        request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.deadlines.arm(request, self.limits.request_seconds)
-        super().process_request(request, client_address)
-
-    def shutdown_request(self, request: Any) -> None:
-        self.deadlines.disarm(request)
-        super().shutdown_request(request)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """A connection failed (handshake, reset, deadline): log one line, no traceback."""
-        error = sys.exc_info()[1]
-        self.log.warning("connection-failed", client=client_name(client_address), error=repr(error))
+    def start(self) -> None:
+        """Serve from the loop's thread (the caller's thread waits for signals)."""
+        self._started = True
+        self._loop.start()
+        self._loop.run(self._listen())
 
     def close(self) -> None:
         """Stop accepting, let requests in flight finish (bounded), end all connections."""
-        if self._serving:  # shutdown() waits for serve_forever: it would hang without one
-            self.shutdown()
-        self.in_flight.wait_idle(self.limits.grace_seconds)
-        self.deadlines.expire_all()
-        self.deadlines.stop()
-        self.server_close()
+        if self._started:
+            self._loop.run(self._shutdown())
+        self._loop.stop()
+        self._socket.close()
 
+    async def _listen(self) -> None:
+        self._http = web.Server(Endpoint(self.admission, self.log, self.limits))
+        self._accepting = asyncio.create_task(self._accept())
 
-class InFlight:
-    """How many requests are being decided and answered, so that ``close`` can wait for them."""
+    async def _accept(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            conn, address = await loop.sock_accept(self._socket)
+            if self.open_connections() >= self.limits.max_connections:
+                reason = f"{self.limits.max_connections} connections open"
+                self.log.warning("connection-refused", client=client_name(address), reason=reason)
+                conn.close()
+                continue
+            handshake = loop.create_task(self._serve(conn, address, loop.time()))
+            self._handshakes.add(handshake)
+            handshake.add_done_callback(self._handshakes.discard)
 
-    def __init__(self) -> None:
-        self._count = 0
-        self._changed = threading.Condition()
-
-    @contextmanager
-    def request(self) -> Iterator[None]:
-        with self._changed:
-            self._count += 1
+    async def _serve(self, conn: socket.socket, address: object, accepted: float) -> None:
+        """TLS on ``conn``, then aiohttp's protocol on it (a ``Connection``) until it ends."""
+        deadline, cut = accepted + self.limits.request_seconds, list[bool]()
+        loop = asyncio.get_running_loop()
+        late = loop.call_at(deadline, self._cut_handshake, conn, address, cut)
         try:
-            yield
+            await self._handshake(conn, deadline)
+        except OSError as error:
+            conn.close()
+            if not cut:  # else ``_cut_handshake`` logged it
+                client = client_name(address)
+                self.log.warning("connection-failed", client=client, error=repr(error))
+        except asyncio.CancelledError:
+            conn.close()
+            raise
         finally:
-            with self._changed:
-                self._count -= 1
-                self._changed.notify_all()
+            late.cancel()
 
-    def wait_idle(self, seconds: float) -> None:
-        """Until no request is in flight, or ``seconds`` have passed."""
-        with self._changed:
-            self._changed.wait_for(lambda: self._count == 0, timeout=seconds)
+    async def _handshake(self, conn: socket.socket, deadline: float) -> None:
+        loop, handshake = asyncio.get_running_loop(), asyncio.current_task()
+
+        def opened(connection: Connection) -> None:
+            """Counted once: as a connection from now on, no longer as a handshake."""
+            self._handshakes.discard(handshake)
+            self._connections.add(connection)
+
+        await loop.connect_accepted_socket(
+            lambda: self._connection(deadline, opened),
+            conn,
+            ssl=self.certs.context(),
+            ssl_handshake_timeout=deadline - loop.time() + BACKSTOP_SECONDS,
+            ssl_shutdown_timeout=self.limits.io_seconds,
+        )
+
+    def _cut_handshake(self, conn: socket.socket, address: object, cut: list[bool]) -> None:
+        """The deadline passed during the handshake: log it, then end the connection (in this
+        order, so that whoever sees it end finds it logged)."""
+        cut.append(True)
+        seconds = self.limits.request_seconds
+        error = f"TLS handshake not done within the deadline of {seconds} s"
+        self.log.warning("connection-failed", client=client_name(address), error=error)
+        with contextlib.suppress(OSError):
+            conn.shutdown(socket.SHUT_RDWR)
+
+    def _connection(self, deadline: float, opened: Callable[[Connection], None]) -> Connection:
+        return Connection(
+            self._http,
+            deadline=deadline,
+            seconds=self.limits.request_seconds,
+            log=self.log,
+            opened=opened,
+            closed=self._connections.discard,
+            access_log=None,
+            keepalive_timeout=self.limits.request_seconds,
+            lingering_time=LINGER_SECONDS,
+        )
+
+    async def _shutdown(self) -> None:
+        self._accepting.cancel()
+        for handshake in list(self._handshakes):
+            handshake.cancel()
+        self._http.pre_shutdown()  # idle keep-alive connections end now
+        await self._http.shutdown(self.limits.grace_seconds)  # busy ones once answered
+        for connection in list(self._connections):
+            connection.abort()  # no wait for a TLS goodbye
+        await asyncio.gather(*self._handshakes, return_exceptions=True)
+        loop = asyncio.get_running_loop()
+        until = loop.time() + 1.0
+        while self._connections and loop.time() < until:
+            await asyncio.sleep(0.01)  # an abort's connection_lost comes a loop turn later
 
 
 def create_server(

@@ -8,6 +8,7 @@ shipped katib-config. Messages are compared in full: they are Katib's, and users
 from __future__ import annotations
 
 import copy
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -556,9 +557,28 @@ def test_shutdown_lets_the_request_in_flight_finish(tmp_path: Path) -> None:
     assert cluster.deciding.wait(5)
     webhook.server.close()
     client.join(5)
-    assert webhook.server.deadlines.open_connections() == 0
+    assert webhook.server.open_connections() == 0
     assert result and result[0][0] == 200 and result[0][1]["response"]["allowed"] is True
     webhook.connection.close()
+
+
+def test_a_slow_decision_holds_up_no_other_connection(tmp_path: Path) -> None:
+    """Decisions run in worker threads: one waiting on the cluster leaves the server serving."""
+    cluster = SlowCluster(world(), "")
+    cluster.deciding = threading.Event()
+    with TlsWebhook(tmp_path, Admission(cluster, shipped_config())) as webhook:
+        slow = threading.Thread(
+            target=lambda: webhook.post(VALIDATE, review(defaulted(example()), uid=UID))
+        )
+        slow.start()
+        assert cluster.deciding.wait(5)
+        other = webhook.connect()
+        started = time.monotonic()
+        other.request("GET", "/healthz")
+        assert webhook.read(other) == (200, {"status": "ok"})
+        assert time.monotonic() - started < 0.4  # the slow read takes 0.5 s
+        other.close()
+        slow.join(5)
 
 
 def test_every_admission_is_logged_as_one_json_line(webhook: TlsWebhook) -> None:
@@ -572,3 +592,28 @@ def test_every_admission_is_logged_as_one_json_line(webhook: TlsWebhook) -> None
         "from-volume-resume",
         "CREATE",
     )
+
+
+def test_what_the_http_parser_refuses_is_answered_in_json_too(webhook: TlsWebhook) -> None:
+    """aiohttp's own refusals (a bad Content-Length, a request line that is not HTTP)."""
+    for request, message in [
+        (
+            f"POST {VALIDATE} HTTP/1.1\r\nHost: x\r\nContent-Length: ten\r\n\r\n",
+            "Invalid character in Content-Length: b'Content-Length: ten'",
+        ),
+        ("NOT HTTP\r\n\r\n", "Invalid method encountered: b'NOT HTTP'"),
+    ]:
+        conn = raw_tls(webhook)
+        conn.sendall(request.encode())
+        head, _, body = conn.recv(65536).partition(b"\r\n\r\n")
+        assert head.split(b"\r\n")[0].endswith(b"400 Bad Request")
+        assert b"Content-Type: application/json" in head
+        assert json.loads(body) == {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "status": "Failure",
+            "code": 400,
+            "message": message,
+        }
+        conn.close()
+    assert "http-error" in [e["event"] for e in webhook.log_events()]

@@ -55,7 +55,7 @@ def test_parsing_the_command_imports_neither_kubernetes_nor_the_server() -> None
     probe = (
         "import sys; from katib_resume.app.cli.main import build_parser; "
         "build_parser().parse_args(['webhook', '--cert-dir', 'x']); "
-        "print(sorted(m for m in ('kubernetes', 'ssl', 'http.server', "
+        "print(sorted(m for m in ('kubernetes', 'ssl', 'http.server', 'aiohttp', "
         "'katib_resume.app.webhook', 'pydantic') if m in sys.modules))"
     )
     done = subprocess.run(

@@ -98,31 +98,73 @@ def completed(
 
 
 def apply_patch(document: Any, patch: list[Manifest]) -> Any:
-    """RFC 6902 ``add``/``replace``/``remove``, enough to apply what the webhook answers."""
+    """RFC 6902, written here independently of the webhook's differ: every operation it may
+    answer (``add``, ``remove``, ``replace``, ``move``, ``copy``; ``test`` too)."""
     document = copy.deepcopy(document)
     for op in patch:
-        *parents, last = [_unescape(p) for p in op["path"].split("/")[1:]]
-        target = document
-        for part in parents:
-            target = target[int(part)] if isinstance(target, list) else target[part]
-        if isinstance(target, list):
-            index = len(target) if last == "-" else int(last)
-            if op["op"] == "add":
-                target.insert(index, op["value"])
-            elif op["op"] == "replace":
-                target[index] = op["value"]
-            else:
-                del target[index]
-        elif op["op"] == "remove":
-            del target[last]
-        else:
-            assert op["op"] == "add" or last in target, f"replace of a missing member: {op}"
-            target[last] = op["value"]
+        if op["op"] == "test":
+            assert _get(document, op["path"]) == op["value"], f"test failed: {op}"
+            continue
+        if op["op"] in ("move", "copy"):
+            value = copy.deepcopy(_get(document, op["from"]))
+            if op["op"] == "move":
+                document = _remove(document, op["from"])
+            document = _add(document, op["path"], value)
+            continue
+        if op["op"] in ("remove", "replace"):
+            document = _remove(document, op["path"])
+        if op["op"] in ("add", "replace"):
+            document = _add(document, op["path"], op["value"])
+    return document
+
+
+def _parts(pointer: str) -> list[str]:
+    return [_unescape(p) for p in pointer.split("/")[1:]]
+
+
+def _get(document: Any, pointer: str) -> Any:
+    for part in _parts(pointer):
+        document = document[int(part)] if isinstance(document, list) else document[part]
+    return document
+
+
+def _parent(document: Any, pointer: str) -> tuple[Any, str]:
+    *parents, last = _parts(pointer)
+    return _get(document, "".join(f"/{_escape(p)}" for p in parents)), last
+
+
+def _remove(document: Any, pointer: str) -> Any:
+    """``pointer`` removed; the member or item must exist (a ``replace`` of a missing one fails)."""
+    if pointer == "":
+        return None
+    target, last = _parent(document, pointer)
+    if isinstance(target, list):
+        del target[int(last)]
+    else:
+        assert last in target, f"remove or replace of a missing member: {pointer}"
+        del target[last]
+    return document
+
+
+def _add(document: Any, pointer: str, value: Any) -> Any:
+    if pointer == "":
+        return value
+    target, last = _parent(document, pointer)
+    if isinstance(target, list):
+        index = len(target) if last == "-" else int(last)
+        assert 0 <= index <= len(target), f"index out of range: {pointer}"
+        target.insert(index, value)
+    else:
+        target[last] = value
     return document
 
 
 def _unescape(part: str) -> str:
     return part.replace("~1", "/").replace("~0", "~")
+
+
+def _escape(part: str) -> str:
+    return part.replace("~", "~0").replace("/", "~1")
 
 
 def patch_of(answer: Manifest) -> list[Manifest]:
