@@ -150,7 +150,7 @@ def add_core_commands(commands: argparse._SubParsersAction[Parser]) -> None:
         "--config", metavar="KATIB_CONFIG.yaml", help="default: Katib's shipped one"
     )
     diagram = commands.add_parser("diagram", help="print a lifecycle's Mermaid state diagram")
-    diagram.add_argument("lifecycle", choices=("suggestion", "experiment"))
+    diagram.add_argument("lifecycle", choices=("suggestion", "experiment", "trial"))
 
 
 def add_embedded_commands(commands: argparse._SubParsersAction[Parser]) -> None:

@@ -1,4 +1,4 @@
-"""The two lifecycles, each a ``transitions`` machine declared once and compiled at import."""
+"""The three lifecycles, each a ``transitions`` machine declared once and compiled at import."""
 
 from katib_resume.core.lifecycle.experiment import EXPERIMENT, ExperimentFacts, ExperimentState
 from katib_resume.core.lifecycle.machine import IllegalTransition, Lifecycle, Transition
@@ -8,16 +8,21 @@ from katib_resume.core.lifecycle.suggestion import (
     SuggestionFacts,
     SuggestionState,
 )
+from katib_resume.core.lifecycle.trial import TRIAL, TrialFacts, TrialState
 
-LIFECYCLES: dict[str, Lifecycle[ExperimentState] | Lifecycle[SuggestionState]] = {
+LIFECYCLES: dict[
+    str, Lifecycle[ExperimentState] | Lifecycle[SuggestionState] | Lifecycle[TrialState]
+] = {
     "suggestion": SUGGESTION,
     "experiment": EXPERIMENT,
+    "trial": TRIAL,
 }
 
 __all__ = [
     "EXPERIMENT",
     "LIFECYCLES",
     "SUGGESTION",
+    "TRIAL",
     "ExperimentFacts",
     "ExperimentState",
     "IllegalTransition",
@@ -26,4 +31,6 @@ __all__ = [
     "SuggestionFacts",
     "SuggestionState",
     "Transition",
+    "TrialFacts",
+    "TrialState",
 ]
