@@ -39,6 +39,7 @@ from katib_resume.core.lifecycle.experiment import (
 from katib_resume.core.model import Experiment, Suggestion, Trial
 from katib_resume.core.plan.provision import provision
 from katib_resume.core.plan.result import Step, event_reason
+from katib_resume.core.trial_ledger import TrialLedger
 from katib_resume.core.trials import (
     TrialCounts,
     completion,
@@ -85,6 +86,7 @@ def decide_experiment(
     status = _status(
         experiment, conditions=conditions, counts=counts, before=before, after=after, now=now
     )
+    status = _with_optimal(experiment, status, _optimal(experiment, mine))
     if status is not None:
         actions.append(UpdateStatus(_ref(experiment), status, experiment.metadata.resource_version))
     if after is not before and trigger is not None:
@@ -199,6 +201,27 @@ def _unchanged(
     if after is X.Running and before in (X.Succeeded, X.Failed) and "completion_time" in given:
         return False
     return not counts.total or counts_match(observed, counts)
+
+
+def _optimal(experiment: Experiment, trials: tuple[Trial, ...]) -> Manifest | None:
+    """Katib's ``currentOptimalTrial``, folded from the Trials (``core.trial_ledger``)."""
+    return TrialLedger.of(experiment.spec.objective, trials).current_optimal_trial()
+
+
+def _with_optimal(
+    experiment: Experiment, status: Manifest | None, optimal: Manifest | None
+) -> Manifest | None:
+    """``status`` with ``currentOptimalTrial`` as computed (written only when it changed)."""
+    stored = (experiment.status.model_extra or {}).get("currentOptimalTrial")
+    if status is None:
+        if stored == optimal:
+            return None
+        status = experiment.status.to_dict()
+    if optimal is None:
+        status.pop("currentOptimalTrial", None)
+    else:
+        status["currentOptimalTrial"] = optimal
+    return status
 
 
 def _ref(experiment: Experiment) -> ObjectRef:
