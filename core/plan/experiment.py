@@ -43,7 +43,6 @@ from katib_resume.core.trial_ledger import TrialLedger
 from katib_resume.core.trials import (
     TrialCounts,
     completion,
-    count_trials,
     counts_match,
     goal_reached,
     has_budget,
@@ -75,7 +74,8 @@ def decide_experiment(
 ) -> ExperimentDecision:
     """One reconcile of ``experiment`` (which is not being deleted)."""
     mine = own_trials(experiment, trials)
-    counts = count_trials(mine)
+    ledger = TrialLedger.of(experiment.spec.objective, mine)  # counts and optimum, one pass
+    counts = ledger.counts
     before = derive(experiment.status.conditions)
     trigger, outcome = _trigger(experiment, before, counts, mine, suggestion)
     after = EXPERIMENT.fire(before, trigger, _facts(experiment, counts)) if trigger else before
@@ -86,7 +86,7 @@ def decide_experiment(
     status = _status(
         experiment, conditions=conditions, counts=counts, before=before, after=after, now=now
     )
-    status = _with_optimal(experiment, status, _optimal(experiment, mine))
+    status = _with_optimal(experiment, status, ledger.current_optimal_trial())
     if status is not None:
         actions.append(UpdateStatus(_ref(experiment), status, experiment.metadata.resource_version))
     if after is not before and trigger is not None:
@@ -201,11 +201,6 @@ def _unchanged(
     if after is X.Running and before in (X.Succeeded, X.Failed) and "completion_time" in given:
         return False
     return not counts.total or counts_match(observed, counts)
-
-
-def _optimal(experiment: Experiment, trials: tuple[Trial, ...]) -> Manifest | None:
-    """Katib's ``currentOptimalTrial``, folded from the Trials (``core.trial_ledger``)."""
-    return TrialLedger.of(experiment.spec.objective, trials).current_optimal_trial()
 
 
 def _with_optimal(
