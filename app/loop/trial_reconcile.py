@@ -11,10 +11,12 @@ Trial is marked MetricsUnavailable, or not at all.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from katib_resume.app.loop.reconcile import Parsed, apply
 from katib_resume.core.actions import Action, ObjectRef
+from katib_resume.core.config import KatibConfig
 from katib_resume.core.katib import API_VERSION
 from katib_resume.core.kube import Manifest
 from katib_resume.core.model.trial import Trial
@@ -28,7 +30,28 @@ from katib_resume.core.plan.trial_draft import (
     trial_key,
 )
 from katib_resume.core.ports import Cluster, NotFound
-from katib_resume.core.trial_run import run_kind
+from katib_resume.core.trial_run import run_kind, watched_kinds
+
+
+@dataclass(frozen=True, slots=True)
+class TrialWiring:
+    """What a controller needs to run Trials: the observation log, and the bounded wait."""
+
+    log: ObservationLog
+    metrics_wait: float = 300.0
+
+    def context(self, config: KatibConfig) -> TrialContext:
+        """The planner's context under ``config`` (its ``trialResources`` are the watched kinds)."""
+        watched = watched_kinds(config.init.controller.trial_resources)
+        return TrialContext(watched=watched, metrics_wait=self.metrics_wait)
+
+
+def as_plan(decided: TrialPlan | None) -> Plan:
+    """A Trial's plan as the loop accounts for plans (the observation-log calls left out)."""
+    if decided is None:
+        return Plan()
+    kept = [a for a in decided.actions if not isinstance(a, ReportObservation | DeleteObservations)]
+    return Plan(tuple(kept))
 
 
 def trial_ref(namespace: str, name: str) -> ObjectRef:

@@ -68,3 +68,26 @@ def test_deleting_the_trial_cleans_its_rows_and_lets_it_go() -> None:
     _settle(cluster, log, clock)
     assert not cluster.list("kubeflow.org/v1beta1", "Trial", "default", {})
     assert ("delete", TrialKey("default", "t")) in log.calls
+
+
+def test_the_controller_runs_trial_keys_when_it_runs_trials() -> None:
+    from katib_resume.app.embedded.runtime import StaticConfig
+    from katib_resume.app.loop.controller import Controller
+    from katib_resume.app.loop.keys import Key, keys_of
+    from katib_resume.app.loop.trial_reconcile import TrialWiring
+    from tests.support.harness import shipped_config
+
+    cluster, log, clock = _world()
+    controller = Controller(cluster, StaticConfig(shipped_config()), clock, trials=TrialWiring(log))
+    cursor = 0
+    controller.enqueue(Key("default", "t", "Trial"))
+    for _ in range(10):
+        controller.step()
+        cursor, changes = cluster.changes_since(cursor)
+        for key in keys_of((c.object for c in changes), trials=True):
+            controller.enqueue(key)
+    assert _conditions(cluster) == [("Created", "True"), ("Running", "True")]
+    job = cluster.get(JOB)
+    assert list(keys_of([job], trials=True)) == [Key("default", "t", "Trial")]
+    assert list(keys_of([job])) == [], "without trials a run object belongs to no key"
+    assert str(Key("default", "t", "Trial")) == "Trial default/t"
