@@ -30,7 +30,7 @@ from katib_resume.core.plan.trial_draft import (
     trial_key,
 )
 from katib_resume.core.ports import Cluster, NotFound
-from katib_resume.core.trial_run import run_kind, watched_kinds
+from katib_resume.core.trial_run import Kind, run_kind, watched_kinds
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,10 +39,15 @@ class TrialWiring:
 
     log: ObservationLog
     metrics_wait: float = 300.0
+    served: frozenset[Kind] | None = None
+    """The run kinds the cluster adapter watches (None: every kind katib-config names)."""
 
     def context(self, config: KatibConfig) -> TrialContext:
-        """The planner's context under ``config`` (its ``trialResources`` are the watched kinds)."""
+        """The planner's context under ``config``: the watched kinds are its ``trialResources``
+        that the adapter actually watches (a kind whose CRD was missing at start is not)."""
         watched = watched_kinds(config.init.controller.trial_resources)
+        if self.served is not None:
+            watched &= self.served
         return TrialContext(watched=watched, metrics_wait=self.metrics_wait)
 
 
