@@ -27,6 +27,7 @@ from katib_resume.core.lifecycle.trial import COMPLETED, TRIAL, TrialFacts, Tria
 from katib_resume.core.model.trial import Trial
 from katib_resume.core.observation import Metric, MetricRow, TrialKey
 from katib_resume.core.plan.result import Step
+from katib_resume.core.trial_run import Kind, watched_kinds
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +46,19 @@ class DeleteObservations:
 
 
 NO_FACTS = TrialFacts()
+
+
+@dataclass(frozen=True, slots=True)
+class TrialContext:
+    """What the trial planner is told besides the Trial: the run kinds that are watched (from
+    katib-config's ``trialResources``), how long a succeeded run's metrics are awaited, and how
+    often to look meanwhile (Katib's 1 s)."""
+
+    watched: frozenset[Kind] = field(default_factory=watched_kinds)
+    metrics_wait: float = 300.0
+    poll: float = 1.0
+
+
 TrialAction = Action | ReportObservation | DeleteObservations
 
 
