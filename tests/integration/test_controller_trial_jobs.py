@@ -1,11 +1,11 @@
 """A whole FromVolume lifecycle on kmock with ``controller --run-trials``: every Trial a Job.
 
 As ``test_controller_binary.py``, but the controller runs the Trials itself. The test plays the
-Job controller and the metrics collector (each new Job reports a loss to the katib-db-manager
-stand-in, then completes) and the garbage collector of Jobs; the controller creates the Jobs,
-reads the observations over gRPC, marks the Trials, deletes the Jobs, and the Experiment's
-status gets Katib's counters and ``currentOptimalTrial``, through completion, restart and
-deletion.
+Job controller and the metrics collector (``tests.support.job_player``: each new Job reports a
+loss to the katib-db-manager stand-in, then completes) and the garbage collector of Jobs; the
+controller creates the Jobs, reads the observations over gRPC, marks the Trials, deletes the
+Jobs, and the Experiment's status gets Katib's counters and ``currentOptimalTrial``, through
+completion, restart and deletion.
 """
 
 from __future__ import annotations
@@ -21,13 +21,9 @@ import pytest
 from katib_resume.adapters.k8s.connect import to_url
 from katib_resume.adapters.k8s.transport import MERGE_PATCH, Transport
 from tests.integration.test_controller_binary import katib_config_with_volume
-from tests.support.cluster_player import (
-    ClusterPlayer,
-    conditions,
-    defaulted_example,
-    put_katib_config,
-)
+from tests.support.cluster_player import conditions, defaulted_example, put_katib_config
 from tests.support.db_manager import DbManagerServer
+from tests.support.job_player import TrialsPlayer
 from tests.support.katib_grpc import KatibServer, LocalAlgorithm
 from tests.support.kube_mock import MockServer, write_kubeconfig
 from tests.support.waiting import eventually
@@ -36,44 +32,16 @@ KATIB = "kubeflow.org/v1beta1"
 Json = dict[str, Any]
 
 
-class JobPlayer:
-    """The Job controller and the metrics collector, over the API: a Job reports, then succeeds."""
-
-    def __init__(self, cluster: ClusterPlayer, db: DbManagerServer) -> None:
-        self.cluster, self.db = cluster, db
-        self.losses: dict[str, str] = {}
-
-    def tick(self) -> None:
-        trials = {t["metadata"]["uid"] for t in self.cluster.objects(f"{KATIB}/trials")}
-        for job in self.cluster.objects("batch/v1/jobs"):
-            meta = job["metadata"]
-            path = f"/apis/batch/v1/namespaces/{meta['namespace']}/jobs/{meta['name']}"
-            if not {r["uid"] for r in meta.get("ownerReferences") or []} & trials:
-                self.cluster.transport.request("DELETE", path)  # garbage collection
-                continue
-            if (job.get("status") or {}).get("conditions"):
-                continue
-            loss = f"0.{len(self.losses) + 10}"
-            self.losses[meta["name"]] = loss
-            row = {"time_stamp": "2026-01-01T00:00:00Z", "metric": {"name": "loss", "value": loss}}
-            self.db.rows.setdefault(meta["name"], []).append(row)
-            status = {"conditions": [{"type": "Complete", "status": "True"}]}
-            self.cluster.patch(path, {"status": status})
-
-
 class Run:
     def __init__(self, kube: MockServer, process: subprocess.Popen[str], db: DbManagerServer):
         self.transport: Transport = to_url(kube.url)
         self.process, self.db = process, db
-        self.cluster = ClusterPlayer(
-            kube, self.transport, suggestion_client=False, trial_controller=False
-        )
-        self.jobs = JobPlayer(self.cluster, db)
+        self.cluster = TrialsPlayer(kube, self.transport, db, suggestion_client=False)
+        self.jobs = self.cluster.jobs
 
     def tick(self) -> None:
         assert self.process.poll() is None, "the controller exited"
         self.cluster.tick()
-        self.jobs.tick()
 
     def until(self, check: Any, what: str) -> None:
         eventually(check, seconds=60, what=what, between=self.tick, pause=0.1)
