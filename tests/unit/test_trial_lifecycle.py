@@ -126,3 +126,12 @@ def test_the_experiment_counts_a_trial_in_the_phase_of_its_state(
     }.get(state, (T.Created, T.Running, state))
     trial = Trial(metadata=ObjectMeta(name="t"), status=TrialStatus(conditions=_walk(*path)))
     assert classify(trial) is phase
+
+
+def test_the_diagram_command_draws_the_trial_lifecycle(capsys: pytest.CaptureFixture[str]) -> None:
+    from katib_resume.app.cli.main import main
+
+    assert main(["diagram", "trial"]) == 0
+    drawn = capsys.readouterr().out
+    assert drawn == TRIAL.diagram()
+    assert "Running --> MetricsUnavailable: run_succeeded [is_objective_unavailable]" in drawn
