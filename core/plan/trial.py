@@ -173,7 +173,8 @@ def _completed(draft: Draft, run: Manifest | None, rows: Sequence[MetricRow]) ->
     if draft.state is T.EarlyStopped:
         if trial.status.completion_time is None:
             draft.fields["completionTime"] = format_time(draft.now)
-        observation(draft, rows)
+        if run is not None:  # refreshed while the run object exists (``wants_observation``)
+            observation(draft, rows)
     if run is None or trial.spec.retain_run or not _is_ours(trial, run):
         return
     if (run.get("metadata") or {}).get("deletionTimestamp"):

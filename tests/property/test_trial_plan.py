@@ -113,3 +113,25 @@ def test_random_run_histories_keep_the_trial_possible(
             player.reconcile()
             assert "t" not in player.runs, "a completed Trial's run object is deleted"
     assert state is derive(player.model.status.conditions)
+
+
+@given(st.booleans(), st.lists(events, max_size=20))
+def test_the_observation_is_fetched_whenever_the_planner_would_read_it(
+    push: bool, history: list[tuple[str, Any]]
+) -> None:
+    """``wants_observation`` False means the rows cannot change the plan: the shell may skip
+    the db-manager call on every such pass."""
+    from katib_resume.core.observation import metric_names
+    from katib_resume.core.plan.trial import decide_trial, wants_observation
+
+    player = TrialPlayer(new_trial("t", collector="Push" if push else "StdOut"))
+    rows = (MetricRow("2020-01-01T00:00:00Z", "accuracy", "0.5"),)
+    for kind, value in history:
+        _play(player, kind, value)
+        trial, run = player.model, player.runs.get("t")
+        if not wants_observation(trial, run):
+            now = player.clock.now()
+            without = decide_trial(trial, run, (), player.context, now)
+            assert decide_trial(trial, run, rows, player.context, now) == without
+        assert metric_names(trial.spec.objective) == ("accuracy",)
+        player.reconcile()
