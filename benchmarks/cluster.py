@@ -105,3 +105,57 @@ def help_startup(runs: int = 7) -> dict[str, float]:
         subprocess.run(command, check=True, capture_output=True)
         times.append(time.perf_counter() - started)
     return {"help_seconds_median": round(median(times), 3), "runs": runs}
+
+
+def trial_lifecycle_requests(baseline_writes: int | None = None) -> dict[str, object]:
+    """The same lifecycle with the controller running the Trials (``--run-trials``): every
+    Trial a Job, its metrics read from a katib-db-manager stand-in over gRPC. With the writes
+    of the lifecycle without (``baseline_writes``), the writes the Trials themselves cost."""
+    from katib_resume.adapters.grpc.observations import GrpcObservationLog
+    from katib_resume.adapters.k8s.cluster import WATCHED
+    from katib_resume.app.loop.trial_reconcile import TrialWiring
+    from tests.support.db_manager import DbManagerServer
+    from tests.support.job_player import TrialsPlayer
+
+    logging.getLogger("katib_resume").setLevel(logging.ERROR)
+    db = DbManagerServer()
+    with mock_server() as server:
+        setup = to_url(server.url)
+        put_katib_config(setup)
+        transport = to_url(server.url)
+        cluster = KubeCluster(transport, kinds=(*WATCHED, ("batch/v1", "Job")))
+        source = ConfigMapSource(to_url(server.url), "kubeflow")
+        assert cluster.start(10) and source.start(10)
+        synced = Counter(transport.counts.counts)
+        log = GrpcObservationLog(db.address, timeout=5)
+        wiring = TrialWiring(log, served=frozenset({("batch/v1", "Job")}))
+        host = Host(cluster, source, SystemClock(), poll_seconds=0.01, trials=wiring)
+        stop = threading.Event()
+        loop = threading.Thread(target=host.run, args=(stop,), daemon=True)
+        loop.start()
+        player = TrialsPlayer(server, setup, db)
+        started = time.perf_counter()
+        _drive(setup, player)
+        elapsed = time.perf_counter() - started
+        stop.set()
+        loop.join(10)
+        cluster.close()
+        source.close()
+        log.close()
+        counts = Counter(transport.counts.counts) - synced
+        mock = server.mock
+        assert mock is not None
+        trials = len(player.jobs.losses)
+    db.stop()
+    result: dict[str, object] = {
+        "trials": trials,
+        "reads_after_sync": counts["read"],
+        "writes": counts["write"],
+        "noop_writes": mock.noop_writes,
+        "db_manager_calls_per_trial": round(len(db.calls) / max(trials, 1), 2),
+        "seconds": round(elapsed, 2),
+    }
+    if baseline_writes is not None:
+        extra = counts["write"] - baseline_writes
+        result["trial_writes_per_trial"] = round(extra / max(trials, 1), 2)
+    return result

@@ -12,7 +12,8 @@ Figures, for 10,000 observed Suggestions in each lifecycle state:
 - ``compiled_fire_us``: one trigger through the compiled table; ``baseline``: building and
   keeping a ``transitions.Machine`` per Suggestion instead (what the shared machine avoids);
 - ``lifecycles``: FromVolume lifecycles on the embedded runtime (``benchmarks/lifecycles.py``).
-- ``cluster``: API requests of one FromVolume lifecycle against kmock, and ``--help`` start-up
+- ``cluster``: API requests of one FromVolume lifecycle against kmock, the same with the
+  controller running the Trials as Jobs (``--run-trials``), and ``--help`` start-up
   (``benchmarks/cluster.py``).
 """
 
@@ -206,7 +207,8 @@ def main() -> None:
         "compiled_fire_us": round(_fire_us(), 3),
         "baseline": baseline(),
         "lifecycles": lifecycles.run(args.lifecycles),
-        "cluster_lifecycle": cluster.lifecycle_requests(),
+        "cluster_lifecycle": (without_trials := cluster.lifecycle_requests()),
+        "cluster_trials": cluster.trial_lifecycle_requests(_write_count(without_trials)),
         "startup": cluster.help_startup(),
     }
     if args.json:
@@ -219,7 +221,14 @@ def main() -> None:
     print("baseline    " + "  ".join(f"{k}={v}" for k, v in result["baseline"].items()))
     print("lifecycles  " + "  ".join(f"{k}={v}" for k, v in result["lifecycles"].items()))
     print("cluster     " + "  ".join(f"{k}={v}" for k, v in result["cluster_lifecycle"].items()))
+    print("trials      " + "  ".join(f"{k}={v}" for k, v in result["cluster_trials"].items()))
     print("startup     " + "  ".join(f"{k}={v}" for k, v in result["startup"].items()))
+
+
+def _write_count(figures: dict[str, object]) -> int:
+    writes = figures["writes"]
+    assert isinstance(writes, int)
+    return writes
 
 
 if __name__ == "__main__":

@@ -74,8 +74,7 @@ def desired_trial(experiment: Experiment, assignment: Manifest) -> Manifest:
         spec["earlyStoppingRules"] = list(assignment["earlyStoppingRules"])
     if experiment.spec.objective is not None:
         spec["objective"] = experiment.spec.objective.to_dict()
-    if "primaryContainerName" in template:
-        spec["primaryContainerName"] = template["primaryContainerName"]
+    spec.update(_run_fields(experiment, template))
     if "trialSpec" in template:
         spec["runSpec"] = _render(template["trialSpec"], substitutions)
     metadata: Manifest = {
@@ -85,6 +84,25 @@ def desired_trial(experiment: Experiment, assignment: Manifest) -> Manifest:
         "ownerReferences": [experiment_owner(experiment)],
     }
     return {"apiVersion": API_VERSION, "kind": "Trial", "metadata": metadata, "spec": spec}
+
+
+def _run_fields(experiment: Experiment, template: Manifest) -> Manifest:
+    """What the trial controller reads to run the Trial, copied as Katib's getTrialInstance
+    copies it (TRIALS.md §1.6): ``retainRun`` from ``retain``, the metrics collector, the primary
+    pod and container, and the success and failure conditions only when both are given."""
+    fields: Manifest = {}
+    if "retain" in template:
+        fields["retainRun"] = bool(template["retain"])
+    collector = _extra(experiment, "metricsCollectorSpec")
+    if collector:
+        fields["metricsCollector"] = collector
+    for key in ("primaryPodLabels", "primaryContainerName"):
+        if template.get(key):
+            fields[key] = template[key]
+    if template.get("successCondition") and template.get("failureCondition"):
+        fields["successCondition"] = template["successCondition"]
+        fields["failureCondition"] = template["failureCondition"]
+    return fields
 
 
 def _extra(experiment: Experiment, field: str) -> Manifest:

@@ -1,12 +1,12 @@
 """Katib's gRPC API ``api.v1.beta1`` (file ``api.proto``), described in Python at import.
 
 No generated ``_pb2`` module and no proto text: the messages the controller exchanges with a
-suggestion service are declared below as a ``FileDescriptorProto`` (field names, numbers and
-types are the facts of Katib's wire format) and turned into message classes in a private
-descriptor pool, so nothing clashes with another copy of Katib's API loaded in the same
-process. Only what the controller calls is declared (``nas_config`` and the early-stopping
-service's rule calls are left out): proto3 skips fields a side does not know, so a service
-built from Katib's full file talks to this one unchanged.
+suggestion service and with katib-db-manager's observation log are declared below as a
+``FileDescriptorProto`` (field names, numbers and types are the facts of Katib's wire format)
+and turned into message classes in a private descriptor pool, so nothing clashes with another
+copy of Katib's API loaded in the same process. Only what the controller calls is declared
+(``nas_config`` and the early-stopping service's rule calls are left out): proto3 skips fields
+a side does not know, so a service built from Katib's full file talks to this one unchanged.
 
 Callers exchange plain dictionaries in protobuf's JSON mapping with the proto field names
 (``encode`` / ``decode``): typed code cannot see the attributes of dynamic message classes,
@@ -238,6 +238,35 @@ def _messages() -> list[descriptor_pb2.DescriptorProto]:
             "GetEarlyStoppingRulesReply",
             [Field("early_stopping_rules", 1, MESSAGE, "EarlyStoppingRule", True)],
         ),
+        *_db_manager_messages(),
+    ]
+
+
+def _db_manager_messages() -> list[descriptor_pb2.DescriptorProto]:
+    """katib-db-manager's observation log (TRIALS.md §5)."""
+    return [
+        _message("MetricLog", [Field("time_stamp", 1), Field("metric", 2, MESSAGE, "Metric")]),
+        _message("ObservationLog", [Field("metric_logs", 1, MESSAGE, "MetricLog", True)]),
+        _message(
+            "ReportObservationLogRequest",
+            [Field("trial_name", 1), Field("observation_log", 2, MESSAGE, "ObservationLog")],
+        ),
+        _message("ReportObservationLogReply", []),
+        _message(
+            "GetObservationLogRequest",
+            [
+                Field("trial_name", 1),
+                Field("metric_name", 2),
+                Field("start_time", 3),
+                Field("end_time", 4),
+            ],
+        ),
+        _message(
+            "GetObservationLogReply",
+            [Field("observation_log", 1, MESSAGE, "ObservationLog")],
+        ),
+        _message("DeleteObservationLogRequest", [Field("trial_name", 1)]),
+        _message("DeleteObservationLogReply", []),
     ]
 
 
@@ -291,6 +320,16 @@ METHODS = (
     VALIDATE_EARLY_STOPPING_SETTINGS,
     GET_EARLY_STOPPING_RULES,
 )
+REPORT_OBSERVATION_LOG = Method(
+    "DBManager", "ReportObservationLog", "ReportObservationLogRequest", "ReportObservationLogReply"
+)
+GET_OBSERVATION_LOG = Method(
+    "DBManager", "GetObservationLog", "GetObservationLogRequest", "GetObservationLogReply"
+)
+DELETE_OBSERVATION_LOG = Method(
+    "DBManager", "DeleteObservationLog", "DeleteObservationLogRequest", "DeleteObservationLogReply"
+)
+DB_MANAGER_METHODS = (REPORT_OBSERVATION_LOG, GET_OBSERVATION_LOG, DELETE_OBSERVATION_LOG)
 
 
 def _file() -> descriptor_pb2.FileDescriptorProto:
@@ -303,9 +342,9 @@ def _file() -> descriptor_pb2.FileDescriptorProto:
             _enum("ComparisonType", COMPARISON_TYPES),
         ]
     )
-    for service_name in ("Suggestion", "EarlyStopping"):
+    for service_name in ("Suggestion", "EarlyStopping", "DBManager"):
         service = proto.service.add(name=service_name)
-        for method in METHODS:
+        for method in (*METHODS, *DB_MANAGER_METHODS):
             if method.service == service_name:
                 service.method.add(
                     name=method.name,

@@ -44,6 +44,16 @@ class Resource:
         return {**obj, "apiVersion": self.api_version, "kind": self.kind}
 
 
+RUN_KINDS = (
+    ("batch/v1", "Job"),
+    ("kubeflow.org/v1", "TFJob"),
+    ("kubeflow.org/v1", "PyTorchJob"),
+    ("kubeflow.org/v1", "MPIJob"),
+    ("kubeflow.org/v1", "XGBoostJob"),
+    ("trainer.kubeflow.org/v1alpha1", "TrainJob"),
+)
+"""The Trial run-object kinds the adapter knows (Katib's standalone ``trialResources``)."""
+
 _TABLE = (
     Resource("kubeflow.org/v1beta1", "Experiment", "experiments", True),
     Resource("kubeflow.org/v1beta1", "Suggestion", "suggestions", True),
@@ -59,6 +69,7 @@ _TABLE = (
     Resource(RBAC_API_VERSION, "RoleBinding", "rolebindings", True),
     Resource("events.k8s.io/v1", "Event", "events", True),
     Resource("coordination.k8s.io/v1", "Lease", "leases", True),
+    *(Resource(api_version, kind, f"{kind.lower()}s", True) for api_version, kind in RUN_KINDS),
 )
 RESOURCES = {(r.api_version, r.kind): r for r in _TABLE}
 

@@ -94,7 +94,7 @@ def add_core_commands(commands: argparse._SubParsersAction[Parser]) -> None:
         "--config", metavar="KATIB_CONFIG.yaml", help="default: Katib's shipped one"
     )
     diagram = commands.add_parser("diagram", help="print a lifecycle's Mermaid state diagram")
-    diagram.add_argument("lifecycle", choices=("suggestion", "experiment"))
+    diagram.add_argument("lifecycle", choices=("suggestion", "experiment", "trial"))
 
 
 def add_cluster_commands(commands: argparse._SubParsersAction[Parser]) -> None:
@@ -131,6 +131,20 @@ def _add_controller(commands: argparse._SubParsersAction[Parser]) -> None:
     controller.add_argument(
         "--log-level", choices=("debug", "info", "warning", "error"), default="info"
     )
+    controller.add_argument(
+        "--run-trials",
+        action="store_true",
+        help="also run Trials as Katib's trial controller does: create and watch their Jobs "
+        "(and the trialResources kinds the cluster serves), read katib-db-manager",
+    )
+    controller.add_argument(
+        "--metrics-wait",
+        type=seconds,
+        default=300.0,
+        metavar="SECONDS",
+        help="how long a succeeded run waits for its metrics before it is MetricsUnavailable "
+        "(default: %(default)s)",
+    )
     grpc = controller.add_argument_group(
         "suggestion services (gRPC)",
         "Endpoint templates may use {service} (<name>-<algorithm>), {name}, {algorithm} and "
@@ -159,7 +173,8 @@ def _add_controller(commands: argparse._SubParsersAction[Parser]) -> None:
         "--db-manager-address",
         default=DB_MANAGER_ADDRESS,
         metavar="HOST:PORT",
-        help="Katib's DB manager, passed to early-stopping services (default: %(default)s)",
+        help="Katib's DB manager: passed to early-stopping services, and read for Trials' "
+        "metrics with --run-trials (default: %(default)s)",
     )
 
 

@@ -23,6 +23,7 @@ from katib_resume.app.loop.controller import Controller, Outcome
 from katib_resume.app.loop.informer import ChangeLog
 from katib_resume.app.loop.keys import Key, Resync, every_key, keys_of
 from katib_resume.app.loop.reconcile import Parsed
+from katib_resume.app.loop.trial_reconcile import TrialWiring
 from katib_resume.core.kube import Manifest
 from katib_resume.core.ports import Clock, ConfigSource, Gone, SuggestionService
 
@@ -45,9 +46,10 @@ class Host:
         observe: Observer | None = None,
         resync_seconds: float = RESYNC_SECONDS,
         poll_seconds: float = 0.05,
+        trials: TrialWiring | None = None,
     ) -> None:
         self.cluster, self.clock = cluster, clock
-        self.controller = Controller(cluster, config, clock, service)
+        self.controller = Controller(cluster, config, clock, service, trials=trials)
         self.workers, self.observe = workers, observe
         self.poll_seconds = poll_seconds
         self.lock = threading.Condition()
@@ -67,7 +69,8 @@ class Host:
             self.cursor = self.cluster.cursor
             self.enqueue_all()
             return 0
-        for key in keys_of(change.object for change in changes):
+        trials = self.controller.trials is not None
+        for key in keys_of((change.object for change in changes), trials=trials):
             self.enqueue(key)
         return len(changes)
 
@@ -79,7 +82,7 @@ class Host:
                 self.controller.enqueue(key)
 
     def enqueue_all(self) -> None:
-        for key in every_key(self.cluster):
+        for key in every_key(self.cluster, trials=self.controller.trials is not None):
             self.enqueue(key)
 
     # -- running ------------------------------------------------------------------------------

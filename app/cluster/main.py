@@ -17,6 +17,7 @@ import logging
 import os
 import socket
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,7 +37,9 @@ if TYPE_CHECKING:  # imported for real inside the command: `--help` loads neithe
     from katib_resume.adapters.k8s.cluster import KubeCluster
     from katib_resume.adapters.k8s.config_map import ConfigMapSource
     from katib_resume.adapters.k8s.lease import LeaseElector
+    from katib_resume.adapters.k8s.transport import Transport
     from katib_resume.app.cluster.metrics import Metrics
+    from katib_resume.app.loop.trial_reconcile import TrialWiring
 
 log = logging.getLogger("katib_resume.controller")
 SERVICE_ACCOUNT_NAMESPACE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
@@ -77,6 +80,8 @@ class Settings:
     endpoints: Endpoints
     suggestion_timeout: float
     db_manager: str
+    run_trials: bool = False
+    metrics_wait: float = 300.0
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Settings:
@@ -101,6 +106,8 @@ class Settings:
             endpoints=endpoints,
             suggestion_timeout=args.suggestion_timeout,
             db_manager=args.db_manager_address,
+            run_trials=args.run_trials,
+            metrics_wait=args.metrics_wait,
         )
 
 
@@ -122,7 +129,8 @@ def run(settings: Settings, stop: threading.Event) -> int:
 
     transport = process.connect(settings.kubeconfig)
     identity = os.environ.get("POD_NAME") or f"{socket.gethostname()}_{os.getpid()}"
-    cluster = KubeCluster(transport, namespace=settings.namespace, instance=identity)
+    trials, kinds, close_log = _trials(settings, transport)
+    cluster = KubeCluster(transport, namespace=settings.namespace, instance=identity, kinds=kinds)
     config = ConfigMapSource(transport, *settings.config_map)
     service = GrpcSuggestionService(
         cluster,
@@ -138,6 +146,7 @@ def run(settings: Settings, stop: threading.Event) -> int:
         service=service,
         workers=settings.workers,
         observe=metrics.observe,
+        trials=trials,
     )
     elector = None
     if settings.leader_elect:
@@ -149,8 +158,28 @@ def run(settings: Settings, stop: threading.Event) -> int:
         for server in probes:
             server.shutdown()
         service.close()
+        close_log()
         cluster.close()
         config.close()
+
+
+def _trials(
+    settings: Settings, transport: Transport
+) -> tuple[TrialWiring | None, tuple[tuple[str, str], ...], Callable[[], None]]:
+    """With ``--run-trials``: the trial wiring (katib-db-manager's observation log, the run
+    kinds the server serves), the kinds to watch and how to close the log; else none, the
+    default kinds and nothing to close."""
+    from katib_resume.adapters.grpc.observations import GrpcObservationLog
+    from katib_resume.adapters.k8s.cluster import WATCHED
+    from katib_resume.adapters.k8s.run_kinds import served_run_kinds
+    from katib_resume.app.loop.trial_reconcile import TrialWiring
+
+    if not settings.run_trials:
+        return None, tuple(WATCHED), lambda: None
+    served = served_run_kinds(transport, settings.namespace)
+    observations = GrpcObservationLog(settings.db_manager)
+    wiring = TrialWiring(observations, settings.metrics_wait, frozenset(served))
+    return wiring, (*WATCHED, *served), observations.close
 
 
 def _loop(

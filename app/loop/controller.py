@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from katib_resume.app.loop.keys import Key
 from katib_resume.app.loop.queue import WorkQueue
 from katib_resume.app.loop.reconcile import Parsed, reconcile
+from katib_resume.app.loop.trial_reconcile import TrialWiring, as_plan, reconcile_trial, trial_ref
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.config import ConfigError
 from katib_resume.core.katib import API_VERSION
@@ -77,8 +78,11 @@ class Controller:
         backoff: Backoff | None = None,
         *,
         parsed: Parsed | None = None,
+        trials: TrialWiring | None = None,
     ) -> None:
         self.cluster, self.config, self.clock, self.service = cluster, config, clock, service
+        self.trials = trials
+        """Set when this controller runs Trials (Katib's trial controller) as well."""
         self.backoff = backoff or Backoff()
         self.queue: WorkQueue[Key] = WorkQueue()
         self.failures: dict[Key, int] = {}
@@ -105,16 +109,26 @@ class Controller:
         (it touches only the cluster and ``parsed``, which a worker keeps for itself). A
         malformed object is reported here, with an Event, so that no lock is held meanwhile."""
         try:
-            config, now = self.config.katib_config(), self.clock.now()
-            decided, requeue = reconcile(
-                self.cluster, key, config, now, self.service, parsed=parsed
-            )
+            decided, requeue = self._reconcile(key, parsed)
         except (ClusterError, ConfigError) as error:
             return Outcome(error=error)
         except ValueError as error:  # a malformed object got past admission (pydantic's too)
             self._report_malformed(key, error)
             return Outcome(error=error)
         return Outcome(plan=decided, requeue=requeue)
+
+    def _reconcile(self, key: Key, parsed: Parsed) -> tuple[Plan, float | None]:
+        config, now = self.config.katib_config(), self.clock.now()
+        if key.kind != "Trial":
+            return reconcile(self.cluster, key, config, now, self.service, parsed=parsed)
+        if self.trials is None:  # not running Trials: such a key is never enqueued
+            return Plan(), None
+        ref = trial_ref(key.namespace, key.name)
+        context = self.trials.context(config)
+        decided, requeue = reconcile_trial(
+            self.cluster, self.trials.log, ref, context, now, parsed=parsed
+        )
+        return as_plan(decided), requeue
 
     def settle(self, key: Key, outcome: Outcome) -> Plan | None:
         """Account for an attempt: requeue, back off or report; the plan when there was one."""
@@ -134,8 +148,8 @@ class Controller:
         return decided
 
     def _report_malformed(self, key: Key, error: ValueError) -> None:
-        """An ``InvalidObject`` Event on the Experiment (best effort)."""
-        ref = ObjectRef(API_VERSION, "Experiment", key.namespace, key.name)
+        """An ``InvalidObject`` Event on the Experiment or Trial (best effort)."""
+        ref = ObjectRef(API_VERSION, key.kind, key.namespace, key.name)
         detail = str(error)
         if isinstance(error, ValidationError):
             problems = error.errors()[:3]

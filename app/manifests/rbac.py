@@ -19,6 +19,9 @@ Why some rows are what they are:
   finalizer itself is on the Suggestion (``core.plan.finalizer``).
 - ``delete`` on PersistentVolumes: the controller's PV-cleanup finalizer removes the volume Katib
   leaves behind (BEHAVIOR.md §4.7, bug 4).
+- Jobs and Katib's other run-object kinds (``--run-trials``): the controller creates a Trial's
+  run object from its ``runSpec``, watches it and deletes it once the Trial completes, as Katib's
+  trial controller does; a kind whose CRD is not installed is simply not watched.
 - ConfigMaps and Leases only in the install's namespace (a Role): the katib-config and the
   leader-election Lease live there, and reading every ConfigMap of the cluster is not needed.
 """
@@ -57,6 +60,9 @@ CONTROLLER_CLUSTER = (
     Permission("", ("events",), ("create", "patch", "update")),
     Permission("events.k8s.io", ("events",), ("create", "patch", "update")),
     Permission("", ("namespaces",), ("get",)),
+    Permission("batch", ("jobs",), OWN),
+    Permission(GROUP, ("tfjobs", "pytorchjobs", "mpijobs", "xgboostjobs"), OWN),
+    Permission("trainer.kubeflow.org", ("trainjobs",), OWN),
 )
 CONTROLLER_NAMESPACED = (
     Permission("", ("configmaps",), READ),

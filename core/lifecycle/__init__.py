@@ -1,6 +1,6 @@
-"""The two lifecycles, each declared once as data: a ``transitions`` machine (the graph, compiled
-at import), a per-state table (recognition, marks, what the state needs) and an ordered list of
-trigger detectors."""
+"""The three lifecycles (Suggestion, Experiment, Trial), each declared once as data: a
+``transitions`` machine (the graph, compiled at import), a per-state table (recognition, marks,
+what the state needs) and, for the first two, an ordered list of trigger detectors."""
 
 from katib_resume.core.lifecycle.experiment import EXPERIMENT, ExperimentFacts, ExperimentState
 from katib_resume.core.lifecycle.machine import IllegalTransition, Lifecycle, Transition
@@ -14,16 +14,21 @@ from katib_resume.core.lifecycle.suggestion import (
     SuggestionSignals,
     SuggestionState,
 )
+from katib_resume.core.lifecycle.trial import TRIAL, TrialFacts, TrialState
 
-LIFECYCLES: dict[str, Lifecycle[ExperimentState] | Lifecycle[SuggestionState]] = {
+LIFECYCLES: dict[
+    str, Lifecycle[ExperimentState] | Lifecycle[SuggestionState] | Lifecycle[TrialState]
+] = {
     "suggestion": SUGGESTION,
     "experiment": EXPERIMENT,
+    "trial": TRIAL,
 }
 
 __all__ = [
     "EXPERIMENT",
     "LIFECYCLES",
     "SUGGESTION",
+    "TRIAL",
     "Asks",
     "Detector",
     "ExperimentFacts",
@@ -38,4 +43,6 @@ __all__ = [
     "SuggestionSignals",
     "SuggestionState",
     "Transition",
+    "TrialFacts",
+    "TrialState",
 ]

@@ -40,10 +40,10 @@ from katib_resume.core.lifecycle.experiment import (
 from katib_resume.core.model import Experiment, Suggestion, Trial
 from katib_resume.core.plan.provision import provision
 from katib_resume.core.plan.result import Step, event_reason
+from katib_resume.core.trial_ledger import TrialLedger
 from katib_resume.core.trials import (
     TrialCounts,
     completion,
-    count_trials,
     counts_match,
     goal_reached,
     has_budget,
@@ -69,7 +69,8 @@ def decide_experiment(
 ) -> ExperimentDecision:
     """One reconcile of ``experiment`` (which is not being deleted)."""
     mine = own_trials(experiment, trials)
-    counts = count_trials(mine)
+    ledger = TrialLedger.of(experiment.spec.objective, mine)  # counts and optimum, one pass
+    counts = ledger.counts
     before = derive(experiment.status.conditions)
     signals = _Signals(experiment, counts, mine, suggestion)
     trigger, after = EXPERIMENT.step(before, signals, _Facts(experiment, counts))
@@ -80,6 +81,7 @@ def decide_experiment(
     status = _status(
         experiment, conditions=conditions, counts=counts, before=before, after=after, now=now
     )
+    status = _with_optimal(experiment, status, ledger.current_optimal_trial())
     if status is not None:
         actions.append(UpdateStatus(_ref(experiment), status, experiment.metadata.resource_version))
     if trigger is not None:
@@ -231,6 +233,22 @@ def _unchanged(
     if after is X.Running and before in (X.Succeeded, X.Failed) and "completion_time" in given:
         return False
     return not counts.total or counts_match(observed, counts)
+
+
+def _with_optimal(
+    experiment: Experiment, status: Manifest | None, optimal: Manifest | None
+) -> Manifest | None:
+    """``status`` with ``currentOptimalTrial`` as computed (written only when it changed)."""
+    stored = (experiment.status.model_extra or {}).get("currentOptimalTrial")
+    if status is None:
+        if stored == optimal:
+            return None
+        status = experiment.status.to_dict()
+    if optimal is None:
+        status.pop("currentOptimalTrial", None)
+    else:
+        status["currentOptimalTrial"] = optimal
+    return status
 
 
 def _ref(experiment: Experiment) -> ObjectRef:

@@ -50,13 +50,20 @@ def conditions(obj: Json) -> list[tuple[str, str]]:
 
 class ClusterPlayer:
     """``suggestion_client=False`` leaves assignments to the controller under test (which then
-    asks a real suggestion service over gRPC)."""
+    asks a real suggestion service over gRPC); ``trial_controller=False`` leaves the Trials to it
+    (``controller --run-trials``)."""
 
     def __init__(
-        self, server: MockServer, transport: Transport, *, suggestion_client: bool = True
+        self,
+        server: MockServer,
+        transport: Transport,
+        *,
+        suggestion_client: bool = True,
+        trial_controller: bool = True,
     ) -> None:
         self.server, self.transport = server, transport
         self.plays_suggestion_client = suggestion_client
+        self.plays_trial_controller = trial_controller
         self.numbers = itertools.count(1)
 
     def objects(self, resource: str) -> list[Json]:
@@ -70,7 +77,8 @@ class ClusterPlayer:
         self.binder()
         if self.plays_suggestion_client:
             self.suggestion_client()
-        self.trial_controller()
+        if self.plays_trial_controller:
+            self.trial_controller()
         self.garbage_collector()
 
     def kubelet(self) -> None:

@@ -51,6 +51,7 @@ STORED_KINDS = {
     "rbac.authorization.k8s.io/v1/rolebindings": ("RoleBinding", True),
     "events.k8s.io/v1/events": ("Event", True),
     "coordination.k8s.io/v1/leases": ("Lease", True),
+    "batch/v1/jobs": ("Job", True),
 }
 
 

@@ -16,6 +16,6 @@ def mermaid_blocks(path: Path) -> list[str]:
     return re.findall(r"```mermaid\n(.*?)```", path.read_text(), flags=re.DOTALL)
 
 
-@pytest.mark.parametrize("name", ["suggestion", "experiment"])
+@pytest.mark.parametrize("name", ["suggestion", "experiment", "trial"])
 def test_lifecycle_doc_embeds_the_generated_diagram(name: str) -> None:
     assert LIFECYCLES[name].diagram() in mermaid_blocks(ROOT / "docs" / "lifecycle.md")

@@ -205,3 +205,29 @@ def test_a_trial_renders_the_template_with_its_assignment() -> None:
     assert manifest["metadata"]["ownerReferences"][0]["uid"] == "exp-uid"
     assert manifest["spec"]["parameterAssignments"] == assignment(0)["parameterAssignments"]
     assert manifest["spec"]["primaryContainerName"] == "training-container"
+
+
+def test_a_trial_carries_what_the_trial_controller_reads() -> None:
+    """Katib's getTrialInstance (TRIALS.md §1.6): retain, collector, conditions when both."""
+    from katib_resume.core.katib_trial import JOB_FAILURE_CONDITION, JOB_SUCCESS_CONDITION
+
+    raw = experiment().to_dict()
+    template = raw["spec"]["trialTemplate"]
+    template.update(
+        retain=True,
+        successCondition=JOB_SUCCESS_CONDITION,
+        failureCondition=JOB_FAILURE_CONDITION,
+        primaryPodLabels={"role": "master"},
+    )
+    raw["spec"]["metricsCollectorSpec"] = {"collector": {"kind": "Push"}}
+    spec = desired_trial(Experiment.model_validate(raw), assignment(0))["spec"]
+    assert spec["retainRun"] is True
+    assert spec["metricsCollector"] == {"collector": {"kind": "Push"}}
+    assert spec["primaryPodLabels"] == {"role": "master"}
+    assert (spec["successCondition"], spec["failureCondition"]) == (
+        JOB_SUCCESS_CONDITION,
+        JOB_FAILURE_CONDITION,
+    )
+    del template["failureCondition"]
+    spec = desired_trial(Experiment.model_validate(raw), assignment(0))["spec"]
+    assert "successCondition" not in spec, "copied only when both are given"

@@ -6,7 +6,9 @@ condition: ``Succeeded`` when the objective metric was observed, ``MetricsUnavai
 Job succeeded without it, ``Failed`` when the Job failed. The core classifies Trials by those
 conditions (``core.trials.classify``), so the types, reasons and messages are Katib's own; the
 one addition is ``TrialLost`` (a Failed reason), for a Trial whose runner died too many times.
-Other status fields (``startTime``, anything a newer Katib writes) are kept.
+Other status fields (``startTime``, anything a newer Katib writes) are kept. The conditions are
+written by the Trial lifecycle's own ``mark`` (``core.lifecycle.trial``), the table the cluster's
+trial planner writes with, so both runtimes leave the same condition lists.
 """
 
 from __future__ import annotations
@@ -17,14 +19,16 @@ from datetime import datetime
 from typing import Any
 
 from katib_resume.adapters.local.trials.metrics import MetricRecord
-from katib_resume.core.conditions import Conditions, ConditionSpec, Status, is_true, set_all
+from katib_resume.core.conditions import Conditions, ConditionSpec, Status, is_true
 from katib_resume.core.kube import Manifest, format_time
+from katib_resume.core.lifecycle.trial import TrialState, condition_for, mark
 from katib_resume.core.model.trial import Trial
 
-CREATED = ConditionSpec("Created", Status.TRUE, "TrialCreated", "Trial is created")
-RUNNING = ConditionSpec("Running", Status.TRUE, "TrialRunning", "Trial is running")
+T = TrialState
+CREATED = condition_for(T.Created)
+RUNNING = condition_for(T.Running)
 TERMINAL_TYPES = ("Succeeded", "Failed", "Killed", "EarlyStopped", "MetricsUnavailable")
-REASON_FAILED = "TrialFailed"
+REASON_FAILED = condition_for(T.Failed).reason
 REASON_LOST = "TrialLost"  # ours: the runner died while running it, max_attempts times
 
 
@@ -44,12 +48,15 @@ class Outcome:
         """Succeeded if the objective metric (the first record) was seen, else unavailable."""
         records = tuple(metrics)
         if records and records[0].available:
-            spec = ConditionSpec("Succeeded", Status.TRUE, "TrialSucceeded", "Trial has succeeded")
-            return cls(spec, records)
+            return cls(condition_for(T.Succeeded), records)
         missing = records[0].name if records else "(none named)"
         message = f"Metrics are not available: objective metric {missing} was not reported"
-        spec = ConditionSpec("MetricsUnavailable", Status.TRUE, "MetricsUnavailable", message)
-        return cls(spec, records)
+        base = condition_for(T.MetricsUnavailable)
+        return cls(ConditionSpec(base.type, base.status, base.reason, message), records)
+
+    @property
+    def state(self) -> TrialState:
+        return TrialState(self.condition.type)
 
 
 def is_terminal(trial: Trial) -> bool:
@@ -62,20 +69,13 @@ def is_running(trial: Trial) -> bool:
 
 def started_status(trial: Trial, now: datetime) -> Manifest:
     """The status of a Trial that starts now: ``Created`` and ``Running`` True."""
-    conditions = set_all(trial.status.conditions, (CREATED, RUNNING), now)
+    conditions = mark(T.Running, mark(T.Created, trial.status.conditions, now), now)
     return _status(trial, conditions, startTime=format_time(now))
 
 
 def finished_status(trial: Trial, outcome: Outcome, now: datetime) -> Manifest:
     """``Running`` False (its reason and message kept, as Katib does), then the outcome."""
-    old = next((c for c in trial.status.conditions if c.type == "Running"), None)
-    stopped = ConditionSpec(
-        "Running",
-        Status.FALSE,
-        old.reason if old else RUNNING.reason,
-        old.message if old else RUNNING.message,
-    )
-    conditions = set_all(trial.status.conditions, (stopped, outcome.condition), now)
+    conditions = mark(outcome.state, trial.status.conditions, now, outcome.condition)
     extra: dict[str, Any] = {"completionTime": format_time(now)}
     if outcome.metrics:
         extra["observation"] = {"metrics": [m.to_dict() for m in outcome.metrics]}

@@ -1,0 +1,89 @@
+"""Judging a Trial's run object with its GJSON conditions (TRIALS.md §3.4).
+
+Katib serialises the whole run object and evaluates ``failureCondition`` first, then
+``successCondition``, with ``tidwall/gjson``. A result *matches* when it is an object or a
+non-empty array; its ``reason`` and ``message`` (of the object, or of the array's first element)
+become the Job reason and message of the Trial's condition. When neither matches, a Trial that is
+not Running yet is Running (the object exists); otherwise nothing changes.
+
+The evaluation sits in the core as a pure function: ``gjson`` (gjson-py) is a computation on
+JSON values with no I/O, so putting it behind a port would only add an adapter that the tests
+would have to fake. It differs from Go's library in one way that matters here: a path that does
+not exist (a Job with no ``status`` yet) raises instead of returning nothing, and so does an
+empty or malformed query. Every such error counts as "no match", which is what Go returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+import gjson
+
+from katib_resume.core.katib_trial import JOB_FAILURE_CONDITION, JOB_SUCCESS_CONDITION
+
+
+class RunOutcome(StrEnum):
+    RUNNING = "Running"
+    SUCCEEDED = "Succeeded"
+    FAILED = "Failed"
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What the run object says: its outcome and the reason and message it gave (may be empty)."""
+
+    outcome: RunOutcome
+    reason: str = ""
+    message: str = ""
+
+
+def matches(run: Mapping[str, Any], query: str) -> object | None:
+    """What a GJSON ``query`` selects from ``run`` when it matches, else None: an object as it
+    is, a non-empty array by its first element (scalars, null and ``[]`` do not match)."""
+    if not query:
+        return None
+    try:
+        result: object = gjson.get(dict(run), query)
+    except (gjson.GJSONError, ValueError, TypeError, KeyError, IndexError):
+        return None
+    if isinstance(result, Mapping):
+        return result
+    if isinstance(result, list) and result:
+        first: object = result[0]
+        return first
+    return None
+
+
+def _verdict(outcome: RunOutcome, found: object) -> Verdict | None:
+    """Katib decodes the match into ``{condition, reason, message}``; a match that does not
+    decode ("unmarshal ... condition to Trial Job status failed") is no status."""
+    if not isinstance(found, Mapping):
+        return None
+    reason, message = found.get("reason", ""), found.get("message", "")
+    if not isinstance(reason, str) or not isinstance(message, str):
+        return None
+    return Verdict(outcome, reason, message)
+
+
+def judge(run: Mapping[str, Any], success: str, failure: str, *, running: bool) -> Verdict | None:
+    """Katib's ``GetDeployedJobStatus``: failure wins over success; None means "no status"."""
+    for outcome, query in ((RunOutcome.FAILED, failure), (RunOutcome.SUCCEEDED, success)):
+        found = matches(run, query)
+        if found is not None:
+            return _verdict(outcome, found)
+    name = (run.get("metadata") or {}).get("name")
+    if not running and name:
+        return Verdict(RunOutcome.RUNNING)
+    return None
+
+
+def default_conditions(api_version: str, kind: str) -> tuple[str, str]:
+    """``(success, failure)`` for a hand-made Trial that names neither: the batch Job's defaults
+    for a Job (Katib applies them at admission only, so such a Trial would run forever), and
+    none for any other kind."""
+    if kind == "Job" and api_version == "batch/v1":
+        return JOB_SUCCESS_CONDITION, JOB_FAILURE_CONDITION
+    return "", ""

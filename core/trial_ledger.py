@@ -1,0 +1,159 @@
+"""The Experiment's view of its Trials as a fold: counters, name lists and the optimal Trial.
+
+Katib recomputes ``status.trials*``, the per-phase name lists and ``currentOptimalTrial`` from
+every listed Trial on every reconcile. ``TrialLedger`` computes the same from *changes*: ``fold``
+takes one Trial as it now is (or its removal) and updates what it keeps, so whoever holds a
+ledger per Experiment (a store fed by a watch) pays per changed Trial, not per Trial owned.
+``TrialLedger.of`` folds a whole list, which is what a scan-based caller does; the property tests
+hold the two ways together and against ``core.trials.count_trials`` and
+``core.objective.best_trial``.
+
+The optimal Trial is Katib's ``currentOptimalTrial``: the best objective value by the objective's
+type and metric strategy (``core.objective``), its parameter assignments and its observation.
+Keeping the best is O(1) per fold, except when the best Trial itself gets worse or goes, which
+rescans the values kept (not the Trials). Ties go to the smallest name, as in ``best_trial``.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from katib_resume.core.model.experiment import ObjectiveSpec
+from katib_resume.core.model.trial import Trial
+from katib_resume.core.objective import ObjectiveType, observed_value, strategy_for
+from katib_resume.core.trials import TrialCounts, TrialPhase, classify
+
+
+@dataclass(frozen=True, slots=True)
+class TrialRecord:
+    """What the ledger keeps of one Trial."""
+
+    name: str
+    phase: TrialPhase
+    key: float | None
+    """The objective value, negated for ``maximize`` so that smaller is always better."""
+    assignments: tuple[dict[str, Any], ...] = ()
+    metrics: tuple[Any, ...] = ()
+
+
+class _Ranker:
+    """Reads one Trial's objective value the way ``core.objective.best_trial`` does."""
+
+    def __init__(self, objective: ObjectiveSpec | None) -> None:
+        self.metric, self.strategy, self.sign = "", "", 0.0
+        direction = _direction(objective)
+        if objective is not None and direction is not None:
+            self.metric = objective.objective_metric_name or ""
+            self.strategy = strategy_for(objective, direction)
+            self.sign = 1.0 if direction is ObjectiveType.MINIMIZE else -1.0
+
+    def key(self, trial: Trial) -> float | None:
+        if not self.sign:
+            return None
+        value = observed_value(trial, self.metric, self.strategy)
+        return None if value is None else self.sign * value
+
+
+def _direction(objective: ObjectiveSpec | None) -> ObjectiveType | None:
+    if objective is None or not objective.objective_metric_name:
+        return None
+    try:
+        return ObjectiveType(objective.type or "")
+    except ValueError:
+        return None
+
+
+class TrialLedger:
+    """Counters, name lists and the optimal Trial of one Experiment, updated one Trial at a time."""
+
+    def __init__(self, objective: ObjectiveSpec | None) -> None:
+        self._ranker = _Ranker(objective)
+        self._records: dict[str, TrialRecord] = {}
+        self._names: dict[TrialPhase, list[str]] = {phase: [] for phase in TrialPhase}
+        self._best: tuple[float, str] | None = None
+        self._counts: TrialCounts | None = None
+
+    @classmethod
+    def of(cls, objective: ObjectiveSpec | None, trials: Iterable[Trial]) -> TrialLedger:
+        ledger = cls(objective)
+        for trial in trials:
+            ledger.fold(trial.metadata.name, trial)
+        return ledger
+
+    def fold(self, name: str, trial: Trial | None) -> None:
+        """Take ``trial`` as the current state of the Trial ``name`` (None: it is gone)."""
+        old = self._records.pop(name, None)
+        if old is not None:
+            self._forget(old)
+        if trial is not None:
+            self._remember(self._record(name, trial))
+        if old is not None and self._best == (old.key, name) and not self._holds_best(name):
+            self._best = self._rescan()
+        self._counts = None
+
+    def _record(self, name: str, trial: Trial) -> TrialRecord:
+        extra = trial.status.model_extra or {}
+        observation = extra.get("observation")
+        metrics = observation.get("metrics") if isinstance(observation, dict) else None
+        return TrialRecord(
+            name,
+            classify(trial),
+            self._ranker.key(trial),
+            trial.spec.parameter_assignments,
+            tuple(metrics) if isinstance(metrics, list) else (),
+        )
+
+    def _remember(self, record: TrialRecord) -> None:
+        self._records[record.name] = record
+        bisect.insort(self._names[record.phase], record.name)
+        if record.key is not None and (
+            self._best is None or (record.key, record.name) < self._best
+        ):
+            self._best = (record.key, record.name)
+
+    def _forget(self, record: TrialRecord) -> None:
+        names = self._names[record.phase]
+        del names[bisect.bisect_left(names, record.name)]
+
+    def _holds_best(self, name: str) -> bool:
+        record = self._records.get(name)
+        return record is not None and self._best == (record.key, name)
+
+    def _rescan(self) -> tuple[float, str] | None:
+        ranked = [(r.key, r.name) for r in self._records.values() if r.key is not None]
+        return min(ranked) if ranked else None
+
+    @property
+    def counts(self) -> TrialCounts:
+        if self._counts is None:
+            self._counts = TrialCounts(**{_FIELD[p]: tuple(n) for p, n in self._names.items()})
+        return self._counts
+
+    @property
+    def optimal(self) -> TrialRecord | None:
+        return None if self._best is None else self._records[self._best[1]]
+
+    def current_optimal_trial(self) -> dict[str, Any] | None:
+        """Katib's ``status.currentOptimalTrial`` (None while no Trial has an objective value)."""
+        best = self.optimal
+        if best is None:
+            return None
+        return {
+            "bestTrialName": best.name,
+            "parameterAssignments": [dict(a) for a in best.assignments],
+            "observation": {"metrics": list(best.metrics)},
+        }
+
+
+_FIELD = {
+    TrialPhase.KILLED: "killed_trials",
+    TrialPhase.FAILED: "failed_trials",
+    TrialPhase.SUCCEEDED: "succeeded_trials",
+    TrialPhase.EARLY_STOPPED: "early_stopped_trials",
+    TrialPhase.RUNNING: "running_trials",
+    TrialPhase.METRICS_UNAVAILABLE: "metrics_unavailable_trials",
+    TrialPhase.PENDING: "pending_trials",
+}

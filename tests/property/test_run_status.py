@@ -1,0 +1,45 @@
+"""GJSON judgement of batch Jobs against an independent reading of Katib's defaults (§3.4)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from katib_resume.core.katib_trial import JOB_FAILURE_CONDITION, JOB_SUCCESS_CONDITION
+from katib_resume.core.run_status import RunOutcome, judge
+
+condition = st.fixed_dictionaries(
+    {
+        "type": st.sampled_from(["Complete", "Failed", "SuccessCriteriaMet", "FailureTarget"]),
+        "status": st.sampled_from(["True", "False", "Unknown"]),
+        "reason": st.sampled_from(["", "BackoffLimitExceeded", "Done"]),
+        "message": st.sampled_from(["", "a message"]),
+    }
+)
+statuses = st.one_of(
+    st.none(),
+    st.fixed_dictionaries({}, optional={"conditions": st.lists(condition, max_size=5)}),
+)
+
+
+def _oracle(status: dict[str, Any] | None, running: bool) -> tuple[RunOutcome, str, str] | None:
+    conditions = (status or {}).get("conditions") or []
+    for type_, outcome in (("Failed", RunOutcome.FAILED), ("Complete", RunOutcome.SUCCEEDED)):
+        matching = [c for c in conditions if c["type"] == type_ and c["status"] == "True"]
+        if matching:
+            return outcome, matching[0]["reason"], matching[0]["message"]
+    return None if running else (RunOutcome.RUNNING, "", "")
+
+
+@given(statuses, st.booleans())
+def test_the_default_job_conditions_match_katibs_reading(
+    status: dict[str, Any] | None, running: bool
+) -> None:
+    job: dict[str, Any] = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"}}
+    if status is not None:
+        job["status"] = status
+    verdict = judge(job, JOB_SUCCESS_CONDITION, JOB_FAILURE_CONDITION, running=running)
+    found = None if verdict is None else (verdict.outcome, verdict.reason, verdict.message)
+    assert found == _oracle(status, running)
