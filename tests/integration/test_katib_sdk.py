@@ -23,7 +23,6 @@ from kubeflow.katib import KatibClient, models, search
 from kubernetes import client as k8s
 
 from katib_resume.adapters.k8s.connect import to_url
-from katib_resume.core.model.experiment import ExperimentStatus
 from katib_resume.core.ports import Conflict, NotFound
 from tests.integration.test_controller_binary import katib_config_with_volume
 from tests.support.admission_path import WebhookPath
@@ -289,8 +288,6 @@ def test_tune_builds_an_experiment_that_is_admitted_and_runs(stack: Stack) -> No
 
 
 def test_get_optimal_hyperparameters_reads_the_current_optimal_trial(stack: Stack) -> None:
-    if "current_optimal_trial" not in ExperimentStatus.model_fields:
-        pytest.skip("status.currentOptimalTrial is not in our Experiment status model yet")
     katib, name = stack.katib, "sdk-optimal"
     katib.create_experiment(experiment(name, max_trials=2))
     katib.wait_for_experiment_condition(
