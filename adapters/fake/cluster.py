@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from katib_resume.adapters.fake.api import ApiServer
 from katib_resume.adapters.fake.clock import FakeClock
@@ -44,6 +44,25 @@ class Event:
     reason: str
     message: str
     time: str
+
+    def to_dict(self) -> dict[str, Any]:
+        ref = self.ref
+        where = {"apiVersion": ref.api_version, "kind": ref.kind, "namespace": ref.namespace}
+        return {
+            "ref": {**where, "name": ref.name},
+            "type": self.type,
+            "reason": self.reason,
+            "message": self.message,
+            "time": self.time,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Event:
+        raw = data["ref"]
+        ref = ObjectRef(raw["apiVersion"], raw["kind"], raw["namespace"], raw["name"])
+        if data["type"] not in ("Normal", "Warning"):
+            raise ValueError(f"unknown event type {data['type']!r}")
+        return cls(ref, data["type"], data["reason"], data["message"], data["time"])
 
 
 class FakeCluster:
@@ -138,7 +157,10 @@ class FakeCluster:
         self._write(f"delete {ref}", lambda: self.api.delete(ref, uid))
 
     def record_event(self, ref: ObjectRef, type_: EventType, reason: str, message: str) -> None:
-        self.events.append(Event(ref, type_, reason, message, format_time(self.clock.now())))
+        event = Event(ref, type_, reason, message, format_time(self.clock.now()))
+        if self.store.journal is not None:  # committed first: a full disk records nothing
+            self.store.journal.event(event.to_dict())
+        self.events.append(event)
 
     def changes_since(self, cursor: int) -> Changes:
         """Watch events after ``cursor`` and the next cursor; ``Gone`` if compacted away."""

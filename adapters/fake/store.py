@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from katib_resume.adapters.fake.clone import clone
+from katib_resume.adapters.fake.sqlite import Journal
 from katib_resume.adapters.fake.watch import EventKind, WatchEvent, WatchLog
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.kube import Manifest, has_labels
@@ -95,6 +96,9 @@ class Store:
     uids: int = 0
     log: WatchLog = field(default_factory=WatchLog)
     undo: tuple[Key, Manifest | None] | None = None
+    journal: Journal | None = field(default=None, compare=False, repr=False)
+    """The durable copy (``sqlite.py``), written before the change is made here: a write that
+    cannot be committed (a full disk) raises and changes nothing. ``None``: memory only."""
 
     def next_version(self) -> str:
         self.version += 1
@@ -127,7 +131,10 @@ class Store:
         before = self.objects.get(key)
         if before is not None and _same(before, obj):
             return before
-        version = obj["metadata"]["resourceVersion"] = self.next_version()
+        version = obj["metadata"]["resourceVersion"] = str(self.version + 1)
+        if self.journal is not None:
+            self.journal.put(key, obj, before is None, _revision(before), self.uids)
+        self.version += 1
         self.objects[key] = obj
         self.undo = (key, before)
         kind: EventKind = "ADDED" if before is None else "MODIFIED"
@@ -137,13 +144,17 @@ class Store:
 
     def drop(self, ref: ObjectRef) -> Manifest | None:
         key = key_of(ref)
-        obj = self.objects.pop(key, None)
+        obj = self.objects.get(key)
         if obj is not None:
-            self.undo = (key, obj)
-            version = self.next_version()
+            version = str(self.version + 1)
             # the object's last state at the deletion's version: only the metadata is new, the
             # rest is shared with the stored object (never mutated, as in ``put_json``)
             last = {**obj, "metadata": {**obj["metadata"], "resourceVersion": version}}
+            if self.journal is not None:
+                self.journal.drop(key, last, int(obj["metadata"]["resourceVersion"]))
+            del self.objects[key]
+            self.version += 1
+            self.undo = (key, obj)
             self.log.append(WatchEvent("DELETED", ObjectRef.of(last), last, version))
         return obj
 
@@ -193,6 +204,10 @@ def _same(before: Manifest, after: Manifest) -> bool:
         **after,
         "metadata": {**after["metadata"], "resourceVersion": None},
     }
+
+
+def _revision(obj: Manifest | None) -> int | None:
+    return None if obj is None else int(obj["metadata"]["resourceVersion"])
 
 
 def _key(raw: list[str]) -> Key:

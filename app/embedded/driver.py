@@ -18,8 +18,8 @@ import argparse
 from collections.abc import Callable
 from pathlib import Path
 
-from katib_resume.adapters.fake import FakeCluster, StateFileError, load
-from katib_resume.adapters.fake.persistence import STATE_FILE
+from katib_resume.adapters.fake import FakeCluster, StateFileError
+from katib_resume.adapters.fake.persistence import exists, read
 from katib_resume.app.common.inputs import InputError
 from katib_resume.app.embedded.bootstrap import Options
 from katib_resume.app.embedded.runtime import Runtime
@@ -86,17 +86,15 @@ def _activity(runtime: Runtime) -> tuple[int, int]:
 
 
 def read_cluster(state_dir: Path) -> FakeCluster:
-    """The saved cluster, read only: for commands that look and must leave the directory as is.
+    """The cluster as last committed, read only and without the lock: for commands that look
+    and must leave the directory as is, also while a ``run`` writes to it.
 
-    A missing state file is an empty cluster; nothing is created on disk for it.
+    A missing state is an empty cluster; nothing is created on disk for it.
     """
-    if not (state_dir / STATE_FILE).exists():
-        return FakeCluster()
     try:
-        cluster, _ = load(state_dir)
+        return read(state_dir)
     except StateFileError as error:
         raise InputError(str(error)) from None
-    return cluster
 
 
 def require_state(state_dir: Path, what: str) -> None:
@@ -105,7 +103,7 @@ def require_state(state_dir: Path, what: str) -> None:
     Commands that act on an existing object check this before opening a session, which would
     otherwise create an empty state directory just to report that nothing is there.
     """
-    if not (state_dir / STATE_FILE).exists():
+    if not exists(state_dir):
         raise InputError(f"{what} not found: no embedded cluster in {state_dir} yet")
 
 

@@ -11,7 +11,8 @@ One ``step`` is one tick of the simulated world, in the order a cluster would se
 3. every change since the last step reaches the controller's work queue through the watch (and,
    every ``resync_seconds``, every Experiment does), and the controller reconciles every key
    that is due, until its queue has nothing due;
-4. the clock advances by ``tick_seconds``.
+4. the clock advances by ``tick_seconds``, and the world's own state is committed (a kept
+   cluster's changes are committed as they happen: ``adapters.fake.persistence``).
 
 The controller is the same ``Controller`` a real cluster will use; only the adapters differ. It
 reads through an ``Informer`` (a watch-fed cache), so a reconcile costs no API read.
@@ -26,6 +27,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from katib_resume.adapters.fake import FakeCluster, FakeWorld
+from katib_resume.adapters.fake.persistence import checkpoint
 from katib_resume.adapters.local.trials import TrialRunner
 from katib_resume.app.embedded.services import ServiceHost
 from katib_resume.app.loop.controller import Controller
@@ -121,6 +123,7 @@ class Runtime:
             self.trials.tick()
         self.drain()
         self.clock.advance(self.tick_seconds)
+        checkpoint(self.world)
 
     def run_until(self, done: Callable[[], bool], max_steps: int = 10_000) -> int:
         """Step until ``done()``; the steps taken. ``TimeoutError`` after ``max_steps``."""
