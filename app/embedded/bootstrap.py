@@ -22,7 +22,9 @@ shipped config as it always did.
 from __future__ import annotations
 
 import fcntl
+import signal
 import sqlite3
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -36,6 +38,7 @@ from katib_resume.core.config import ConfigError, KatibConfig, parse_katib_confi
 
 CONFIG_FILE = "katib-config.yaml"
 LOCK_FILE = ".lock"
+_STOPS = (signal.SIGTERM, signal.SIGHUP)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +55,7 @@ class Options:
 def session(options: Options) -> Iterator[Runtime]:
     """A runtime over the state directory, saved when the block ends."""
     state_dir = options.state_dir
-    with _environment(state_dir), _locked(state_dir):
+    with _environment(state_dir), _locked(state_dir), _stopped_as_by_ctrl_c():
         config = _config(options)  # before ``load`` creates the database of a new directory
         try:
             cluster, world = load(state_dir)
@@ -73,6 +76,26 @@ def session(options: Options) -> Iterator[Runtime]:
                 runtime.close()
         finally:
             close(world)
+
+
+@contextmanager
+def _stopped_as_by_ctrl_c() -> Iterator[None]:
+    """SIGTERM and SIGHUP (a closed terminal, ``kill``) stop a command as Ctrl-C does: the
+    ``KeyboardInterrupt`` unwinds it, so trial processes are stopped and the world committed.
+    (Only the main thread may set handlers; elsewhere, the defaults stay.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(number: int, _frame: object) -> None:
+        raise KeyboardInterrupt(signal.Signals(number).name)
+
+    previous = {number: signal.signal(number, interrupt) for number in _STOPS}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 @contextmanager
