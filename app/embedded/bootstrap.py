@@ -34,6 +34,7 @@ from katib_resume.adapters.fake import StateFileError, load
 from katib_resume.adapters.fake.persistence import STATE_FILE, close, exists
 from katib_resume.app.common.inputs import InputError, embedded_config_text, load_config, read_yaml
 from katib_resume.app.embedded.runtime import Runtime
+from katib_resume.app.loop.keys import Key
 from katib_resume.core.config import ConfigError, KatibConfig, parse_katib_config
 
 CONFIG_FILE = "katib-config.yaml"
@@ -49,6 +50,8 @@ class Options:
     config: str | None = None
     seed: int = 1
     trial_command: bool = False
+    focus: tuple[str, str] | None = None
+    """(namespace, name) of the one Experiment the command advances; ``None``: all of them."""
 
 
 @contextmanager
@@ -69,6 +72,7 @@ def session(options: Options) -> Iterator[Runtime]:
                 seed=options.seed,
                 trial_command=options.trial_command,
                 workdir=state_dir / "trials",
+                focus=None if options.focus is None else Key(*options.focus),
             )
             try:
                 yield runtime
