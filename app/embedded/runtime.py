@@ -34,11 +34,11 @@ from pathlib import Path
 from katib_resume.adapters.fake import FakeCluster, FakeWorld
 from katib_resume.adapters.fake.persistence import checkpoint
 from katib_resume.adapters.local.trials import TrialRunner
+from katib_resume.app.embedded.models import ModelsByVersion
 from katib_resume.app.embedded.services import ServiceHost
 from katib_resume.app.loop.controller import Controller
 from katib_resume.app.loop.informer import Informer
 from katib_resume.app.loop.keys import Key, Resync, every_key, keys_of
-from katib_resume.app.loop.reconcile import Parsed
 from katib_resume.core.config import KatibConfig
 from katib_resume.core.model import Trial
 from katib_resume.core.ports import ClusterError
@@ -77,7 +77,8 @@ class Runtime:
         self.focus = focus
         self.clock = cluster.clock
         self.informer = Informer(cluster.for_cache())
-        parsed = Parsed()  # one cache of models: all three read the informer's objects
+        # one cache of models, by version: all three read the informer's objects
+        self.parsed = parsed = ModelsByVersion()
         self.services = ServiceHost(self.informer, world.volume_dir, seed, parsed)
         config_source = StaticConfig(config)
         self.controller = Controller(
@@ -104,6 +105,9 @@ class Runtime:
         if events is None:  # the watch fell behind: everything was listed again
             self.enqueue_all()
             return 0
+        for event in events:
+            if event.type == "DELETED":
+                self.parsed.forget(event.object["metadata"].get("uid", ""))
         for key in keys_of(event.object for event in events):
             self._enqueue(key)
         return len(events)
