@@ -190,3 +190,24 @@ def test_after_kill_9_the_rerun_stops_what_the_trial_left_then_runs_it_once(
     assert rerun.returncode == 0, err
     assert not alive(grandchild)
     assert len(trials(read(state))) == 2 and "Succeeded=True" in out
+
+
+def test_get_from_another_terminal_reads_the_run_as_it_goes(
+    experiment: Path, tmp_path: Path
+) -> None:
+    state = tmp_path / "state"
+    running = start("run", "-f", experiment, "--state-dir", state)
+    try:
+        deadline = time.monotonic() + 60
+        while trials_committed(state) < 5:
+            assert running.poll() is None and time.monotonic() < deadline
+            time.sleep(0.005)
+        seen = start("get", "trials", "-n", NS, "--state-dir", state)
+        out, err = seen.communicate(timeout=60)
+        assert seen.returncode == 0, err
+        rows = [line for line in out.splitlines() if line.startswith(f"{NAME}-")]
+        assert 5 <= len(rows) < TRIALS  # the run's committed Trials, while it runs
+        assert running.poll() is None  # and the reader did not wait for the run's lock
+    finally:
+        running.kill()
+        running.communicate(timeout=60)
