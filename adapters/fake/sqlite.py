@@ -79,10 +79,10 @@ class Journal:
 
     def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
         self.db, self.path = connection, path
-        self.world: str | None = None
-        row = connection.execute("SELECT world FROM state WHERE id = 1").fetchone()
-        if row is not None:
-            self.world = row[0]
+        row = connection.execute("SELECT world, undo_revision FROM state WHERE id = 1").fetchone()
+        self.world: str | None = None if row is None else row[0]
+        self.undo: int | None = None if row is None else row[1]
+        """The undo revision committed last (kept here: every write replaces it)."""
 
     def put(self, key: Key, obj: Manifest, added: bool, before: int | None, uids: int) -> None:
         """``obj`` stored at its ``resourceVersion``; ``before``: the revision it replaces."""
@@ -95,6 +95,7 @@ class Journal:
                 (*key, revision, revision),
             )
             self._advance(revision, key, before, uids)
+        self.undo = before  # once committed: a rolled-back write leaves the undo as it was
 
     def drop(self, key: Key, last: Manifest, before: int) -> None:
         revision = int(last["metadata"]["resourceVersion"])
@@ -106,6 +107,7 @@ class Journal:
                 key,
             )
             self._advance(revision, key, before, None)
+        self.undo = before
 
     def event(self, body: dict[str, Any]) -> None:
         with transaction(self.db):
@@ -134,7 +136,7 @@ class Journal:
 
     def _advance(self, revision: int, key: Key, before: int | None, uids: int | None) -> None:
         """The counters and the undo move on; the revisions nobody needs any more go."""
-        (old_undo,) = self.db.execute("SELECT undo_revision FROM state WHERE id = 1").fetchone()
+        old_undo = self.undo
         self.db.execute(
             "UPDATE state SET version = ?, uids = COALESCE(?, uids), undo_key = ?, "
             "undo_revision = ? WHERE id = 1",
