@@ -49,9 +49,16 @@ class ApiServer:
         return clone(self.existing(ref))
 
     def list(
-        self, api_version: str, kind: str, namespace: str | None, labels: Mapping[str, str]
+        self,
+        api_version: str,
+        kind: str,
+        namespace: str | None,
+        labels: Mapping[str, str],
+        *,
+        copy: bool = True,
     ) -> Sequence[Manifest]:
-        return select(self.store.of_kind(api_version, kind), api_version, kind, namespace, labels)
+        objects = self.store.of_kind(api_version, kind)
+        return select(objects, api_version, kind, namespace, labels, copy=copy)
 
     def observe(self, api_version: str, kind: str, namespace: str | None) -> Sequence[Manifest]:
         """The stored objects of a kind, without copies: for Kubernetes' own controllers (the

@@ -6,10 +6,10 @@ What this layer adds is what stands between a controller and the API server: inj
 (``faults.py``: conflicts, server errors, lost responses, stale caches, a crash between two
 writes), Kubernetes-style Events, and the watch (``changes_since``).
 
-Writes answer with private copies; ``for_cache`` gives the same cluster to an informer cache,
-whose writes answer with the stored objects themselves (as its watch events are), because a
-cache only keeps and reads them: copying every answer only to keep it was about a seventh of the
-embedded runtime's time.
+Writes and lists answer with private copies; ``for_cache`` gives the same cluster to an
+informer cache, whose writes and lists answer with the stored objects themselves (as its watch
+events are), because a cache only keeps and reads them: copying every answer only to keep it
+was about a seventh of the embedded runtime's time.
 
 Every write through this class passes the fault gate; ``FakeWorld`` (Kubernetes' own
 controllers) writes to ``cluster.api`` directly, so injected faults never hit it.
@@ -79,7 +79,7 @@ class FakeCluster:
     def for_cache(self) -> FakeCluster:
         """This cluster (the same API server, faults and Events) for a caller that keeps write
         answers and never mutates them: an informer cache, which hands out what it keeps only to
-        readers. Its writes answer with the stored objects, not copies.
+        readers. Its writes and lists answer with the stored objects, not copies.
 
         The view shares every part by reference, so none is ever rebound after construction
         (the Events list is filled in place, never replaced)."""
@@ -104,7 +104,7 @@ class FakeCluster:
     ) -> Sequence[Manifest]:
         if self.faults.take_stale_read():
             return select(self.store.lagging_all(), api_version, kind, namespace, labels)
-        return self.api.list(api_version, kind, namespace, labels)
+        return self.api.list(api_version, kind, namespace, labels, copy=self.copies)
 
     def list_at(self, api_version: str, kind: str) -> tuple[int, Sequence[Manifest]]:
         """Every object of a kind, and the watch cursor the answer is current at.
@@ -117,7 +117,7 @@ class FakeCluster:
             behind = 0 if self.store.undo is None else 1
             items = select(self.store.lagging_all(), api_version, kind, None, {})
             return self.cursor - behind, items
-        return self.cursor, self.api.list(api_version, kind, None, {})
+        return self.cursor, self.api.list(api_version, kind, None, {}, copy=self.copies)
 
     def create(self, manifest: Manifest) -> Manifest:
         return self._write(
