@@ -36,7 +36,7 @@ def test_the_indexed_collector_collects_what_a_full_scan_would(
     cluster = FakeCluster()
     api = cluster.api
     api.synchronous_gc = synchronous
-    uids: dict[str, str] = {}  # every UID a name ever had: owners may be gone, or never have existed
+    uids: dict[str, str] = {}  # every UID a name ever had: owners gone, or never there
     for op, name, owners in ops:
         current = api.store.find(ref(name))
         if op == "create" and current is None:
