@@ -44,6 +44,7 @@ from typing import Literal, Protocol
 
 from katib_resume.core.config import ConfigError
 from katib_resume.core.defaults import spec_view, without_editable
+from katib_resume.core.int32 import int32_overflows
 from katib_resume.core.katib import LABEL_EXPERIMENT, NAMESPACE_INJECTION_LABEL
 from katib_resume.core.model import Experiment
 from katib_resume.core.model.experiment import ExperimentSpec
@@ -120,6 +121,7 @@ def validate(
     if namespace_labels is not None and not _injection_enabled(namespace_labels):
         return deny([_namespace_error(new)])
     errors = [*_name_errors(new), *_count_errors(new.spec), *restart]
+    errors += [invalid(*overflow) for overflow in int32_overflows(new.spec)]
     errors += _catalog_errors(new.spec, catalog)
     errors += _policy_errors(new.spec)
     if errors:

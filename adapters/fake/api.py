@@ -25,7 +25,7 @@ controllers (``FakeWorld``) write here directly, so faults never hit them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 
 from katib_resume.adapters.fake.clock import FakeClock
 from katib_resume.adapters.fake.clone import clone
@@ -49,15 +49,24 @@ class ApiServer:
         return clone(self.existing(ref))
 
     def list(
-        self, api_version: str, kind: str, namespace: str | None, labels: Mapping[str, str]
+        self,
+        api_version: str,
+        kind: str,
+        namespace: str | None,
+        labels: Mapping[str, str],
+        *,
+        copy: bool = True,
     ) -> Sequence[Manifest]:
-        return select(self.store.all(), api_version, kind, namespace, labels)
+        objects = self.store.of_kind(api_version, kind)
+        return select(objects, api_version, kind, namespace, labels, copy=copy)
 
     def observe(self, api_version: str, kind: str, namespace: str | None) -> Sequence[Manifest]:
         """The stored objects of a kind, without copies: for Kubernetes' own controllers (the
         world), which only read them (a write goes through the methods above). Copying every
         object on every tick of every simulated controller costs more than the rest of a tick."""
-        return select(self.store.all(), api_version, kind, namespace, {}, copy=False)
+        return select(
+            self.store.of_kind(api_version, kind), api_version, kind, namespace, {}, copy=False
+        )
 
     def create(self, manifest: Manifest, *, copy: bool = True) -> Manifest:
         ref = ObjectRef.of(manifest)
@@ -152,9 +161,13 @@ class ApiServer:
         return current
 
     def collect_orphans(self) -> int:
-        """One pass of the garbage collector: delete namespaced objects whose owners are gone."""
-        live = {o["metadata"]["uid"] for o in self.store.all()}
-        orphans = [o for o in self.store.all() if _orphaned(o, live)]
+        """One pass of the garbage collector: delete namespaced objects whose owners are gone.
+
+        Only the objects that lost an owner since the last pass can be new orphans (the store's
+        ``owners`` index); the rest were checked before, and nothing else changes that."""
+        owners, objects = self.store.owners, self.store.objects
+        suspects = [objects[key] for key in owners.take_suspects()]
+        orphans = [o for o in suspects if _orphaned(o, owners)]
         for obj in orphans:
             self._delete_if_same(obj)
         return len(orphans)
@@ -182,10 +195,9 @@ class ApiServer:
 
     def _collect(self, owner_uid: str) -> None:
         """Collect, at once, the namespaced dependents of ``owner_uid`` whose owners are gone."""
-        live = {o["metadata"]["uid"] for o in self.store.all()}
-        for obj in self.store.all():
-            refs = obj["metadata"].get("ownerReferences", [])
-            if any(r.get("uid") == owner_uid for r in refs) and _orphaned(obj, live):
+        owners, objects = self.store.owners, self.store.objects
+        for obj in [objects[key] for key in owners.dependents_of(owner_uid)]:
+            if _orphaned(obj, owners):
                 self._delete_if_same(obj)
 
     def _delete_if_same(self, obj: Manifest) -> None:
@@ -202,7 +214,7 @@ def _shallow(current: Manifest) -> Manifest:
     return {**current, "metadata": dict(current["metadata"])}
 
 
-def _orphaned(obj: Manifest, live: set[str]) -> bool:
+def _orphaned(obj: Manifest, live: Container[str]) -> bool:
     refs = obj["metadata"].get("ownerReferences", [])
     if obj["kind"] in CLUSTER_SCOPED or not refs:
         return False

@@ -6,10 +6,10 @@ What this layer adds is what stands between a controller and the API server: inj
 (``faults.py``: conflicts, server errors, lost responses, stale caches, a crash between two
 writes), Kubernetes-style Events, and the watch (``changes_since``).
 
-Writes answer with private copies; ``for_cache`` gives the same cluster to an informer cache,
-whose writes answer with the stored objects themselves (as its watch events are), because a
-cache only keeps and reads them: copying every answer only to keep it was about a seventh of the
-embedded runtime's time.
+Writes and lists answer with private copies; ``for_cache`` gives the same cluster to an
+informer cache, whose writes and lists answer with the stored objects themselves (as its watch
+events are), because a cache only keeps and reads them: copying every answer only to keep it
+was about a seventh of the embedded runtime's time.
 
 Every write through this class passes the fault gate; ``FakeWorld`` (Kubernetes' own
 controllers) writes to ``cluster.api`` directly, so injected faults never hit it.
@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from katib_resume.adapters.fake.api import ApiServer
 from katib_resume.adapters.fake.clock import FakeClock
@@ -45,6 +45,25 @@ class Event:
     message: str
     time: str
 
+    def to_dict(self) -> dict[str, Any]:
+        ref = self.ref
+        where = {"apiVersion": ref.api_version, "kind": ref.kind, "namespace": ref.namespace}
+        return {
+            "ref": {**where, "name": ref.name},
+            "type": self.type,
+            "reason": self.reason,
+            "message": self.message,
+            "time": self.time,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Event:
+        raw = data["ref"]
+        ref = ObjectRef(raw["apiVersion"], raw["kind"], raw["namespace"], raw["name"])
+        if data["type"] not in ("Normal", "Warning"):
+            raise ValueError(f"unknown event type {data['type']!r}")
+        return cls(ref, data["type"], data["reason"], data["message"], data["time"])
+
 
 class FakeCluster:
     """Implements ``core.ports.Cluster`` in memory."""
@@ -60,7 +79,7 @@ class FakeCluster:
     def for_cache(self) -> FakeCluster:
         """This cluster (the same API server, faults and Events) for a caller that keeps write
         answers and never mutates them: an informer cache, which hands out what it keeps only to
-        readers. Its writes answer with the stored objects, not copies.
+        readers. Its writes and lists answer with the stored objects, not copies.
 
         The view shares every part by reference, so none is ever rebound after construction
         (the Events list is filled in place, never replaced)."""
@@ -85,7 +104,7 @@ class FakeCluster:
     ) -> Sequence[Manifest]:
         if self.faults.take_stale_read():
             return select(self.store.lagging_all(), api_version, kind, namespace, labels)
-        return self.api.list(api_version, kind, namespace, labels)
+        return self.api.list(api_version, kind, namespace, labels, copy=self.copies)
 
     def list_at(self, api_version: str, kind: str) -> tuple[int, Sequence[Manifest]]:
         """Every object of a kind, and the watch cursor the answer is current at.
@@ -98,7 +117,7 @@ class FakeCluster:
             behind = 0 if self.store.undo is None else 1
             items = select(self.store.lagging_all(), api_version, kind, None, {})
             return self.cursor - behind, items
-        return self.cursor, self.api.list(api_version, kind, None, {})
+        return self.cursor, self.api.list(api_version, kind, None, {}, copy=self.copies)
 
     def create(self, manifest: Manifest) -> Manifest:
         return self._write(
@@ -138,7 +157,10 @@ class FakeCluster:
         self._write(f"delete {ref}", lambda: self.api.delete(ref, uid))
 
     def record_event(self, ref: ObjectRef, type_: EventType, reason: str, message: str) -> None:
-        self.events.append(Event(ref, type_, reason, message, format_time(self.clock.now())))
+        event = Event(ref, type_, reason, message, format_time(self.clock.now()))
+        if self.store.journal is not None:  # committed first: a full disk records nothing
+            self.store.journal.event(event.to_dict())
+        self.events.append(event)
 
     def changes_since(self, cursor: int) -> Changes:
         """Watch events after ``cursor`` and the next cursor; ``Gone`` if compacted away."""

@@ -1,47 +1,102 @@
-"""Saving the fake cluster to disk and loading it back: a cluster that outlives a process.
+"""Keeping the fake cluster on disk: a cluster that outlives a process, and survives a kill.
 
 A simulation that runs the controller as separate processes (the CLI, one command after another)
-needs the cluster to persist between them. ``save`` writes everything the cluster and its world
-hold (objects, the resourceVersion and UID counters, the watch log and its base, the Events,
-the clock's time, the world's settings and the kubelet's timers) to one JSON file,
-``<state_dir>/cluster.json``; the volumes' directories live beside it in
-``<state_dir>/volumes``. Injected faults are not saved: they belong to one test's process.
+needs the cluster to persist between them. It lives in ``<state_dir>/cluster.db``, a SQLite
+database (``sqlite.py``: kine's layout, one transaction per change), and the volumes'
+directories beside it in ``<state_dir>/volumes``. ``load`` opens it for writing: from then on
+every change of the store and every Event is committed as it happens, and ``checkpoint`` (each
+step of the embedded runtime, and ``save``) commits the world's own state: the clock, the
+ticks, the world's settings and the kubelet's timers. ``read`` opens it for reading only, and
+needs no lock: a reader sees the last committed state while another process writes. Injected
+faults are not saved: they belong to one test's process.
 
-The write is atomic, so a process killed mid-way never leaves half a cluster: the JSON goes to a
-temporary file in the same directory, is flushed and ``fsync``-ed, replaces the old file with
-``os.replace`` (atomic on POSIX) and the directory is ``fsync``-ed so that the rename itself is
-durable. Until the rename, the previous file is intact.
-
-Loading never guesses: a missing file is an empty cluster (the first run), but a file that
-cannot be read or parsed raises ``StateFileError`` naming it, rather than silently starting an
-empty cluster over somebody's data.
+Loading never guesses: a missing database is an empty cluster (the first run), but one that
+cannot be read raises ``StateFileError`` naming it and saying how to start over, rather than
+silently starting an empty cluster over somebody's data. A state directory of the previous
+format (one ``cluster.json`` written when a command ended) is migrated once, by the first
+command that opens it for writing: the database is built beside it under a temporary name and
+renamed into place, then ``cluster.json`` is renamed ``cluster.json.migrated`` (kept, never
+deleted). A reader reads such a directory as it is, without migrating it.
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
+import os
+import sqlite3
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from katib_resume.adapters.atomic import write_atomically
+from katib_resume.adapters.fake import legacy, rows
 from katib_resume.adapters.fake.clock import FakeClock
 from katib_resume.adapters.fake.cluster import Event, FakeCluster
-from katib_resume.adapters.fake.store import Store
+from katib_resume.adapters.fake.sqlite import Journal, connect
 from katib_resume.adapters.fake.world import FakeWorld
-from katib_resume.core.actions import ObjectRef
 
-STATE_FILE = "cluster.json"
+STATE_FILE = "cluster.db"
+LEGACY_FILE = legacy.STATE_FILE
+MIGRATED_FILE = "cluster.json.migrated"
 VOLUMES = "volumes"
-FORMAT = 1
+START_OVER = "to start over, move the state directory away (nothing in it is deleted for you)"
+T = TypeVar("T")
+_UNREADABLE = (sqlite3.Error, OSError, UnicodeDecodeError, ValueError, KeyError, TypeError)
 
 
 class StateFileError(Exception):
-    """The state file exists but cannot be used; the message names it."""
+    """The state cannot be used (unreadable, unwritable); the message names the file."""
+
+
+def exists(state_dir: Path) -> bool:
+    """Whether ``state_dir`` holds a cluster (in either format)."""
+    return (state_dir / STATE_FILE).exists() or (state_dir / LEGACY_FILE).exists()
+
+
+def load(state_dir: Path, ready_after_ticks: int = 1) -> tuple[FakeCluster, FakeWorld]:
+    """The cluster and world kept in ``state_dir``, opened for writing: every change from now
+    on is committed as it happens. Empty ones if nothing was kept yet.
+
+    ``ready_after_ticks`` only applies to a new (empty) world: a kept one keeps its settings.
+    """
+    state_dir = Path(state_dir)
+    path = state_dir / STATE_FILE
+    if not path.exists() and (state_dir / LEGACY_FILE).exists():
+        _migrate(state_dir)
+    db = _guarded(path, lambda: connect(path))
+    try:
+        snapshot = _guarded(path, lambda: rows.read(db))
+        cluster, world = _build(snapshot, state_dir, ready_after_ticks)
+        if snapshot[2] is None:  # a new database: its first state, so that writes can follow
+            _guarded(path, lambda: rows.write(db, (cluster.store, [], world_state(world))))
+    except BaseException:
+        db.close()
+        raise
+    cluster.store.journal = Journal(db, path)
+    return cluster, world
+
+
+def read(state_dir: Path) -> FakeCluster:
+    """The cluster kept in ``state_dir``, read only and without any lock (nothing is created or
+    migrated): the last committed state, while another command may be writing."""
+    state_dir = Path(state_dir)
+    path = state_dir / STATE_FILE
+    if not path.exists():
+        if (state_dir / LEGACY_FILE).exists():
+            return _build(_legacy(state_dir), state_dir, 1)[0]
+        return FakeCluster()
+    db = _guarded(path, lambda: connect(path, read_only=True))
+    try:
+        return _build(_guarded(path, lambda: rows.read(db)), state_dir, 1)[0]
+    finally:
+        db.close()
 
 
 def save(world: FakeWorld, state_dir: Path) -> Path:
-    """Write ``world`` and its cluster to ``state_dir`` atomically; return the file's path."""
+    """Commit ``world`` and its cluster to ``state_dir``; return the database's path.
+
+    A world loaded from there only needs its own state committed (``checkpoint``): its store's
+    changes already are. Any other (an in-memory world) replaces what the database held."""
     state_dir = Path(state_dir)
     expected = (state_dir / VOLUMES).resolve()
     if world.volume_root.resolve() != expected:
@@ -50,37 +105,40 @@ def save(world: FakeWorld, state_dir: Path) -> Path:
             "a saved cluster keeps its volumes beside its state file"
         )
     path = state_dir / STATE_FILE
-    write_atomically(path, json.dumps(_dump(world), indent=1, sort_keys=True).encode())
+    journal = world.cluster.store.journal
+    if journal is not None and journal.path.resolve() == path.resolve():
+        checkpoint(world)
+        return path
+    db = connect(path)
+    try:
+        events = [e.to_dict() for e in world.cluster.events]
+        rows.write(db, (world.cluster.store, events, world_state(world)))
+    finally:
+        db.close()
     return path
 
 
-def load(state_dir: Path, ready_after_ticks: int = 1) -> tuple[FakeCluster, FakeWorld]:
-    """The cluster and world saved in ``state_dir``; empty ones if nothing was saved yet.
-
-    ``ready_after_ticks`` only applies to a new (empty) world: a saved one keeps its settings.
-    """
-    state_dir = Path(state_dir)
-    path = state_dir / STATE_FILE
-    if not path.exists():
-        cluster = FakeCluster()
-        return cluster, FakeWorld(cluster, state_dir / VOLUMES, ready_after_ticks)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return _restore(data, state_dir / VOLUMES)
-    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as error:
-        raise StateFileError(
-            f"{path}: cannot load the fake cluster's state ({type(error).__name__}: {error}); "
-            "fix or remove the file"
-        ) from error
+def checkpoint(world: FakeWorld) -> None:
+    """Commit the world's own state, if its cluster is kept on disk (a no-op in memory)."""
+    journal = world.cluster.store.journal
+    if journal is not None:
+        journal.checkpoint(world_state(world))
 
 
-def _dump(world: FakeWorld) -> dict[str, Any]:
-    cluster = world.cluster
+def close(world: FakeWorld) -> None:
+    """Checkpoint and let go of the database (the in-memory cluster stays usable)."""
+    journal = world.cluster.store.journal
+    if journal is not None:
+        try:
+            checkpoint(world)
+        finally:
+            world.cluster.store.journal = None
+            journal.close()
+
+
+def world_state(world: FakeWorld) -> dict[str, Any]:
     return {
-        "format": FORMAT,
-        "clock": cluster.clock.now().isoformat(),
-        "store": cluster.store.to_dict(),
-        "events": [_event(e) for e in cluster.events],
+        "clock": world.cluster.clock.now().isoformat(),
         "world": {
             "ticks": world.ticks,
             "readyAfterTicks": world.ready_after_ticks,
@@ -92,16 +150,19 @@ def _dump(world: FakeWorld) -> dict[str, Any]:
     }
 
 
-def _restore(data: dict[str, Any], volume_root: Path) -> tuple[FakeCluster, FakeWorld]:
-    if data.get("format") != FORMAT:
-        raise ValueError(f"unsupported format {data.get('format')!r} (expected {FORMAT})")
-    clock = FakeClock(datetime.fromisoformat(data["clock"]))
-    cluster = FakeCluster(clock, Store.from_dict(data["store"]))
-    cluster.events.extend(_restore_event(e) for e in data["events"])  # never rebound: see for_cache
-    saved = data["world"]
+def _build(
+    snapshot: rows.Snapshot, state_dir: Path, ready_after_ticks: int
+) -> tuple[FakeCluster, FakeWorld]:
+    store, events, state = snapshot
+    clock = FakeClock() if state is None else FakeClock(datetime.fromisoformat(state["clock"]))
+    cluster = FakeCluster(clock, store)
+    cluster.events.extend(Event.from_dict(e) for e in events)  # never rebound: see for_cache
+    if state is None:
+        return cluster, FakeWorld(cluster, state_dir / VOLUMES, ready_after_ticks)
+    saved = state["world"]
     world = FakeWorld(
         cluster,
-        volume_root,
+        state_dir / VOLUMES,
         int(saved["readyAfterTicks"]),
         default_storage_class=str(saved["defaultStorageClass"]),
         background_gc=bool(saved["backgroundGC"]),
@@ -112,21 +173,38 @@ def _restore(data: dict[str, Any], volume_root: Path) -> tuple[FakeCluster, Fake
     return cluster, world
 
 
-def _event(event: Event) -> dict[str, Any]:
-    ref = event.ref
-    where = {"apiVersion": ref.api_version, "kind": ref.kind, "namespace": ref.namespace}
-    return {
-        "ref": {**where, "name": ref.name},
-        "type": event.type,
-        "reason": event.reason,
-        "message": event.message,
-        "time": event.time,
-    }
+def _legacy(state_dir: Path) -> rows.Snapshot:
+    path = state_dir / LEGACY_FILE
+    return _guarded(path, lambda: legacy.read(path))
 
 
-def _restore_event(data: dict[str, Any]) -> Event:
-    raw = data["ref"]
-    ref = ObjectRef(raw["apiVersion"], raw["kind"], raw["namespace"], raw["name"])
-    if data["type"] not in ("Normal", "Warning"):
-        raise ValueError(f"unknown event type {data['type']!r}")
-    return Event(ref, data["type"], data["reason"], data["message"], data["time"])
+def _migrate(state_dir: Path) -> None:
+    """Build ``cluster.db`` from ``cluster.json`` under a temporary name, rename it into place,
+    then keep the old file as ``cluster.json.migrated``. A failure leaves ``cluster.json``."""
+    snapshot = _legacy(state_dir)
+    path, temporary = state_dir / STATE_FILE, state_dir / (STATE_FILE + ".migrating")
+    for leftover in (temporary, Path(f"{temporary}-wal"), Path(f"{temporary}-shm")):
+        with contextlib.suppress(FileNotFoundError):
+            leftover.unlink()
+
+    def build() -> None:
+        db = connect(temporary)
+        try:
+            rows.write(db, snapshot)
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            db.close()
+        os.replace(temporary, path)
+        os.replace(state_dir / LEGACY_FILE, state_dir / MIGRATED_FILE)
+
+    _guarded(temporary, build)
+
+
+def _guarded(path: Path, call: Callable[[], T]) -> T:
+    """``call()``, with any failure to read or write the state as one ``StateFileError``."""
+    try:
+        return call()
+    except _UNREADABLE as error:
+        reason = f"{type(error).__name__}: {error}"
+        message = f"{path}: cannot use the fake cluster's state ({reason}); {START_OVER}"
+        raise StateFileError(message) from error

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from katib_resume.adapters.fake.clone import clone
+from katib_resume.adapters.fake.owners import OwnerIndex
+from katib_resume.adapters.fake.sqlite import Journal
 from katib_resume.adapters.fake.watch import EventKind, WatchEvent, WatchLog
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.kube import Manifest, has_labels
@@ -95,6 +97,17 @@ class Store:
     uids: int = 0
     log: WatchLog = field(default_factory=WatchLog)
     undo: tuple[Key, Manifest | None] | None = None
+    journal: Journal | None = field(default=None, compare=False, repr=False)
+    """The durable copy (``sqlite.py``), written before the change is made here: a write that
+    cannot be committed (a full disk) raises and changes nothing. ``None``: memory only."""
+    kinds: dict[tuple[str, str], dict[Key, Manifest]] = field(init=False, compare=False, repr=False)
+    """The objects by (apiVersion, kind): a list reads its own kind only."""
+    owners: OwnerIndex = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.kinds, self.owners = {}, OwnerIndex()
+        for key, obj in self.objects.items():
+            self._index(key, obj, None)
 
     def next_version(self) -> str:
         self.version += 1
@@ -127,8 +140,12 @@ class Store:
         before = self.objects.get(key)
         if before is not None and _same(before, obj):
             return before
-        version = obj["metadata"]["resourceVersion"] = self.next_version()
+        version = obj["metadata"]["resourceVersion"] = str(self.version + 1)
+        if self.journal is not None:
+            self.journal.put(key, obj, before is None, _revision(before), self.uids)
+        self.version += 1
         self.objects[key] = obj
+        self._index(key, obj, before)
         self.undo = (key, before)
         kind: EventKind = "ADDED" if before is None else "MODIFIED"
         self.log.append(WatchEvent(kind, ObjectRef.of(obj), obj, version))  # never mutated:
@@ -137,18 +154,31 @@ class Store:
 
     def drop(self, ref: ObjectRef) -> Manifest | None:
         key = key_of(ref)
-        obj = self.objects.pop(key, None)
+        obj = self.objects.get(key)
         if obj is not None:
-            self.undo = (key, obj)
-            version = self.next_version()
+            version = str(self.version + 1)
             # the object's last state at the deletion's version: only the metadata is new, the
             # rest is shared with the stored object (never mutated, as in ``put_json``)
             last = {**obj, "metadata": {**obj["metadata"], "resourceVersion": version}}
+            if self.journal is not None:
+                self.journal.drop(key, last, int(obj["metadata"]["resourceVersion"]))
+            del self.objects[key]
+            del self.kinds[key[:2]][key]
+            self.owners.drop(key, obj)
+            self.version += 1
+            self.undo = (key, obj)
             self.log.append(WatchEvent("DELETED", ObjectRef.of(last), last, version))
         return obj
 
     def all(self) -> list[Manifest]:
         return list(self.objects.values())
+
+    def of_kind(self, api_version: str, kind: str) -> list[Manifest]:
+        return list(self.kinds.get((api_version, kind), {}).values())
+
+    def _index(self, key: Key, obj: Manifest, before: Manifest | None) -> None:
+        self.kinds.setdefault(key[:2], {})[key] = obj
+        self.owners.put(key, obj, before)
 
     def lagging(self, ref: ObjectRef) -> Manifest | None:
         """The object as it was before the last change."""
@@ -193,6 +223,10 @@ def _same(before: Manifest, after: Manifest) -> bool:
         **after,
         "metadata": {**after["metadata"], "resourceVersion": None},
     }
+
+
+def _revision(obj: Manifest | None) -> int | None:
+    return None if obj is None else int(obj["metadata"]["resourceVersion"])
 
 
 def _key(raw: list[str]) -> Key:

@@ -76,7 +76,7 @@ class FakeWorld:
             self.kubelet.run()
 
     def save(self, state_dir: Path) -> Path:
-        """Write this world and its cluster to ``state_dir`` atomically (``persistence.save``)."""
+        """Commit this world and its cluster to ``state_dir`` (``persistence.save``)."""
         from katib_resume.adapters.fake.persistence import save
 
         return save(self, state_dir)

@@ -27,11 +27,15 @@ from katib_resume.app.common.output import table
 from katib_resume.app.embedded.bootstrap import session
 from katib_resume.app.embedded.driver import (
     DEFAULT_NAMESPACE,
+    EXIT_FAILED,
+    MAX_STEPS,
     condition_text,
+    failure,
     namespace,
     options,
     require_state,
     settle,
+    unlimited,
 )
 from katib_resume.app.embedded.runtime import Runtime
 from katib_resume.core.actions import ObjectRef
@@ -52,15 +56,30 @@ def run(args: argparse.Namespace) -> int:
     experiment = load_experiment(args.filename) if args.filename else None
     if experiment is None:
         require_state(args.state_dir, f'experiment "{args.name}"')
-    with session(options(args)) as runtime:
+    with session(options(args, _focus(experiment, args.namespace))) as runtime:
         if experiment is not None:
             ref = create(runtime, experiment, args.namespace, args.seed)
         else:
             ref = ObjectRef.of(find(runtime.cluster, EXPERIMENT, namespace(args), args.name))
+        endless = unlimited(runtime.cluster, ref)
+        if endless:
+            print(f"katib-resume: {endless}", file=sys.stderr)
         with progress(runtime, ref) as on_step:
-            run_to_completion(runtime, ref, on_step)
+            run_to_completion(runtime, ref, on_step, endless=endless is not None)
         sys.stdout.write(report(runtime, ref))
+        failed = failure(runtime.cluster, ref)
+    if failed:
+        print(f"katib-resume: {failed}", file=sys.stderr)
+        return EXIT_FAILED
     return EXIT_OK
+
+
+def _focus(experiment: Experiment | None, ns: str | None) -> tuple[str, str] | None:
+    """The Experiment a ``run -f`` file holds, where it will be created (as ``_in_namespace``)."""
+    if experiment is None:
+        return None
+    where = experiment.to_dict()["metadata"].get("namespace") or ns or DEFAULT_NAMESPACE
+    return (str(where), experiment.metadata.name)
 
 
 def create(runtime: Runtime, experiment: Experiment, ns: str | None, seed: int) -> ObjectRef:
@@ -107,15 +126,21 @@ def _in_namespace(experiment: Experiment, ns: str | None) -> Experiment:
 
 
 def run_to_completion(
-    runtime: Runtime, ref: ObjectRef, on_step: Callable[[], None] | None = None
+    runtime: Runtime,
+    ref: ObjectRef,
+    on_step: Callable[[], None] | None = None,
+    *,
+    endless: bool = False,
 ) -> int:
-    """Step until the Experiment is Succeeded or Failed and the controller is at rest."""
+    """Step until the Experiment is Succeeded or Failed and the controller is at rest (with no
+    trial limit, for as long as that takes: only a stall or Ctrl-C ends it otherwise)."""
     return settle(
         runtime,
         lambda: is_completed(runtime, ref),
         f"{ref} to complete",
         on_step=on_step,
         status=lambda: _both(runtime, ref),
+        max_steps=None if endless else MAX_STEPS,
     )
 
 

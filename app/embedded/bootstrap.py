@@ -2,34 +2,44 @@
 
 ``session(state_dir, ...)`` opens the persisted fake cluster (``adapters.fake``), wires the
 controller, the suggestion services and the trial runner (``adapters.local``) into a
-``Runtime``, and saves the cluster atomically when the command is done, whatever happened; a
-lock file keeps two commands from working on the same state directory at once. The katib-config
-given with ``--config`` is stored in the state directory, as a cluster keeps its ConfigMap, so
-later commands use it without repeating the flag. A new state directory given no ``--config``
-starts with, and keeps, Katib's shipped katib-config in the local volume mode
+``Runtime``. Every change to the cluster is committed as it happens (``cluster.db``, SQLite),
+and the world's own state at every step and when the command is done, whatever happened; so a
+command killed at any moment loses only the write in flight. A lock file keeps two commands from
+writing to the same state directory at once; readers (``get``, ``describe``) take no lock. A
+state directory that cannot be used (unwritable, a full disk, ``.lock`` not a file) is an
+``InputError`` naming the path (exit status 2), and the state committed before stays intact.
+
+The katib-config given with ``--config`` is stored in the state directory, as a cluster keeps
+its ConfigMap, so later commands use it without repeating the flag. A new state directory given
+no ``--config`` starts with, and keeps, Katib's shipped katib-config in the local volume mode
 (``app.inputs.embedded_config_text``): a FromVolume Suggestion gets a hostPath PV of its own,
-whose directory lives under the state directory's ``volumes/``. Keeping it means a later
-release with another default never changes the config under the Experiments already there;
-a state directory made before this mode, which has a cluster but no stored config, keeps using
-Katib's shipped config as it always did.
+whose directory lives under the state directory's ``volumes/``. Keeping it means a later release
+with another default never changes the config under the Experiments already there; a state
+directory made before this mode, which has a cluster but no stored config, keeps using Katib's
+shipped config as it always did.
 """
 
 from __future__ import annotations
 
 import fcntl
+import signal
+import sqlite3
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from katib_resume.adapters.fake import StateFileError, load, save
-from katib_resume.adapters.fake.persistence import STATE_FILE
+from katib_resume.adapters.fake import StateFileError, load
+from katib_resume.adapters.fake.persistence import STATE_FILE, close, exists
 from katib_resume.app.common.inputs import InputError, embedded_config_text, load_config, read_yaml
 from katib_resume.app.embedded.runtime import Runtime
+from katib_resume.app.loop.keys import Key
 from katib_resume.core.config import ConfigError, KatibConfig, parse_katib_config
 
 CONFIG_FILE = "katib-config.yaml"
 LOCK_FILE = ".lock"
+_STOPS = (signal.SIGTERM, signal.SIGHUP)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,31 +50,70 @@ class Options:
     config: str | None = None
     seed: int = 1
     trial_command: bool = False
+    focus: tuple[str, str] | None = None
+    """(namespace, name) of the one Experiment the command advances; ``None``: all of them."""
 
 
 @contextmanager
 def session(options: Options) -> Iterator[Runtime]:
     """A runtime over the state directory, saved when the block ends."""
     state_dir = options.state_dir
-    state_dir.mkdir(parents=True, exist_ok=True)
-    with _locked(state_dir):
+    with _environment(state_dir), _locked(state_dir), _stopped_as_by_ctrl_c():
+        config = _config(options)  # before ``load`` creates the database of a new directory
         try:
             cluster, world = load(state_dir)
         except StateFileError as error:
             raise InputError(str(error)) from None
-        runtime = Runtime(
-            cluster,
-            world,
-            _config(options),
-            seed=options.seed,
-            trial_command=options.trial_command,
-            workdir=state_dir / "trials",
-        )
         try:
-            yield runtime
+            runtime = Runtime(
+                cluster,
+                world,
+                config,
+                seed=options.seed,
+                trial_command=options.trial_command,
+                workdir=state_dir / "trials",
+                focus=None if options.focus is None else Key(*options.focus),
+            )
+            try:
+                yield runtime
+            finally:
+                runtime.close()
         finally:
-            runtime.close()
-            save(world, state_dir)
+            close(world)
+
+
+@contextmanager
+def _stopped_as_by_ctrl_c() -> Iterator[None]:
+    """SIGTERM and SIGHUP (a closed terminal, ``kill``) stop a command as Ctrl-C does: the
+    ``KeyboardInterrupt`` unwinds it, so trial processes are stopped and the world committed.
+    (Only the main thread may set handlers; elsewhere, the defaults stay.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(number: int, _frame: object) -> None:
+        raise KeyboardInterrupt(signal.Signals(number).name)
+
+    previous = {number: signal.signal(number, interrupt) for number in _STOPS}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+@contextmanager
+def _environment(state_dir: Path) -> Iterator[None]:
+    """A state directory the command cannot write to, or a disk that fills up, as one line
+    naming the path; whatever was committed before stays as it was."""
+    try:
+        state_dir.mkdir(parents=True, exist_ok=True)
+        yield
+    except sqlite3.Error as error:
+        raise InputError(f"{state_dir / STATE_FILE}: cannot write the state: {error}") from None
+    except OSError as error:
+        where = error.filename or state_dir
+        raise InputError(f"{where}: {error.strerror or error}") from None
 
 
 def _config(options: Options) -> KatibConfig:
@@ -74,7 +123,7 @@ def _config(options: Options) -> KatibConfig:
         stored.write_text(Path(options.config).read_text(encoding="utf-8"), encoding="utf-8")
         return config
     if not stored.exists():
-        if (options.state_dir / STATE_FILE).exists():
+        if exists(options.state_dir):
             return load_config(None)  # made before the local volume mode: keeps Katib's config
         stored.write_text(embedded_config_text(), encoding="utf-8")
     try:
@@ -85,7 +134,10 @@ def _config(options: Options) -> KatibConfig:
 
 @contextmanager
 def _locked(state_dir: Path) -> Iterator[None]:
-    with (state_dir / LOCK_FILE).open("w") as lock:
+    path = state_dir / LOCK_FILE
+    if path.exists() and not path.is_file():
+        raise InputError(f"{path}: not a file (a lock file is expected here); remove it")
+    with path.open("w") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -15,16 +15,22 @@ with what was awaited and the last condition seen.
 from __future__ import annotations
 
 import argparse
+import itertools
 from collections.abc import Callable
 from pathlib import Path
 
-from katib_resume.adapters.fake import FakeCluster, StateFileError, load
-from katib_resume.adapters.fake.persistence import STATE_FILE
+from katib_resume.adapters.fake import FakeCluster, StateFileError
+from katib_resume.adapters.fake.persistence import exists, read
 from katib_resume.app.common.inputs import InputError, NotFoundError
 from katib_resume.app.embedded.bootstrap import Options
 from katib_resume.app.embedded.runtime import Runtime
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.katib import API_VERSION
 from katib_resume.core.kube import Manifest
+from katib_resume.core.ports import Cluster, NotFound
 
+EXIT_FAILED = 4
+"""A ``run`` whose Experiment ended Failed: the reason is on stderr (docs/embedded.md)."""
 MAX_STEPS = 100_000
 STALL_STEPS = 3_600
 """An hour of simulated time (one step is a second) without a write: nothing will change."""
@@ -36,12 +42,18 @@ class Unsettled(InputError):
     """The runtime did not reach what a command waited for within its bounds (exit status 2)."""
 
 
-def options(args: argparse.Namespace) -> Options:
+def options(args: argparse.Namespace, focus: tuple[str, str] | None = None) -> Options:
+    """The session's options. The command advances only the Experiment it names (``NAME`` in
+    ``-n``, or ``focus``: the (namespace, name) a ``run -f`` file holds); naming none, all."""
+    name = getattr(args, "name", None)
+    if focus is None and name is not None:
+        focus = (namespace(args), str(name))
     return Options(
         state_dir=args.state_dir,
         config=args.config,
         seed=args.seed,
         trial_command=getattr(args, "trial_command", False),
+        focus=focus,
     )
 
 
@@ -56,11 +68,13 @@ def settle(
     *,
     on_step: Callable[[], None] | None = None,
     status: Callable[[], str] | None = None,
-    max_steps: int = MAX_STEPS,
+    max_steps: int | None = MAX_STEPS,
 ) -> int:
-    """Step until ``done()`` holds and the world is at rest; the steps taken."""
+    """Step until ``done()`` holds and the world is at rest; the steps taken (``max_steps``
+    ``None``: no bound but the stall)."""
     quiet, needed = 0, runtime.world.ready_after_ticks + QUIET_MARGIN
-    for steps in range(1, max_steps + 1):
+    bound = itertools.count(1) if max_steps is None else range(1, max_steps + 1)
+    for steps in bound:
         before = _activity(runtime)
         runtime.step()
         still = _activity(runtime) == before and not runtime.controller.due()
@@ -86,17 +100,15 @@ def _activity(runtime: Runtime) -> tuple[int, int]:
 
 
 def read_cluster(state_dir: Path) -> FakeCluster:
-    """The saved cluster, read only: for commands that look and must leave the directory as is.
+    """The cluster as last committed, read only and without the lock: for commands that look
+    and must leave the directory as is, also while a ``run`` writes to it.
 
-    A missing state file is an empty cluster; nothing is created on disk for it.
+    A missing state is an empty cluster; nothing is created on disk for it.
     """
-    if not (state_dir / STATE_FILE).exists():
-        return FakeCluster()
     try:
-        cluster, _ = load(state_dir)
+        return read(state_dir)
     except StateFileError as error:
         raise InputError(str(error)) from None
-    return cluster
 
 
 def require_state(state_dir: Path, what: str) -> None:
@@ -105,11 +117,40 @@ def require_state(state_dir: Path, what: str) -> None:
     Commands that act on an existing object check this before opening a session, which would
     otherwise create an empty state directory just to report that nothing is there.
     """
-    if not (state_dir / STATE_FILE).exists():
+    if not exists(state_dir):
         raise NotFoundError(
             f"Error from server (NotFound): {what} not found: "
             f"no embedded cluster in {state_dir} yet"
         )
+
+
+def failure(cluster: Cluster, ref: ObjectRef) -> str | None:
+    """Why the Experiment ended Failed, with its Suggestion's reason when that is what failed
+    (Katib's Experiment only says "Suggestion has failed"); ``None`` if it did not fail."""
+    experiment = cluster.get(ref)
+    last = last_condition(experiment)
+    if last is None or last.get("type") != "Failed" or last.get("status") != "True":
+        return None
+    why = f"Experiment {ref.namespace}/{ref.name} failed: {last.get('message', '')}"
+    try:
+        suggestion = cluster.get(ObjectRef(API_VERSION, "Suggestion", ref.namespace, ref.name))
+    except NotFound:
+        return why
+    cause = last_condition(suggestion)
+    if cause is not None and cause.get("type") == "Failed" and cause.get("message"):
+        why += f": {cause['message']}"
+    return why
+
+
+def unlimited(cluster: Cluster, ref: ObjectRef) -> str | None:
+    """What a run of an Experiment with no ``maxTrialCount`` does, said when it starts."""
+    spec = cluster.get(ref).get("spec") or {}
+    if spec.get("maxTrialCount") is not None:
+        return None
+    return (
+        f"Experiment {ref.namespace}/{ref.name} has no maxTrialCount: it runs until its goal, "
+        "its maxFailedTrialCount or Ctrl-C"
+    )
 
 
 def last_condition(obj: Manifest) -> Manifest | None:

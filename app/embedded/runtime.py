@@ -11,7 +11,13 @@ One ``step`` is one tick of the simulated world, in the order a cluster would se
 3. every change since the last step reaches the controller's work queue through the watch (and,
    every ``resync_seconds``, every Experiment does), and the controller reconciles every key
    that is due, until its queue has nothing due;
-4. the clock advances by ``tick_seconds``.
+4. the clock advances by ``tick_seconds``, and the world's own state is committed (a kept
+   cluster's changes are committed as they happen: ``adapters.fake.persistence``).
+
+A runtime given a ``focus`` reconciles that one Experiment only: a command about one Experiment
+never waits on another one that keeps running (one with no trial limit). Kubernetes' own
+controllers and the trial runner still serve every object, so another Experiment's Trials that
+were already running finish, and nothing new is started for it.
 
 The controller is the same ``Controller`` a real cluster will use; only the adapters differ. It
 reads through an ``Informer`` (a watch-fed cache), so a reconcile costs no API read.
@@ -26,12 +32,13 @@ from datetime import timedelta
 from pathlib import Path
 
 from katib_resume.adapters.fake import FakeCluster, FakeWorld
+from katib_resume.adapters.fake.persistence import checkpoint
 from katib_resume.adapters.local.trials import TrialRunner
+from katib_resume.app.embedded.models import ModelsByVersion
 from katib_resume.app.embedded.services import ServiceHost
 from katib_resume.app.loop.controller import Controller
 from katib_resume.app.loop.informer import Informer
-from katib_resume.app.loop.keys import Resync, every_key, keys_of
-from katib_resume.app.loop.reconcile import Parsed
+from katib_resume.app.loop.keys import Key, Resync, every_key, keys_of
 from katib_resume.core.config import KatibConfig
 from katib_resume.core.model import Trial
 from katib_resume.core.ports import ClusterError
@@ -64,11 +71,14 @@ class Runtime:
         workdir: Path | None = None,
         tick_seconds: float = 1.0,
         resync_seconds: float = RESYNC_SECONDS,
+        focus: Key | None = None,
     ) -> None:
         self.cluster, self.world, self.tick_seconds = cluster, world, tick_seconds
+        self.focus = focus
         self.clock = cluster.clock
         self.informer = Informer(cluster.for_cache())
-        parsed = Parsed()  # one cache of models: all three read the informer's objects
+        # one cache of models, by version: all three read the informer's objects
+        self.parsed = parsed = ModelsByVersion()
         self.services = ServiceHost(self.informer, world.volume_dir, seed, parsed)
         config_source = StaticConfig(config)
         self.controller = Controller(
@@ -87,7 +97,7 @@ class Runtime:
     def enqueue_all(self) -> None:
         """Reconcile every Experiment (at start, and when the watch fell too far behind)."""
         for key in every_key(self.cluster):
-            self.controller.enqueue(key)
+            self._enqueue(key)
 
     def pump(self) -> int:
         """Bring the controller's cache up to date and turn the changes into reconcile keys."""
@@ -95,9 +105,16 @@ class Runtime:
         if events is None:  # the watch fell behind: everything was listed again
             self.enqueue_all()
             return 0
+        for event in events:
+            if event.type == "DELETED":
+                self.parsed.forget(event.object["metadata"].get("uid", ""))
         for key in keys_of(event.object for event in events):
-            self.controller.enqueue(key)
+            self._enqueue(key)
         return len(events)
+
+    def _enqueue(self, key: Key) -> None:
+        if self.focus is None or key == self.focus:
+            self.controller.enqueue(key)
 
     def drain(self) -> int:
         """Reconcile until no key is due now; the number of reconciles."""
@@ -121,6 +138,7 @@ class Runtime:
             self.trials.tick()
         self.drain()
         self.clock.advance(self.tick_seconds)
+        checkpoint(self.world)
 
     def run_until(self, done: Callable[[], bool], max_steps: int = 10_000) -> int:
         """Step until ``done()``; the steps taken. ``TimeoutError`` after ``max_steps``."""

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
+from katib_resume.adapters.fake.persistence import read
 from katib_resume.app.common.output import human_duration, table
 from tests.support.harness import shipped_config_data
 
@@ -155,14 +156,22 @@ def test_describe_merges_conditions_and_events_in_time_order(state: Path) -> Non
     assert "Deployment:            from-volume-resume-random: none" in suggestion
 
 
+def committed(state: Path) -> object:
+    """Everything the state directory's database holds (its bytes also count the times the
+    database was opened for writing)."""
+    cluster = read(state)
+    files = sorted(p.name for p in state.iterdir() if p.name != ".lock")
+    return cluster.store.to_dict(), cluster.events, files
+
+
 def test_edit_below_the_trial_count_is_denied_with_katibs_message(state: Path) -> None:
-    before = (state / "cluster.json").read_bytes()
+    before = committed(state)
     done = cli("edit", "experiment", NAME, "-n", NS, "--max-trial-count", "5", "--state-dir", state)
     assert done.returncode == 1
     assert done.stderr.strip() == (
         "spec.maxTrialCount: Invalid value: 5: must be greater than status.trials count"
     )
-    assert (state / "cluster.json").read_bytes() == before
+    assert committed(state) == before
 
 
 def test_edit_of_a_completed_never_experiment_is_denied(tmp_path: Path) -> None:
@@ -242,7 +251,7 @@ def test_run_of_an_existing_experiment_points_at_run_name(state: Path) -> None:
 def test_the_default_state_directory_is_in_the_working_directory(tmp_path: Path) -> None:
     done = cli("run", "-f", EXAMPLE, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert (tmp_path / ".katib-resume" / "cluster.json").is_file()
+    assert (tmp_path / ".katib-resume" / "cluster.db").is_file()
 
 
 @pytest.mark.parametrize(

@@ -1,15 +1,19 @@
-"""Saving and loading the fake cluster: a full round trip, and a writer killed mid-way."""
+"""Saving and loading the fake cluster: a full round trip, and a writer killed mid-way
+(the SQLite store itself, migration and readers: ``test_fake_sqlite.py``)."""
 
 from __future__ import annotations
 
 import os
+import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from katib_resume.adapters.fake import FakeCluster, FakeWorld, StateFileError, load, save
-from katib_resume.adapters.fake.persistence import STATE_FILE
+from katib_resume.adapters.fake.persistence import STATE_FILE, read
 from katib_resume.core.actions import ObjectRef
+from tests.integration.test_fake_sqlite import legacy_state
 from tests.integration.test_fake_world import DEPLOYMENT, NS, available, deployment, pvc
 
 
@@ -58,23 +62,48 @@ def test_the_watch_survives_a_restart(tmp_path: Path) -> None:
     assert load(tmp_path)[0].changes_since(cursor) == expected
 
 
-def test_a_writer_killed_before_the_rename_leaves_the_previous_state(
+def test_a_write_that_cannot_commit_changes_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     world = busy_world(tmp_path)
-    path = save(world, tmp_path)
-    before = path.read_bytes()
-    world.cluster.create(deployment(None) | {"metadata": {"name": "later", "namespace": NS}})
+    cluster = world.cluster
+    before = cluster.store.to_dict()
+    journal = cluster.store.journal
+    assert journal is not None
+    real = journal.db
+
+    class Full:  # the disk fills up in the middle of the write's transaction
+        in_transaction = True
+
+        def execute(self, sql: str, *args: Any) -> object:
+            if sql.startswith("INSERT INTO objects"):
+                raise sqlite3.OperationalError("database or disk is full")
+            return real.execute(sql, *args)
+
+    monkeypatch.setattr(journal, "db", Full())
+    with pytest.raises(sqlite3.OperationalError, match="full"):
+        cluster.create(deployment(None) | {"metadata": {"name": "later", "namespace": NS}})
+    monkeypatch.undo()
+    after = cluster.store.to_dict()
+    assert after.pop("uids") == before.pop("uids") + 1  # a UID spent (never reused) and
+    assert after == before  # nothing else: nothing half-made in memory either
+    assert len(read(tmp_path).list("apps/v1", "Deployment", NS, {})) == 1
+
+
+def test_a_migration_killed_before_the_rename_leaves_the_previous_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    legacy = legacy_state(tmp_path)
+    before = legacy.read_bytes()
 
     def killed(src: object, dst: object) -> None:
         raise OSError("killed before the rename")
 
     monkeypatch.setattr(os, "replace", killed)
-    with pytest.raises(OSError, match="killed"):
-        save(world, tmp_path)
+    with pytest.raises(StateFileError, match="killed"):
+        load(tmp_path)
     monkeypatch.undo()
-    assert path.read_bytes() == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == [STATE_FILE, "volumes"]
+    assert legacy.read_bytes() == before and not (tmp_path / STATE_FILE).exists()
     assert len(load(tmp_path)[0].list("apps/v1", "Deployment", NS, {})) == 1
 
 

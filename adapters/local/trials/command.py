@@ -18,13 +18,13 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import signal
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from katib_resume.adapters.local.trials import group
 from katib_resume.adapters.local.trials.metrics import metric_names, parse_stdout
 from katib_resume.adapters.local.trials.outcome import Outcome
 
@@ -91,11 +91,13 @@ def run_command(spec: Mapping[str, Any], workdir: Path, timeout: float) -> Outco
 
 
 def _run(command: Command, workdir: Path, timeout: float) -> subprocess.CompletedProcess[str]:
-    """Run in a session of its own, so that a timeout kills the children the command started too.
+    """Run in a session of its own, so that a timeout or an interrupt kills the children the
+    command started too (``group``).
 
     ``subprocess.run`` kills only the direct child on a timeout; a training script's data loader
     workers would live on and keep the output pipes open. (POSIX: sessions and process groups.)
     """
+    group.reap_leftover(workdir)
     with subprocess.Popen(
         command.argv,
         cwd=workdir,
@@ -105,14 +107,17 @@ def _run(command: Command, workdir: Path, timeout: float) -> subprocess.Complete
         text=True,
         errors="replace",
         start_new_session=True,
+        preexec_fn=group.die_with_parent,  # noqa: PLW1509 - only a prctl, no lock taken
     ) as process:
+        group.remember(workdir, process.pid)
         try:
             stdout, stderr = process.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):  # the whole group already ended
-                os.killpg(process.pid, signal.SIGKILL)
+        except BaseException:  # a timeout, or the runner stopped (Ctrl-C, SIGTERM, SIGHUP)
+            group.kill_group(process.pid)
             process.communicate()
+            group.forget(workdir)
             raise
+    group.forget(workdir)
     return subprocess.CompletedProcess(command.argv, process.returncode, stdout, stderr)
 
 

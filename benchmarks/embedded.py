@@ -1,0 +1,251 @@
+"""The embedded runtime on its SQLite store, as history grows: ``python -m benchmarks.embedded``.
+
+Figures (printed as one JSON document; sizes are flags, so the big ones run here, never in tests):
+
+- ``one_experiment``: the from-volume example run to N trials in one ``run``: seconds, time per
+  trial and state bytes per trial, and each size's ratio to the smallest;
+- ``restart``: from a state directory holding N completed trials, the budget raised by one
+  (``edit``), the time from opening the state to the first new assignment (in process: load,
+  informer list, the suggestion service's restore, reconciles), beside Optuna's ``load_study``
+  and first ``ask`` on SQLite holding the same N trials (random sampler, as the Experiment's
+  ``random`` algorithm), in the same run; and the one-field ``edit`` itself, the whole command;
+- ``experiments``: E completed Experiments in one runtime: one steady reconcile (median), a full
+  resync (every Experiment reconciled once) and the memory each Experiment adds (everything the
+  runtime holds, traced by ``tracemalloc`` while it is built, over E).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import logging
+import random
+import statistics
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from katib_resume.adapters.fake.persistence import STATE_FILE
+from katib_resume.app.cli.main import main as cli
+from katib_resume.app.cli.run import create, run_to_completion
+from katib_resume.app.embedded.bootstrap import Options, session
+from katib_resume.app.embedded.driver import settle
+from katib_resume.app.embedded.runtime import Runtime
+from katib_resume.app.loop.keys import Key
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.katib import API_VERSION
+from katib_resume.core.model import Experiment
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "from-volume-resume.yaml"
+NAME, NS = "from-volume-resume", "kubeflow"
+
+
+def experiment(trials: int, name: str = NAME, **spec: Any) -> Experiment:
+    manifest = yaml.safe_load(EXAMPLE.read_text())
+    manifest["metadata"]["name"] = name
+    manifest["spec"].update(maxTrialCount=trials, **spec)
+    return Experiment.model_validate(manifest)
+
+
+def state_bytes(state: Path) -> int:
+    return sum(p.stat().st_size for p in state.glob(f"{STATE_FILE}*"))
+
+
+def grow(state: Path, trials: int) -> float:
+    """Run the example to ``trials`` in ``state``; the seconds it took."""
+    start = time.perf_counter()
+    with session(Options(state)) as runtime:
+        ref = create(runtime, experiment(trials), None, 1)
+        run_to_completion(runtime, ref)
+    return time.perf_counter() - start
+
+
+def one_experiment(sizes: Sequence[int], root: Path) -> list[dict[str, Any]]:
+    rows = []
+    for n in sizes:
+        state = root / f"one-{n}"
+        seconds = grow(state, n)
+        size = state_bytes(state)
+        rows.append(
+            {
+                "trials": n,
+                "seconds": round(seconds, 2),
+                "ms_per_trial": seconds / n * 1e3,
+                "state_bytes": size,
+                "bytes_per_trial": size / n,
+            }
+        )
+    return _ratios(rows, ("ms_per_trial", "bytes_per_trial"))
+
+
+def _assignments(runtime: Runtime) -> int:
+    ref = ObjectRef(API_VERSION, "Suggestion", NS, NAME)
+    return len((runtime.cluster.get(ref).get("status") or {}).get("suggestions") or [])
+
+
+def first_new_assignment(state: Path, n: int) -> float:
+    """Open the state and step until the Suggestion holds assignment ``n + 1``; seconds."""
+    start = time.perf_counter()
+    with session(Options(state, focus=(NS, NAME))) as runtime:
+        settle(
+            runtime, lambda: _assignments(runtime) > n, "the first new assignment", max_steps=1_000
+        )
+        seconds = time.perf_counter() - start
+    return seconds
+
+
+def edit(state: Path, budget: int) -> float:
+    """One ``katib-resume edit`` of one field, the whole command in process; seconds."""
+    argv = [
+        "edit",
+        "experiment",
+        NAME,
+        "-n",
+        NS,
+        "--max-trial-count",
+        str(budget),
+        "--state-dir",
+        str(state),
+    ]
+    start = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = cli(argv)
+    assert code == 0, f"edit failed with {code}"
+    return time.perf_counter() - start
+
+
+def optuna_restart(n: int, root: Path) -> float:
+    """Optuna's ``load_study`` + first ``ask`` on SQLite holding ``n`` completed trials."""
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    storage = f"sqlite:///{root / f'optuna-{n}.db'}"
+    space: dict[str, optuna.distributions.BaseDistribution] = {
+        "lr": optuna.distributions.FloatDistribution(0.01, 0.05),
+        "momentum": optuna.distributions.FloatDistribution(0.5, 0.9),
+    }
+    study = optuna.create_study(storage=storage, study_name="s", direction="minimize")
+    sampler, draw = optuna.samplers.RandomSampler(seed=1), random.Random(1)
+    study.add_trials(
+        optuna.trial.create_trial(
+            params={"lr": 0.01 + 0.04 * draw.random(), "momentum": 0.5 + 0.4 * draw.random()},
+            distributions=space,
+            value=0.5,
+        )
+        for _ in range(n)
+    )
+    del study
+    start = time.perf_counter()
+    loaded = optuna.load_study(study_name="s", storage=storage, sampler=sampler)
+    loaded.ask(space)
+    return time.perf_counter() - start
+
+
+def restart(sizes: Sequence[int], root: Path, grown: dict[int, Path]) -> list[dict[str, Any]]:
+    rows = []
+    for n in sizes:
+        state = grown.get(n) or root / f"restart-{n}"
+        if n not in grown:
+            grow(state, n)
+        edit_s = edit(state, n + 1)
+        ours = first_new_assignment(state, n)
+        theirs = optuna_restart(n, root)
+        rows.append(
+            {
+                "trials": n,
+                "first_assignment_s": ours,
+                "optuna_s": theirs,
+                "to_optuna": ours / theirs,
+                "edit_s": edit_s,
+            }
+        )
+    return _ratios(rows, ("first_assignment_s", "edit_s"))
+
+
+def experiments(sizes: Sequence[int], root: Path) -> list[dict[str, Any]]:
+    rows = []
+    for count in sizes:
+        tracemalloc.start()
+        with session(Options(root / f"many-{count}")) as runtime:
+            for i in range(count):
+                create(
+                    runtime,
+                    experiment(1, f"e{i}", parallelTrialCount=1, maxFailedTrialCount=1),
+                    None,
+                    1,
+                )
+            settle(runtime, lambda: _all_completed(runtime), "every Experiment to complete")
+            grown = tracemalloc.get_traced_memory()[0] / 1024
+            tracemalloc.stop()
+            rows.append(
+                {
+                    "experiments": count,
+                    **_reconciles(runtime, count),
+                    "kb_per_experiment": grown / count,
+                }
+            )
+    return _ratios(rows, ("steady_reconcile_ms",))
+
+
+def _all_completed(runtime: Runtime) -> bool:
+    listed = runtime.cluster.list(API_VERSION, "Experiment", NS, {})
+    return all(Experiment.model_validate(e).is_completed() for e in listed)
+
+
+def _reconciles(runtime: Runtime, count: int) -> dict[str, float]:
+    """A steady reconcile (the median of up to 200 keys) and a full resync, in ms and s."""
+    controller, samples = runtime.controller, []
+    for i in range(0, count, max(1, count // 200)):
+        controller.enqueue(Key(NS, f"e{i}"))
+        start = time.perf_counter()
+        controller.step()
+        samples.append(time.perf_counter() - start)
+    start = time.perf_counter()
+    runtime.enqueue_all()
+    runtime.drain()
+    resync = time.perf_counter() - start
+    return {"steady_reconcile_ms": statistics.median(samples) * 1e3, "full_resync_s": resync}
+
+
+def _ratios(rows: list[dict[str, Any]], fields: Sequence[str]) -> list[dict[str, Any]]:
+    """Each row's ``field`` over the smallest size's: growth, side by side."""
+    for row in rows:
+        for name in fields:
+            row[f"{name}_ratio"] = row[name] / rows[0][name] if rows[0][name] else None
+    return rows
+
+
+@contextlib.contextmanager
+def scratch() -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="katib-embedded-bench-") as root:
+        yield Path(root)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sizes = {
+        "trials": [100, 1_000, 10_000],
+        "restarts": [100, 1_000, 5_000],
+        "experiments": [100, 1_000, 10_000],
+    }
+    for name, default in sizes.items():
+        parser.add_argument(f"--{name}", type=int, nargs="*", default=default)
+    args = parser.parse_args()
+    logging.getLogger("katib_resume").setLevel(logging.ERROR)
+    with scratch() as root:
+        figures: dict[str, Any] = {"one_experiment": one_experiment(args.trials, root)}
+        grown = {n: root / f"one-{n}" for n in args.trials}
+        figures["restart"] = restart(args.restarts, root, grown)
+        figures["experiments"] = experiments(args.experiments, root)
+    print(json.dumps(figures, indent=1))
+
+
+if __name__ == "__main__":
+    main()

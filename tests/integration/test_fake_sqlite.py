@@ -1,0 +1,132 @@
+"""The fake cluster on SQLite: the same cluster as in memory after any sequence of writes, a
+bounded log, readers beside a writer, and the previous format migrated once, never lost."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from katib_resume.adapters.fake import FakeCluster, FakeWorld, StateFileError, load
+from katib_resume.adapters.fake.persistence import (
+    LEGACY_FILE,
+    MIGRATED_FILE,
+    STATE_FILE,
+    read,
+    world_state,
+)
+from katib_resume.adapters.fake.sqlite import WINDOW
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.ports import ClusterError
+from tests.integration.test_fake_world import NS, deployment, pvc
+
+Op = tuple[str, int]
+OPS = st.lists(
+    st.tuples(
+        st.sampled_from(["create", "status", "finalize", "unfinalize", "delete"]), st.integers(0, 3)
+    ),
+    max_size=40,
+)
+
+
+def legacy_state(state_dir: Path) -> Path:
+    """A state directory in the previous format: one ``cluster.json``, one Deployment in it."""
+    state_dir.mkdir(parents=True, exist_ok=True)
+    cluster = FakeCluster()
+    world = FakeWorld(cluster, state_dir / "volumes", 2)
+    cluster.create(deployment(None))
+    cluster.record_event(ObjectRef.of(deployment()), "Normal", "Created", "created it")
+    world.tick()
+    data = {
+        "format": 1,
+        **world_state(world),
+        "store": cluster.store.to_dict(),
+        "events": [e.to_dict() for e in cluster.events],
+    }
+    path = state_dir / LEGACY_FILE
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def apply(cluster: FakeCluster, ops: list[Op]) -> None:
+    """Writes of every kind, some refused (a missing object, a finalizer on a deleting one)."""
+    for op, n in ops:
+        ref = ObjectRef("apps/v1", "Deployment", NS, f"d{n}")
+        try:
+            if op == "create":
+                cluster.create(deployment(None) | {"metadata": {"name": ref.name, "namespace": NS}})
+            elif op == "status":
+                cluster.update_status(ref, {"seen": len(cluster.events)}, None)
+                cluster.record_event(ref, "Normal", "Seen", op)
+            elif op in ("finalize", "unfinalize"):
+                cluster.set_finalizers(ref, ["x"] if op == "finalize" else [], None)
+            else:
+                cluster.delete(ref, "")
+        except ClusterError:
+            pass
+
+
+@given(OPS)
+def test_the_store_on_disk_is_the_store_in_memory(
+    tmp_path_factory: pytest.TempPathFactory, ops: list[Op]
+) -> None:
+    state_dir = tmp_path_factory.mktemp("state")
+    durable, world = load(state_dir)
+    memory = FakeCluster()
+    apply(durable, ops)
+    apply(memory, ops)
+    again = read(state_dir)  # another process's view, the writer still open
+    for cluster in (durable, again):
+        assert cluster.store.to_dict() == memory.store.to_dict()
+        assert cluster.events == memory.events
+    assert again.changes_since(max(0, memory.cursor - WINDOW)) == memory.changes_since(
+        max(0, memory.cursor - WINDOW)
+    )
+    world.cluster.store.journal.close()  # type: ignore[union-attr]
+
+
+def test_the_log_stays_bounded_whatever_the_history(tmp_path: Path) -> None:
+    cluster, _ = load(tmp_path)
+    cluster.create(pvc())
+    ref = ObjectRef("apps/v1", "Deployment", NS, "d")
+    cluster.create(deployment(None) | {"metadata": {"name": "d", "namespace": NS}})
+    for n in range(3 * WINDOW):
+        cluster.update_status(ref, {"n": n}, None)
+    db = sqlite3.connect(tmp_path / STATE_FILE)
+    (rows,) = db.execute("SELECT count(*) FROM log").fetchone()
+    assert rows <= WINDOW + 2  # the window, plus the claim's creation (live) and the undo
+    assert read(tmp_path).get(ObjectRef.of(pvc()))["metadata"]["resourceVersion"] == "1"
+
+
+def test_a_reader_sees_each_write_as_it_is_committed(tmp_path: Path) -> None:
+    cluster, _ = load(tmp_path)
+    assert read(tmp_path).list("apps/v1", "Deployment", NS, {}) == []
+    cluster.create(deployment(None))
+    assert len(read(tmp_path).list("apps/v1", "Deployment", NS, {})) == 1
+
+
+def test_the_previous_format_is_migrated_once_and_kept(tmp_path: Path) -> None:
+    legacy_state(tmp_path)
+    seen = read(tmp_path)  # a reader does not migrate
+    assert (tmp_path / LEGACY_FILE).exists() and not (tmp_path / STATE_FILE).exists()
+    cluster, world = load(tmp_path)
+    assert cluster.store.to_dict() == seen.store.to_dict() and cluster.events == seen.events
+    assert world.ticks == 1 and world.ready_after_ticks == 2
+    assert not (tmp_path / LEGACY_FILE).exists() and (tmp_path / MIGRATED_FILE).exists()
+    cluster.create(pvc())
+    assert len(read(tmp_path).store.all()) == 2  # the database is the state from now on
+
+
+@pytest.mark.parametrize("content", [b"{not json", b'{"format": 99}'])
+def test_an_unreadable_previous_state_is_refused_with_how_to_start_over(
+    tmp_path: Path, content: bytes
+) -> None:
+    (tmp_path / LEGACY_FILE).write_bytes(content)
+    with pytest.raises(StateFileError, match="to start over, move the state directory away"):
+        load(tmp_path)
+    assert (tmp_path / LEGACY_FILE).read_bytes() == content
+    assert not (tmp_path / STATE_FILE).exists()
