@@ -93,7 +93,7 @@ def _assignments(runtime: Runtime) -> int:
 def first_new_assignment(state: Path, n: int) -> float:
     """Open the state and step until the Suggestion holds assignment ``n + 1``; seconds."""
     start = time.perf_counter()
-    with session(Options(state, focus=(NS, NAME))) as runtime:
+    with session(Options(state, focus=frozenset({(NS, NAME)}))) as runtime:
         settle(
             runtime, lambda: _assignments(runtime) > n, "the first new assignment", max_steps=1_000
         )

@@ -39,7 +39,7 @@ def apply(args: argparse.Namespace) -> int:
     experiment = load_experiment(args.filename)
     name, ns = experiment.metadata.name, _namespace(experiment, args.namespace, args.filename)
     seed = DEFAULT_SEED if args.seed is None else args.seed
-    with session(replace(options(args), seed=seed)) as runtime:
+    with session(replace(options(args, (ns, name)), seed=seed)) as runtime:
         stored = _stored(runtime, ns, name)
         if stored is None:
             create(runtime, experiment, ns, seed)

@@ -87,7 +87,7 @@ def delete(args: argparse.Namespace) -> int:
     first = chosen[0]
     require_state(args.state_dir, f'{first[0].qualified} "{first[2]}"')
     missing: list[NotFoundError] = []
-    with session(options(args)) as runtime:
+    with session(options(args, *_reached(args.state_dir, chosen))) as runtime:
         for resource, where, name in chosen:
             try:
                 print("\n".join(delete_one(runtime, resource, where, name)))
@@ -96,6 +96,24 @@ def delete(args: argparse.Namespace) -> int:
     for problem in missing:
         print(problem, file=sys.stderr)
     return EXIT_NOT_FOUND if missing else EXIT_OK
+
+
+def _reached(state_dir: Path, chosen: Chosen) -> list[tuple[str, str]]:
+    """The Experiments a deletion reaches (the ones named, and those the other objects belong
+    to): only these are advanced while it waits, so an endless Experiment beside them never
+    holds it up. An object that belongs to none reaches nothing."""
+    cluster, reached = read_cluster(state_dir), []
+    for resource, ns, name in chosen:
+        if resource is EXPERIMENT:
+            reached.append((ns, name))
+            continue
+        try:
+            key = key_of(find(cluster, resource, ns, name))
+        except NotFoundError:
+            continue
+        if key is not None:
+            reached.append((key.namespace, key.name))
+    return reached
 
 
 def _chosen(args: argparse.Namespace) -> Chosen:

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     experiment = load_experiment(args.filename) if args.filename else None
     if experiment is None:
         require_state(args.state_dir, f'experiment "{args.name}"')
-    with session(options(args, _focus(experiment, args.namespace))) as runtime:
+    with session(options(args, *_focus(experiment, args.namespace))) as runtime:
         if experiment is not None:
             ref = create(runtime, experiment, args.namespace, args.seed)
         else:
@@ -74,12 +74,12 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _focus(experiment: Experiment | None, ns: str | None) -> tuple[str, str] | None:
+def _focus(experiment: Experiment | None, ns: str | None) -> list[tuple[str, str]]:
     """The Experiment a ``run -f`` file holds, where it will be created (as ``_in_namespace``)."""
     if experiment is None:
-        return None
+        return []
     where = experiment.to_dict()["metadata"].get("namespace") or ns or DEFAULT_NAMESPACE
-    return (str(where), experiment.metadata.name)
+    return [(str(where), experiment.metadata.name)]
 
 
 def create(runtime: Runtime, experiment: Experiment, ns: str | None, seed: int) -> ObjectRef:

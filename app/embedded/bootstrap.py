@@ -50,8 +50,8 @@ class Options:
     config: str | None = None
     seed: int = 1
     trial_command: bool = False
-    focus: tuple[str, str] | None = None
-    """(namespace, name) of the one Experiment the command advances; ``None``: all of them."""
+    focus: frozenset[tuple[str, str]] | None = None
+    """(namespace, name) of the Experiments the command advances; ``None``: all of them."""
 
 
 @contextmanager
@@ -72,7 +72,7 @@ def session(options: Options) -> Iterator[Runtime]:
                 seed=options.seed,
                 trial_command=options.trial_command,
                 workdir=state_dir / "trials",
-                focus=None if options.focus is None else Key(*options.focus),
+                focus=None if options.focus is None else frozenset(Key(*f) for f in options.focus),
             )
             try:
                 yield runtime

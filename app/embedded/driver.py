@@ -42,18 +42,19 @@ class Unsettled(InputError):
     """The runtime did not reach what a command waited for within its bounds (exit status 2)."""
 
 
-def options(args: argparse.Namespace, focus: tuple[str, str] | None = None) -> Options:
-    """The session's options. The command advances only the Experiment it names (``NAME`` in
-    ``-n``, or ``focus``: the (namespace, name) a ``run -f`` file holds); naming none, all."""
+def options(args: argparse.Namespace, *focus: tuple[str, str]) -> Options:
+    """The session's options. The command advances only the Experiments it names (``NAME`` in
+    ``-n``, or ``focus``: the (namespace, name) of those a file holds or a deletion reaches);
+    naming none, all."""
     name = getattr(args, "name", None)
-    if focus is None and name is not None:
-        focus = (namespace(args), str(name))
+    if not focus and name is not None:
+        focus = ((namespace(args), str(name)),)
     return Options(
         state_dir=args.state_dir,
         config=args.config,
         seed=args.seed,
         trial_command=getattr(args, "trial_command", False),
-        focus=focus,
+        focus=frozenset(focus) if focus else None,
     )
 
 

@@ -71,7 +71,7 @@ class Runtime:
         workdir: Path | None = None,
         tick_seconds: float = 1.0,
         resync_seconds: float = RESYNC_SECONDS,
-        focus: Key | None = None,
+        focus: frozenset[Key] | None = None,
     ) -> None:
         self.cluster, self.world, self.tick_seconds = cluster, world, tick_seconds
         self.focus = focus
@@ -113,7 +113,7 @@ class Runtime:
         return len(events)
 
     def _enqueue(self, key: Key) -> None:
-        if self.focus is None or key == self.focus:
+        if self.focus is None or key in self.focus:
             self.controller.enqueue(key)
 
     def drain(self) -> int:

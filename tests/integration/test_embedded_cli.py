@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 import yaml
 
-from katib_resume.adapters.fake.persistence import read
 from katib_resume.app.common.output import human_duration, table
 from tests.support.harness import shipped_config_data
+from tests.support.state_dir import committed
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "from-volume-resume.yaml"
@@ -156,12 +156,6 @@ def test_describe_merges_conditions_and_events_in_time_order(state: Path) -> Non
     assert "Deployment:            from-volume-resume-random: none" in suggestion
 
 
-def committed(state: Path) -> object:
-    """Everything the state directory's database holds (its bytes also count the times the
-    database was opened for writing)."""
-    cluster = read(state)
-    files = sorted(p.name for p in state.iterdir() if p.name != ".lock")
-    return cluster.store.to_dict(), cluster.events, files
 
 
 def test_edit_below_the_trial_count_is_denied_with_katibs_message(state: Path) -> None:

@@ -18,7 +18,7 @@ from katib_resume.adapters.fake import sqlite as journal_module
 from katib_resume.adapters.fake.persistence import read
 from katib_resume.app.cli.main import main
 from katib_resume.core.int32 import INT32_MAX
-from tests.integration.test_embedded_cli import committed
+from tests.support.state_dir import committed
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "from-volume-resume.yaml"
 NAME, NS = "from-volume-resume", "kubeflow"

@@ -23,6 +23,7 @@ import yaml
 
 from katib_resume.app.cli.handlers import HANDLERS
 from katib_resume.app.cli.main import build_parser, hoist_namespace, main
+from tests.support.state_dir import committed
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "from-volume-resume.yaml"
@@ -285,10 +286,10 @@ def test_deleting_a_bound_pv_says_what_holds_it(state: Path) -> None:
 
 
 def test_events_cannot_be_deleted_and_nothing_changes(state: Path) -> None:
-    before = (state / "cluster.json").read_bytes()
+    before = committed(state)
     done = katib("delete", f"event/{NAME}.{1:016x}", "-n", NS, "--state-dir", state)
     assert done.code == 2 and "events cannot be deleted here" in done.err
-    assert (state / "cluster.json").read_bytes() == before
+    assert committed(state) == before
 
 
 def test_delete_f_takes_what_get_o_yaml_printed(state: Path, tmp_path: Path) -> None:
@@ -346,14 +347,14 @@ def test_apply_creates_then_updates_through_admission(tmp_path: Path) -> None:
 def test_apply_of_a_change_katib_refuses_is_denied_with_katibs_message(
     state: Path, tmp_path: Path
 ) -> None:
-    before = (state / "cluster.json").read_bytes()
+    before = committed(state)
     lowered = tmp_path / "five.yaml"
     lowered.write_text(EXAMPLE.read_text().replace("maxTrialCount: 12", "maxTrialCount: 5"))
     done = katib("apply", "-f", lowered, "--state-dir", state)
     assert done.code == 1
     assert "must be greater than status.trials count" in done.err
     assert as_json(state, "experiment", NAME)["spec"]["maxTrialCount"] == 12
-    assert (state / "cluster.json").read_bytes() == before
+    assert committed(state) == before
 
 
 def test_apply_refuses_what_it_would_not_do(state: Path, tmp_path: Path) -> None:
@@ -399,11 +400,11 @@ def test_apply_refuses_what_it_would_not_do(state: Path, tmp_path: Path) -> None
     ],
 )
 def test_a_flag_that_would_do_nothing_is_refused(state: Path, args: list[str]) -> None:
-    before = (state / "cluster.json").read_bytes()
+    before = committed(state)
     done = katib(*args, "--state-dir", state) if "--state-dir" not in args else katib(*args)
     assert done.code == 2, done
     assert done.err.startswith("katib-resume: error: ") and len(done.err.splitlines()) == 1
-    assert (state / "cluster.json").read_bytes() == before
+    assert committed(state) == before
 
 
 def cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
