@@ -22,12 +22,11 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from katib_resume.core.actions import AddFinalizer, Create, RemoveFinalizer, Requeue
-from katib_resume.core.conditions import ConditionSpec, Status
 from katib_resume.core.katib_trial import TRIAL_FINALIZER, JobEvent
-from katib_resume.core.katib_trial import TrialCondition as C
 from katib_resume.core.katib_trial import TrialReason as R
 from katib_resume.core.kube import Manifest, format_time
-from katib_resume.core.lifecycle.trial import TrialState, condition_for, derive
+from katib_resume.core.lifecycle.states import Report
+from katib_resume.core.lifecycle.trial import TrialState, derive
 from katib_resume.core.model.trial import Trial
 from katib_resume.core.observation import MetricRow
 from katib_resume.core.plan.result import Step
@@ -143,8 +142,7 @@ def _the_run(draft: Draft, run: Manifest | None, ctx: TrialContext) -> Manifest 
         return None
     why = refusal(trial, ctx.watched)
     if why is not None:
-        refused = ConditionSpec(C.FAILED, Status.TRUE, R.RUN_KIND_NOT_WATCHED, why)
-        draft.move("run_refused", as_=refused)
+        draft.move("run_refused", report=Report(reason=R.RUN_KIND_NOT_WATCHED, message=why))
         draft.event("Warning", R.RUN_KIND_NOT_WATCHED, why)
         return None
     run = desired_run(trial)
@@ -159,7 +157,7 @@ def _is_ours(trial: Trial, run: Manifest) -> bool:
 
 
 def _failed(draft: Draft, verdict: Verdict) -> None:
-    if draft.move("run_failed", as_=condition_for(T.Failed, verdict.reason, verdict.message)):
+    if draft.move("run_failed", report=Report(verdict.reason, verdict.message)):
         detail = (
             f". {verdict.message} {verdict.reason}" if verdict.message or verdict.reason else ""
         )

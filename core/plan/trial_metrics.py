@@ -14,12 +14,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from katib_resume.core.actions import Requeue
-from katib_resume.core.conditions import ConditionSpec, Status, find
+from katib_resume.core.conditions import find
 from katib_resume.core.katib_trial import UNAVAILABLE, ZERO_TIME, JobEvent
 from katib_resume.core.katib_trial import TrialCondition as C
 from katib_resume.core.katib_trial import TrialMessage as M
-from katib_resume.core.katib_trial import TrialReason as R
-from katib_resume.core.lifecycle.trial import TrialFacts, TrialState, condition_for
+from katib_resume.core.lifecycle.states import Report
+from katib_resume.core.lifecycle.trial import TrialFacts, TrialState
 from katib_resume.core.observation import (
     Metric,
     MetricRow,
@@ -33,9 +33,8 @@ from katib_resume.core.plan.trial_draft import Draft, ReportObservation, TrialCo
 from katib_resume.core.run_status import Verdict
 
 T = TrialState
-AWAITING_METRICS = ConditionSpec(
-    C.RUNNING, Status.TRUE, R.RUNNING, "Trial is running: its run has succeeded, awaiting metrics"
-)
+AWAITING_METRICS = Report(message="Trial is running: its run has succeeded, awaiting metrics")
+"""Running, written with this message while a succeeded run's metrics are awaited."""
 
 
 def observation(draft: Draft, rows: Sequence[MetricRow]) -> tuple[Metric, ...] | None:
@@ -67,16 +66,15 @@ def succeeded(draft: Draft, verdict: Verdict, rows: Sequence[MetricRow], ctx: Tr
     objective_name = objective.objective_metric_name if objective else None
     available = is_available(metrics or (), objective_name)
     facts = TrialFacts(is_observation_available=available, is_objective_unavailable=not available)
+    report = Report(verdict.reason, verdict.message)
     if available:
-        done = condition_for(T.Succeeded, verdict.reason, verdict.message)
-        draft.move("run_succeeded", facts, done)
+        draft.move("run_succeeded", facts, report)
         draft.event("Normal", JobEvent.SUCCEEDED, f"Job {draft.trial.metadata.name} has succeeded")
         return
     if push and objective_name:
         row = MetricRow(ZERO_TIME, objective_name, UNAVAILABLE)
         draft.before.append(ReportObservation(trial_key(draft.trial), (row,)))
-    unavailable = condition_for(T.MetricsUnavailable, verdict.reason, verdict.message)
-    draft.move("run_succeeded", facts, unavailable)
+    draft.move("run_succeeded", facts, report)
     _tell_unavailable(draft)
 
 
@@ -84,7 +82,7 @@ def _await_metrics(draft: Draft, verdict: Verdict, ctx: TrialContext) -> None:
     """The bounded wait for metrics of a succeeded run (Katib: every second, forever)."""
     draft.requeue = Requeue(ctx.poll, "metrics are not reported yet")
     if draft.state is T.Created:
-        if draft.move("run_started", as_=AWAITING_METRICS):
+        if draft.move("run_started", report=AWAITING_METRICS):
             draft.event("Normal", JobEvent.RUNNING, f"Job {draft.trial.metadata.name} is running")
         return
     running = find(draft.conditions, C.RUNNING)
@@ -106,8 +104,7 @@ def _wait_expired(draft: Draft, verdict: Verdict, ctx: TrialContext) -> None:
         "succeeded (is the namespace labelled katib.kubeflow.org/metrics-collector-injection="
         "enabled, and did the metrics collector reach katib-db-manager?)"
     )
-    base = condition_for(T.MetricsUnavailable, verdict.reason, verdict.message)
-    draft.move("metrics_wait_expired", as_=ConditionSpec(base.type, base.status, base.reason, why))
+    draft.move("metrics_wait_expired", report=Report(job_reason=verdict.reason, message=why))
     _tell_unavailable(draft)
 
 
