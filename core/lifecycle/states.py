@@ -138,10 +138,9 @@ NO_REPORT = Report()
 
 @dataclass(frozen=True, slots=True)
 class Reported:
-    """``spec`` with the planner's ``Report``, in the words of Katib's trial controller: the run
-    object's reason and message appended (``TrialFailed. Job reason: BackoffLimitExceeded``,
-    ``Trial has failed. Job message: ...``), or replaced whole where the planner says why itself
-    (a refused run kind, a wait for metrics that expired). The marks are the ``Report``."""
+    """``spec`` with the planner's marks, a ``Report``, in Katib's trial controller's words: the
+    run object's reason and message appended (``TrialFailed. Job reason: BackoffLimitExceeded``),
+    or either replaced whole where the planner says why itself (a refused run kind)."""
 
     spec: ConditionSpec
 

@@ -34,6 +34,7 @@ from katib_resume.core.lifecycle.machine import Lifecycle, Transition
 from katib_resume.core.lifecycle.states import (
     NO_REPORT,
     Always,
+    Detector,
     IsTrue,
     Report,
     Reported,
@@ -69,7 +70,36 @@ TABLE: tuple[Transition[TrialState], ...] = (
     Transition("early_stopped", T.Running, T.EarlyStopped),
 )
 
-TRIAL = Lifecycle("Trial", TrialState, T.Pending, TABLE)
+DETECTORS: tuple[Detector, ...] = (
+    Detector("created"),
+    Detector("run_refused", when=("refused",)),
+    Detector("run_failed", when=("failed",)),
+    Detector("run_succeeded", when=("succeeded",)),
+    Detector("metrics_wait_expired", when=("wait_expired",)),
+    Detector("run_started", when=("started",)),
+)
+"""Tried in this order over the planner's ``TrialSignals``: a Pending Trial is created in a pass
+of its own, then the run object decides. ``run_succeeded`` does not move while the metrics are
+awaited (neither guard holds), so the wait's expiry or, from Created, ``run_started`` fires
+instead. ``early_stopped`` has no detector: the early-stopping service writes it."""
+
+TRIAL = Lifecycle("Trial", TrialState, T.Pending, TABLE, DETECTORS)
+
+
+@dataclass(frozen=True, slots=True)
+class TrialSignals:
+    """What ``DETECTORS`` read: what the run object says in this reconcile."""
+
+    refused: bool = False
+    """No run object exists and its kind is not watched, so none is created."""
+    failed: bool = False
+    """The run object meets its ``failureCondition``."""
+    succeeded: bool = False
+    """The run object meets its ``successCondition``."""
+    wait_expired: bool = False
+    """It succeeded and its metrics have been awaited for the bounded wait."""
+    started: bool = False
+    """It is running, or it succeeded and its metrics are awaited."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
