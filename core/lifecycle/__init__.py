@@ -1,6 +1,7 @@
 """The three lifecycles (Suggestion, Experiment, Trial), each declared once as data: a
 ``transitions`` machine (the graph, compiled at import), a per-state table (recognition, marks,
-what the state needs) and, for the first two, an ordered list of trigger detectors."""
+what the state needs) and an ordered list of trigger detectors, all three in the vocabulary of
+``states``."""
 
 from katib_resume.core.lifecycle.experiment import EXPERIMENT, ExperimentFacts, ExperimentState
 from katib_resume.core.lifecycle.machine import IllegalTransition, Lifecycle, Transition
@@ -14,7 +15,7 @@ from katib_resume.core.lifecycle.suggestion import (
     SuggestionSignals,
     SuggestionState,
 )
-from katib_resume.core.lifecycle.trial import TRIAL, TrialFacts, TrialState
+from katib_resume.core.lifecycle.trial import TRIAL, TrialFacts, TrialSignals, TrialState
 
 LIFECYCLES: dict[
     str, Lifecycle[ExperimentState] | Lifecycle[SuggestionState] | Lifecycle[TrialState]
@@ -44,5 +45,6 @@ __all__ = [
     "SuggestionState",
     "Transition",
     "TrialFacts",
+    "TrialSignals",
     "TrialState",
 ]

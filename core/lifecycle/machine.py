@@ -1,6 +1,6 @@
 """One ``transitions`` machine per lifecycle, compiled once into a lookup table.
 
-Theory of operation. Each lifecycle (Suggestion, Experiment) is declared once, as a typed table
+Theory of operation. Each lifecycle (Suggestion, Experiment, Trial) is declared, as a typed table
 of ``Transition`` rows with ``Enum`` states and past-tense triggers, and handed to a module-level
 ``transitions.Machine(model=None, ...)``: that machine is the single source of truth (it validates
 the table, draws the Mermaid diagram and is what the tests inspect). A ``Machine`` per object

@@ -9,7 +9,8 @@ declared per state, as frozen values, in one table per lifecycle (``StateTable``
   matches, so the last row is the catch-all (``Always``);
 * ``writes``: the conditions the state is marked with, in Katib's order; each writer may read
   the conditions being replaced (``IfTrue``, ``IfPresent``, ``Stopped``) or take a variable part
-  the planner fills in (``Marked``: a message that depends on the world);
+  the planner fills in (``Marked``: a message that depends on the world; ``Reported``: the
+  state's own condition with what the planner observed of the run object appended);
 * ``removes``: condition types dropped before writing (``Remove``, optionally only when a test
   on the old conditions holds).
 
@@ -119,6 +120,43 @@ class Marked:
         spec = getattr(marks, self.name)
         assert isinstance(spec, ConditionSpec), f"no {self.name!r} mark given"
         return (spec,)
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """What a planner observed, for ``Reported`` writers: the run object's own reason and
+    message (appended), or a reason or message of the planner's (replacing the state's)."""
+
+    job_reason: str = ""
+    job_message: str = ""
+    reason: str | None = None
+    message: str | None = None
+
+
+NO_REPORT = Report()
+
+
+@dataclass(frozen=True, slots=True)
+class Reported:
+    """``spec`` with the planner's marks, a ``Report``, in Katib's trial controller's words: the
+    run object's reason and message appended (``TrialFailed. Job reason: BackoffLimitExceeded``),
+    or either replaced whole where the planner says why itself (a refused run kind)."""
+
+    spec: ConditionSpec
+
+    def specs(self, conditions: Conditions, marks: object) -> tuple[ConditionSpec, ...]:
+        assert isinstance(marks, Report), "a Reported condition is marked with a Report"
+        return (self.written(marks),)
+
+    def written(self, report: Report) -> ConditionSpec:
+        spec, reason, message = self.spec, report.reason, report.message
+        if reason is None:
+            job = report.job_reason
+            reason = f"{spec.reason}. Job reason: {job}" if job else spec.reason
+        if message is None:
+            job = report.job_message
+            message = f"{spec.message}. Job message: {job}" if job else spec.message
+        return ConditionSpec(spec.type, spec.status, reason, message)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,9 @@
 """The Trial lifecycle: Katib's trial controller as data (TRIALS.md §1.5, §3.5, §3.6).
 
-Theory of operation. As for the Suggestion, the state is never stored. ``STATES`` says, per state,
-the condition that recognises it and the condition it is written as; ``derive`` walks that table
-in its order (a completed state wins over ``Running``, ``Running`` over ``Created``) and ``mark``
-writes a state back in Katib's order, which the printer column shows (the last condition)::
+Theory of operation. As for the Suggestion and the Experiment, the state is never stored: each row
+of ``STATES`` says how the state is recognised (its condition True; a completed state wins over
+``Running``, ``Running`` over ``Created``) and the conditions it is written as, in Katib's order,
+which the printer column shows (the last condition)::
 
     Pending -> Created [Cr] -> Running [Cr, Ru+] -> Succeeded [Cr, Ru-, Su]
                                                  -> Failed [Cr, Ru-, F]
@@ -11,11 +11,13 @@ writes a state back in Katib's order, which the printer column shows (the last c
                                                  -> EarlyStopped [Cr, Ru+, ES]
 
 The completed states set ``Running`` to False first, keeping its reason and message (Katib's
-``Mark*`` helpers), except ``EarlyStopped``, which the early-stopping service appends itself.
-Two rows are ours: ``run_refused`` (a run object of a kind that is not watched could never be
-observed: it is refused at once, where Katib leaves the Trial Running forever) and
-``metrics_wait_expired`` (a succeeded run whose metrics never arrive ends MetricsUnavailable after
-a bounded wait, where Katib requeues it every second forever).
+``Mark*`` helpers, ``Stopped``), except ``EarlyStopped``, which the early-stopping service appends
+itself. A state's own condition is ``Reported``: the planner's ``Report`` appends the run object's
+reason and message as Katib does, or says why in its own words. Two rows are ours:
+``run_refused`` (a run object of a kind that is not watched could never be observed: it is refused
+at once, where Katib leaves the Trial Running forever) and ``metrics_wait_expired`` (a succeeded
+run whose metrics never arrive ends MetricsUnavailable after a bounded wait, where Katib requeues
+it every second forever).
 """
 
 from __future__ import annotations
@@ -24,11 +26,22 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
 
-from katib_resume.core.conditions import Conditions, ConditionSpec, Status, find, is_true, set_all
+from katib_resume.core.conditions import Conditions, ConditionSpec, Status
 from katib_resume.core.katib_trial import TrialCondition as C
 from katib_resume.core.katib_trial import TrialMessage as M
 from katib_resume.core.katib_trial import TrialReason as R
 from katib_resume.core.lifecycle.machine import Lifecycle, Transition
+from katib_resume.core.lifecycle.states import (
+    NO_REPORT,
+    Always,
+    Detector,
+    IsTrue,
+    Report,
+    Reported,
+    StateSpec,
+    StateTable,
+    Stopped,
+)
 
 
 class TrialState(Enum):
@@ -42,50 +55,6 @@ class TrialState(Enum):
 
 
 T = TrialState
-_TRUE = Status.TRUE
-
-
-@dataclass(frozen=True, slots=True)
-class StateRow:
-    """One state: the condition that recognises it (True) and the condition it is written as."""
-
-    state: TrialState
-    recognised_by: str | None
-    writes: ConditionSpec | None
-    stops_running: bool = False
-    completed: bool = False
-
-
-STATES: tuple[StateRow, ...] = (
-    StateRow(T.Failed, C.FAILED, ConditionSpec(C.FAILED, _TRUE, R.FAILED, M.FAILED), True, True),
-    StateRow(
-        T.Succeeded,
-        C.SUCCEEDED,
-        ConditionSpec(C.SUCCEEDED, _TRUE, R.SUCCEEDED, M.SUCCEEDED),
-        stops_running=True,
-        completed=True,
-    ),
-    StateRow(
-        T.EarlyStopped,
-        C.EARLY_STOPPED,
-        ConditionSpec(C.EARLY_STOPPED, _TRUE, R.EARLY_STOPPED, M.EARLY_STOPPED),
-        completed=True,
-    ),
-    StateRow(
-        T.MetricsUnavailable,
-        C.METRICS_UNAVAILABLE,
-        ConditionSpec(C.METRICS_UNAVAILABLE, _TRUE, R.METRICS_UNAVAILABLE, M.METRICS_UNAVAILABLE),
-        stops_running=True,
-        completed=True,
-    ),
-    StateRow(T.Running, C.RUNNING, ConditionSpec(C.RUNNING, _TRUE, R.RUNNING, M.RUNNING)),
-    StateRow(T.Created, C.CREATED, ConditionSpec(C.CREATED, _TRUE, R.CREATED, M.CREATED)),
-    StateRow(T.Pending, None, None),
-)
-"""Per state, in recognition order (``derive`` takes the first whose condition is True)."""
-
-ROW = {row.state: row for row in STATES}
-COMPLETED = frozenset(row.state for row in STATES if row.completed)
 _ACTIVE = (T.Created, T.Running)
 
 TABLE: tuple[Transition[TrialState], ...] = (
@@ -101,7 +70,100 @@ TABLE: tuple[Transition[TrialState], ...] = (
     Transition("early_stopped", T.Running, T.EarlyStopped),
 )
 
-TRIAL = Lifecycle("Trial", TrialState, T.Pending, TABLE)
+DETECTORS: tuple[Detector, ...] = (
+    Detector("created"),
+    Detector("run_refused", when=("refused",)),
+    Detector("run_failed", when=("failed",)),
+    Detector("run_succeeded", when=("succeeded",)),
+    Detector("metrics_wait_expired", when=("wait_expired",)),
+    Detector("run_started", when=("started",)),
+)
+"""Tried in this order over the planner's ``TrialSignals``: a Pending Trial is created in a pass
+of its own, then the run object decides. ``run_succeeded`` does not move while the metrics are
+awaited (neither guard holds), so the wait's expiry or, from Created, ``run_started`` fires
+instead. ``early_stopped`` has no detector: the early-stopping service writes it."""
+
+TRIAL = Lifecycle("Trial", TrialState, T.Pending, TABLE, DETECTORS)
+
+
+@dataclass(frozen=True, slots=True)
+class TrialSignals:
+    """What ``DETECTORS`` read: what the run object says in this reconcile."""
+
+    refused: bool = False
+    """No run object exists and its kind is not watched, so none is created."""
+    failed: bool = False
+    """The run object meets its ``failureCondition``."""
+    succeeded: bool = False
+    """The run object meets its ``successCondition``."""
+    wait_expired: bool = False
+    """It succeeded and its metrics have been awaited for the bounded wait."""
+    started: bool = False
+    """It is running, or it succeeded and its metrics are awaited."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TrialStateSpec(StateSpec[TrialState]):
+    """A row of ``STATES``."""
+
+    completed: bool = False
+    """Katib's one definition of a completed Trial: ``completionTime`` is stamped on entry, the
+    run object is deleted (unless ``retainRun``) and the Experiment counts it as finished."""
+
+
+def _own(type_: str, reason: str, message: str) -> Reported:
+    return Reported(ConditionSpec(type_, Status.TRUE, reason, message))
+
+
+_STOP_RUNNING = Stopped(C.RUNNING)
+
+STATES: StateTable[TrialState, TrialStateSpec] = StateTable(
+    TrialState,
+    (
+        TrialStateSpec(
+            state=T.Failed,
+            recognised=IsTrue(C.FAILED),
+            writes=(_STOP_RUNNING, _own(C.FAILED, R.FAILED, M.FAILED)),
+            completed=True,
+        ),
+        TrialStateSpec(
+            state=T.Succeeded,
+            recognised=IsTrue(C.SUCCEEDED),
+            writes=(_STOP_RUNNING, _own(C.SUCCEEDED, R.SUCCEEDED, M.SUCCEEDED)),
+            completed=True,
+        ),
+        TrialStateSpec(
+            state=T.EarlyStopped,
+            recognised=IsTrue(C.EARLY_STOPPED),
+            writes=(_own(C.EARLY_STOPPED, R.EARLY_STOPPED, M.EARLY_STOPPED),),
+            completed=True,
+        ),
+        TrialStateSpec(
+            state=T.MetricsUnavailable,
+            recognised=IsTrue(C.METRICS_UNAVAILABLE),
+            writes=(
+                _STOP_RUNNING,
+                _own(C.METRICS_UNAVAILABLE, R.METRICS_UNAVAILABLE, M.METRICS_UNAVAILABLE),
+            ),
+            completed=True,
+        ),
+        TrialStateSpec(
+            state=T.Running,
+            recognised=IsTrue(C.RUNNING),
+            writes=(_own(C.RUNNING, R.RUNNING, M.RUNNING),),
+        ),
+        TrialStateSpec(
+            state=T.Created,
+            recognised=IsTrue(C.CREATED),
+            writes=(_own(C.CREATED, R.CREATED, M.CREATED),),
+        ),
+        TrialStateSpec(state=T.Pending, recognised=Always()),
+    ),
+)
+"""One row per state, in recognition order (a completed state wins over Running, and so on
+down to Pending, which is written as no condition)."""
+
+COMPLETED = frozenset(row.state for row in STATES.rows if row.completed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,40 +180,22 @@ class TrialFacts:
 
 def derive(conditions: Conditions) -> TrialState:
     """The lifecycle state that the Trial's observed conditions say it is in."""
-    for row in STATES:
-        if row.recognised_by is None or is_true(conditions, row.recognised_by):
-            return row.state
-    raise AssertionError("unreachable: Pending recognises every list")
+    return STATES.derive(conditions)
 
 
 def condition_for(state: TrialState, job_reason: str = "", job_message: str = "") -> ConditionSpec:
-    """The condition ``state`` is written as, with Katib's ``. Job reason: ...`` and
-    ``. Job message: ...`` suffixes when the run object gave a reason or message."""
-    base = ROW[state].writes
-    if base is None:
-        raise ValueError(f"{state.name} is written as no condition")
-    reason = f"{base.reason}. Job reason: {job_reason}" if job_reason else base.reason
-    message = f"{base.message}. Job message: {job_message}" if job_message else base.message
-    return ConditionSpec(base.type, base.status, reason, message)
+    """The condition ``state`` is written as (its ``Reported`` row), with Katib's
+    ``. Job reason: ...`` and ``. Job message: ...`` suffixes when the run object gave them."""
+    report = Report(job_reason, job_message)
+    for writer in STATES[state].writes:
+        if isinstance(writer, Reported):
+            return writer.written(report)
+    raise ValueError(f"{state.name} is written as no condition")
 
 
 def mark(
-    state: TrialState,
-    conditions: Conditions,
-    now: datetime,
-    written_as: ConditionSpec | None = None,
+    state: TrialState, conditions: Conditions, now: datetime, report: Report = NO_REPORT
 ) -> Conditions:
-    """``conditions`` rewritten so that ``derive`` reads ``state``.
-
-    ``written_as`` replaces the state's own condition (a suffixed reason, a message saying why).
-    """
-    row = ROW[state]
-    want = written_as or row.writes
-    if want is None:
-        return conditions
-    wants: list[ConditionSpec] = []
-    running = find(conditions, C.RUNNING)
-    if row.stops_running and running is not None:
-        wants.append(ConditionSpec(C.RUNNING, Status.FALSE, running.reason, running.message))
-    wants.append(want)
-    return set_all(conditions, wants, now)
+    """``conditions`` rewritten so that ``derive`` reads ``state`` (Katib's mark functions);
+    ``report`` is what the planner observed (``Reported``)."""
+    return STATES.mark(state, conditions, report, now)

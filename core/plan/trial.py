@@ -4,7 +4,9 @@
 first, ``Created`` in a pass of its own, then the run object (created from ``spec.runSpec`` when
 missing, recreated if it disappears before the Trial completes, deleted once it completes unless
 ``retainRun``), judged by ``failureCondition`` then ``successCondition``; a succeeded run needs the
-objective's observation to succeed. The shell fetches the observation-log rows before calling
+objective's observation to succeed. What the run object says becomes ``TrialSignals``; the
+lifecycle's detectors pick the trigger, and ``trial_effects`` says what it reports and tells.
+The shell fetches the observation-log rows before calling
 when ``wants_observation`` says so (Katib fetches on exactly those passes).
 
 Fixed Katib bugs (``docs/katib-differences.md``): a succeeded run whose metrics never arrive is
@@ -22,12 +24,9 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from katib_resume.core.actions import AddFinalizer, Create, RemoveFinalizer, Requeue
-from katib_resume.core.conditions import ConditionSpec, Status
 from katib_resume.core.katib_trial import TRIAL_FINALIZER, JobEvent
-from katib_resume.core.katib_trial import TrialCondition as C
-from katib_resume.core.katib_trial import TrialReason as R
 from katib_resume.core.kube import Manifest, format_time
-from katib_resume.core.lifecycle.trial import TrialState, condition_for, derive
+from katib_resume.core.lifecycle.trial import TrialSignals, TrialState, derive
 from katib_resume.core.model.trial import Trial
 from katib_resume.core.observation import MetricRow
 from katib_resume.core.plan.result import Step
@@ -40,11 +39,18 @@ from katib_resume.core.plan.trial_draft import (
     trial_key,
     trial_ref,
 )
-from katib_resume.core.plan.trial_metrics import AWAITING_METRICS, observation, succeeded
+from katib_resume.core.plan.trial_effects import Seen
+from katib_resume.core.plan.trial_metrics import (
+    AWAITING_METRICS,
+    UNJUDGED,
+    judge_metrics,
+    observation,
+)
 from katib_resume.core.run_status import RunOutcome, Verdict, default_conditions, judge
 from katib_resume.core.trial_run import controller_uid, desired_run, refusal
 
 T = TrialState
+QUIET = TrialSignals()
 __all__ = ["AWAITING_METRICS", "TrialContext", "decide_trial", "wants_observation"]
 
 
@@ -89,7 +95,7 @@ def decide_trial(
         return TrialPlan(Step(state, state), _finalizer(trial))
     draft = Draft.of(trial, state, now)
     if state is T.Pending:
-        draft.move("created")
+        draft.step(QUIET)  # ``created``: in a pass of its own
         if trial.status.start_time is None:
             draft.fields["startTime"] = format_time(now)
     elif state in (T.Created, T.Running):
@@ -114,58 +120,52 @@ def _finalizer(trial: Trial) -> tuple[TrialAction, ...]:
 def _active(
     draft: Draft, run: Manifest | None, rows: Sequence[MetricRow], ctx: TrialContext
 ) -> None:
-    run = _the_run(draft, run, ctx)
-    if run is None:
-        return
-    verdict = verdict_of(draft.trial, run, draft.state)
-    if verdict is None:
-        return
-    if verdict.outcome is RunOutcome.RUNNING:
-        if draft.move("run_started"):
-            draft.event("Normal", JobEvent.RUNNING, f"Job {draft.trial.metadata.name} is running")
-    elif verdict.outcome is RunOutcome.FAILED:
-        _failed(draft, verdict)
-    else:
-        succeeded(draft, verdict, rows, ctx)
+    """The run object decides: the signals of what it says, then the first trigger the
+    lifecycle's detectors find, with its report and events (``trial_effects``)."""
+    run, why = _the_run(draft, run, ctx)
+    verdict = None if run is None else verdict_of(draft.trial, run, draft.state)
+    outcome = None if verdict is None else verdict.outcome
+    judged = judge_metrics(draft, rows, ctx) if outcome is RunOutcome.SUCCEEDED else UNJUDGED
+    signals = TrialSignals(
+        refused=why is not None,
+        failed=outcome is RunOutcome.FAILED,
+        succeeded=outcome is RunOutcome.SUCCEEDED,
+        wait_expired=judged.expired,
+        started=outcome is RunOutcome.RUNNING or judged.awaited,
+    )
+    seen = Seen(verdict, why, judged.awaited, ctx.metrics_wait)
+    trigger = draft.step(signals, judged.facts, seen.report)
+    if trigger is not None:
+        seen.tell(draft, trigger)
 
 
-def _the_run(draft: Draft, run: Manifest | None, ctx: TrialContext) -> Manifest | None:
-    """The run object to judge: the observed one, or the one created now (None: none to judge,
-    because the Trial was refused or the object of its name is another's)."""
+def _the_run(
+    draft: Draft, run: Manifest | None, ctx: TrialContext
+) -> tuple[Manifest | None, str | None]:
+    """The run object to judge: the observed one, or the one created now; None when there is
+    none to judge, with why when the Trial is refused (the object of its name is another's
+    otherwise)."""
     trial, name = draft.trial, draft.trial.metadata.name
     if run is not None:
         if _is_ours(trial, run):
-            return run
+            return run, None
         owner = controller_uid(run)
         message = f"Job {name} is controlled by {owner}: not adopted"
         draft.event("Warning", "RunOwnedElsewhere", message)
         draft.requeue = Requeue(ctx.poll * 5, "run object of another owner")
-        return None
+        return None, None
     why = refusal(trial, ctx.watched)
     if why is not None:
-        refused = ConditionSpec(C.FAILED, Status.TRUE, R.RUN_KIND_NOT_WATCHED, why)
-        draft.move("run_refused", as_=refused)
-        draft.event("Warning", R.RUN_KIND_NOT_WATCHED, why)
-        return None
+        return None, why
     run = desired_run(trial)
     draft.before.append(Create(run))
     draft.event("Normal", JobEvent.CREATED, f"Job {name} has been created")
-    return run
+    return run, None
 
 
 def _is_ours(trial: Trial, run: Manifest) -> bool:
     owner, uid = controller_uid(run), trial.metadata.uid
     return not owner or not uid or owner == uid
-
-
-def _failed(draft: Draft, verdict: Verdict) -> None:
-    if draft.move("run_failed", as_=condition_for(T.Failed, verdict.reason, verdict.message)):
-        detail = (
-            f". {verdict.message} {verdict.reason}" if verdict.message or verdict.reason else ""
-        )
-        draft.event(
-            "Normal", JobEvent.FAILED, f"Job {draft.trial.metadata.name} has failed{detail}"
-        )
 
 
 def _completed(draft: Draft, run: Manifest | None, rows: Sequence[MetricRow]) -> None:

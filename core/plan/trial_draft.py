@@ -9,6 +9,7 @@ run object deleted, the events, and a requeue when the world is awaited.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -21,9 +22,17 @@ from katib_resume.core.actions import (
     Requeue,
     UpdateStatus,
 )
-from katib_resume.core.conditions import Conditions, ConditionSpec
+from katib_resume.core.conditions import Conditions
 from katib_resume.core.kube import Manifest, format_time
-from katib_resume.core.lifecycle.trial import COMPLETED, TRIAL, TrialFacts, TrialState, mark
+from katib_resume.core.lifecycle.states import NO_REPORT, Report
+from katib_resume.core.lifecycle.trial import (
+    COMPLETED,
+    TRIAL,
+    TrialFacts,
+    TrialSignals,
+    TrialState,
+    mark,
+)
 from katib_resume.core.model.trial import Trial
 from katib_resume.core.observation import Metric, MetricRow, TrialKey
 from katib_resume.core.plan.result import Step
@@ -93,22 +102,26 @@ class Draft:
     def of(cls, trial: Trial, state: TrialState, now: datetime) -> Draft:
         return cls(trial, now, state, trial.status.conditions)
 
-    def move(
-        self, trigger: str, facts: TrialFacts = NO_FACTS, as_: ConditionSpec | None = None
-    ) -> bool:
-        """Fire ``trigger``; on a move, write the new state (and ``completionTime``)."""
-        after = TRIAL.fire(self.state, trigger, facts)
-        if after is self.state:
-            return False
-        self.conditions = mark(after, self.conditions, self.now, as_)
+    def step(
+        self,
+        signals: TrialSignals,
+        facts: TrialFacts = NO_FACTS,
+        report: Callable[[str], Report] = lambda trigger: NO_REPORT,
+    ) -> str | None:
+        """Fire the first trigger the detectors find (``Lifecycle.step``); on a move, write the
+        new state with the trigger's ``report`` (and ``completionTime``)."""
+        trigger, after = TRIAL.step(self.state, signals, facts)
+        if trigger is None:
+            return None
+        self.conditions = mark(after, self.conditions, self.now, report(trigger))
         if after in COMPLETED:
             self.fields["completionTime"] = format_time(self.now)
         self.state, self.trigger = after, trigger
-        return True
+        return trigger
 
-    def rewrite(self, as_: ConditionSpec) -> None:
-        """Write the current state with another condition (no transition)."""
-        self.conditions = mark(self.state, self.conditions, self.now, as_)
+    def rewrite(self, report: Report) -> None:
+        """Write the current state with another report (no transition)."""
+        self.conditions = mark(self.state, self.conditions, self.now, report)
 
     def observe(self, metrics: tuple[Metric, ...]) -> None:
         self.fields["observation"] = {"metrics": [metric.to_dict() for metric in metrics]}

@@ -12,14 +12,14 @@ says "awaiting metrics", and its ``lastUpdateTime`` is when that began.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from katib_resume.core.actions import Requeue
-from katib_resume.core.conditions import ConditionSpec, Status, find
-from katib_resume.core.katib_trial import UNAVAILABLE, ZERO_TIME, JobEvent
+from katib_resume.core.conditions import find
 from katib_resume.core.katib_trial import TrialCondition as C
 from katib_resume.core.katib_trial import TrialMessage as M
-from katib_resume.core.katib_trial import TrialReason as R
-from katib_resume.core.lifecycle.trial import TrialFacts, TrialState, condition_for
+from katib_resume.core.lifecycle.states import Report
+from katib_resume.core.lifecycle.trial import TrialFacts, TrialState
 from katib_resume.core.observation import (
     Metric,
     MetricRow,
@@ -29,13 +29,11 @@ from katib_resume.core.observation import (
     observe,
     strategies,
 )
-from katib_resume.core.plan.trial_draft import Draft, ReportObservation, TrialContext, trial_key
-from katib_resume.core.run_status import Verdict
+from katib_resume.core.plan.trial_draft import NO_FACTS, Draft, TrialContext
 
 T = TrialState
-AWAITING_METRICS = ConditionSpec(
-    C.RUNNING, Status.TRUE, R.RUNNING, "Trial is running: its run has succeeded, awaiting metrics"
-)
+AWAITING_METRICS = Report(message="Trial is running: its run has succeeded, awaiting metrics")
+"""Running, written with this message while a succeeded run's metrics are awaited."""
 
 
 def observation(draft: Draft, rows: Sequence[MetricRow]) -> tuple[Metric, ...] | None:
@@ -56,62 +54,54 @@ def observation(draft: Draft, rows: Sequence[MetricRow]) -> tuple[Metric, ...] |
     return metrics
 
 
-def succeeded(draft: Draft, verdict: Verdict, rows: Sequence[MetricRow], ctx: TrialContext) -> None:
-    """The run succeeded: Succeeded with the objective, MetricsUnavailable without, or wait."""
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """What a succeeded run's metrics say: the guards of ``run_succeeded`` (neither holds while
+    the metrics are awaited), whether they are awaited and whether that wait has expired."""
+
+    facts: TrialFacts = NO_FACTS
+    awaited: bool = False
+    expired: bool = False
+
+
+UNJUDGED = Judged()
+
+
+def judge_metrics(draft: Draft, rows: Sequence[MetricRow], ctx: TrialContext) -> Judged:
+    """The run succeeded: its observation decides Succeeded or MetricsUnavailable, or the metrics
+    are awaited (a ``Push`` Trial reports none: it is decided at once)."""
     metrics = observation(draft, rows)
-    push = draft.trial.spec.collector_kind == "Push"
-    if metrics is None and not push:
-        _await_metrics(draft, verdict, ctx)
-        return
+    if metrics is None and draft.trial.spec.collector_kind != "Push":
+        return Judged(awaited=True, expired=_await_metrics(draft, ctx))
     objective = draft.trial.spec.objective
     objective_name = objective.objective_metric_name if objective else None
     available = is_available(metrics or (), objective_name)
-    facts = TrialFacts(is_observation_available=available, is_objective_unavailable=not available)
-    if available:
-        done = condition_for(T.Succeeded, verdict.reason, verdict.message)
-        draft.move("run_succeeded", facts, done)
-        draft.event("Normal", JobEvent.SUCCEEDED, f"Job {draft.trial.metadata.name} has succeeded")
-        return
-    if push and objective_name:
-        row = MetricRow(ZERO_TIME, objective_name, UNAVAILABLE)
-        draft.before.append(ReportObservation(trial_key(draft.trial), (row,)))
-    unavailable = condition_for(T.MetricsUnavailable, verdict.reason, verdict.message)
-    draft.move("run_succeeded", facts, unavailable)
-    _tell_unavailable(draft)
+    return Judged(TrialFacts(available, not available))
 
 
-def _await_metrics(draft: Draft, verdict: Verdict, ctx: TrialContext) -> None:
-    """The bounded wait for metrics of a succeeded run (Katib: every second, forever)."""
+def _await_metrics(draft: Draft, ctx: TrialContext) -> bool:
+    """The bounded wait for metrics of a succeeded run (Katib: every second, forever); True
+    once it has expired. From Created the wait starts with ``run_started``."""
     draft.requeue = Requeue(ctx.poll, "metrics are not reported yet")
     if draft.state is T.Created:
-        if draft.move("run_started", as_=AWAITING_METRICS):
-            draft.event("Normal", JobEvent.RUNNING, f"Job {draft.trial.metadata.name} is running")
-        return
+        return False
     running = find(draft.conditions, C.RUNNING)
     since = running.last_update_time if running is not None else None
     if running is None or running.message != AWAITING_METRICS.message or since is None:
         draft.rewrite(AWAITING_METRICS)  # the wait starts now
-        return
+        return False
     waited = (draft.now - since).total_seconds()
     if waited < ctx.metrics_wait:
         draft.requeue = Requeue(min(ctx.poll, ctx.metrics_wait - waited), draft.requeue.reason)
-        return
+        return False
     draft.requeue = None
-    _wait_expired(draft, verdict, ctx)
+    return True
 
 
-def _wait_expired(draft: Draft, verdict: Verdict, ctx: TrialContext) -> None:
-    why = (
-        f"{M.METRICS_UNAVAILABLE}: none were reported within {ctx.metrics_wait:g}s after the run "
+def wait_expired(metrics_wait: float) -> str:
+    """The MetricsUnavailable message after the wait: why, and what usually causes it."""
+    return (
+        f"{M.METRICS_UNAVAILABLE}: none were reported within {metrics_wait:g}s after the run "
         "succeeded (is the namespace labelled katib.kubeflow.org/metrics-collector-injection="
         "enabled, and did the metrics collector reach katib-db-manager?)"
     )
-    base = condition_for(T.MetricsUnavailable, verdict.reason, verdict.message)
-    draft.move("metrics_wait_expired", as_=ConditionSpec(base.type, base.status, base.reason, why))
-    _tell_unavailable(draft)
-
-
-def _tell_unavailable(draft: Draft) -> None:
-    name = draft.trial.metadata.name
-    message = f"Metrics are not available for Job {name}"
-    draft.event("Warning", JobEvent.METRICS_UNAVAILABLE, message)

@@ -21,6 +21,7 @@ from typing import Any
 from katib_resume.adapters.local.trials.metrics import MetricRecord
 from katib_resume.core.conditions import Conditions, ConditionSpec, Status, is_true
 from katib_resume.core.kube import Manifest, format_time
+from katib_resume.core.lifecycle.states import Report
 from katib_resume.core.lifecycle.trial import TrialState, condition_for, mark
 from katib_resume.core.model.trial import Trial
 
@@ -75,7 +76,8 @@ def started_status(trial: Trial, now: datetime) -> Manifest:
 
 def finished_status(trial: Trial, outcome: Outcome, now: datetime) -> Manifest:
     """``Running`` False (its reason and message kept, as Katib does), then the outcome."""
-    conditions = mark(outcome.state, trial.status.conditions, now, outcome.condition)
+    written = Report(reason=outcome.condition.reason, message=outcome.condition.message)
+    conditions = mark(outcome.state, trial.status.conditions, now, written)
     extra: dict[str, Any] = {"completionTime": format_time(now)}
     if outcome.metrics:
         extra["observation"] = {"metrics": [m.to_dict() for m in outcome.metrics]}
