@@ -50,10 +50,15 @@ VALID = Validation(Outcome.VALID)
 @dataclass(frozen=True, slots=True)
 class Assignments:
     """One ``GetSuggestions`` answer: the new assignments and the algorithm settings that came
-    with them (empty when the service returned none)."""
+    with them (empty when the service returned none).
+
+    ``exhausted`` is the service saying "no more" (a grid with every point issued), in words
+    for the user: the Experiment can complete (Katib's ``ExperimentSuggestionEndReached``).
+    """
 
     items: tuple[Manifest, ...] = ()
     algorithm_settings: tuple[Manifest, ...] = ()
+    exhausted: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,15 +22,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from katib_resume.adapters.local.suggestion import StartReport, SuggestionServer
+from katib_resume.adapters.local.suggestion.results import trial_results
 from katib_resume.app.loop.keys import Key
 from katib_resume.app.loop.reconcile import Parsed
 from katib_resume.core.actions import EventType, ObjectRef
-from katib_resume.core.katib import ANNOTATION_SEED, API_VERSION
-from katib_resume.core.model import Deployment, Experiment, Suggestion
+from katib_resume.core.katib import ANNOTATION_SEED, API_VERSION, LABEL_EXPERIMENT
+from katib_resume.core.model import Deployment, Experiment, Suggestion, Trial
 from katib_resume.core.names import service_name
 from katib_resume.core.observed import Assignments, Outcome, Validation
 from katib_resume.core.policy import traits
 from katib_resume.core.ports import Cluster, ClusterError, NotFound, Unavailable
+from katib_resume.core.trials import is_own
 
 VolumeLocator = Callable[[str, str], Path | None]
 """(namespace, deployment name) -> the directory the Deployment's pod mounts, if any."""
@@ -85,7 +87,10 @@ class ServiceHost:
                 f"suggestion service of {suggestion.namespace}/{suggestion.name} is not running"
             )
         have = suggestion.status.suggestions
-        return Assignments(tuple(running.server.get_suggestions(have, len(have) + count)))
+        results = self._results(running.server.experiment)
+        total = len(have) + count
+        items = tuple(running.server.get_suggestions(have, total, results))
+        return Assignments(items, exhausted=running.server.exhausted(total))
 
     def stop(self) -> None:
         for running in self.running.values():
@@ -130,6 +135,14 @@ class ServiceHost:
         """The seed the Experiment was applied with (so a resume continues the same search)."""
         recorded = experiment.metadata.annotations.get(ANNOTATION_SEED, "")
         return int(recorded) if recorded.isdigit() else self.seed
+
+    def _results(self, experiment: Experiment) -> dict[str, float | None]:
+        """The finished Trials' results (parsed once each, through the shared ``Parsed``)."""
+        listed = self.cluster.list(
+            API_VERSION, "Trial", experiment.namespace, {LABEL_EXPERIMENT: experiment.metadata.name}
+        )
+        trials = (self.parsed.parse(Trial, raw) for raw in listed)
+        return trial_results(experiment, (t for t in trials if is_own(experiment, t)))
 
     def _experiment(self, key: Key) -> Experiment | None:
         try:
