@@ -17,10 +17,13 @@ from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from katib_resume.adapters.local.suggestion import FILE_NAME, SuggestionServer, parse_space
+from katib_resume.adapters.local.suggestion.optuna_search import points_in
+from katib_resume.adapters.local.suggestion.space import ALL_DISTRIBUTIONS
 from katib_resume.core.model import Experiment, Manifest
 
 Plan = list[tuple[int, bool]]
@@ -115,7 +118,7 @@ def check_sound(subject: Experiment, assignments: list[Manifest]) -> None:
     ]
     if subject.spec.algorithm.algorithm_name == "grid":
         assert len(set(points)) == len(points)
-    space = parse_space((subject.spec.model_extra or {})["parameters"])
+    space = parse_space((subject.spec.model_extra or {})["parameters"], ALL_DISTRIBUTIONS)
     for point in points:
         for parameter, (name, value) in zip(space.parameters, point, strict=True):
             assert name == parameter.name
@@ -218,3 +221,118 @@ def test_lost_responses_are_served_again_and_nothing_is_skipped(
             held += batch
     assert run(server, held, upto, []) == reference
     check_sound(subject, reference)
+
+
+# The model-based algorithms (Optuna samplers): the answer also depends on the results known at
+# each ask, so a run is a controller plan: batch sizes, and after each batch how many of the
+# newest assignments are still running. The interrupted run follows the same plan.
+
+MODEL_BASED = ["tpe", "multivariate-tpe", "cmaes", "sobol"]
+Steps = list[tuple[int, int]]
+"""``(batch size, assignments still running after it)`` per controller step."""
+
+
+@st.composite
+def numeric_parameters(draw: st.DrawFn) -> dict[str, Any]:
+    """A numeric parameter with room to search (a model has nothing to learn on one point)."""
+    kind = draw(st.sampled_from(["double", "stepped", "log", "int", "log int"]))
+    whole = kind.startswith("log") or kind == "int"
+    low = draw(st.integers(1, 20) if whole else numbers("-10", "10"))
+    width = draw(st.integers(4, 50))
+    space: dict[str, Any] = {"min": str(low), "max": str(low + width)}
+    if kind.startswith("log"):
+        space["distribution"] = "logUniform"
+    if kind == "stepped":
+        space["step"] = str(draw(numbers("0.5", "3")))
+    return {"parameterType": "int" if kind.endswith("int") else "double", "feasibleSpace": space}
+
+
+@st.composite
+def model_experiments(draw: st.DrawFn, algorithm: str) -> Experiment:
+    kinds = [draw(numeric_parameters()) for _ in range(2)]
+    kinds += draw(st.lists(st.one_of(numeric_parameters(), FINITE), max_size=2))
+    parameters = [{"name": f"p{i}", **kind} for i, kind in enumerate(kinds)]
+    algorithm_settings = []
+    if algorithm == "multivariate-tpe":
+        startup = str(draw(st.integers(0, 4)))
+        algorithm_settings = [{"name": "n_startup_trials", "value": startup}]
+    if draw(st.booleans()):
+        algorithm_settings.append({"name": "random_state", "value": str(draw(st.integers(0, 99)))})
+    spec = {
+        "algorithm": {"algorithmName": algorithm, "algorithmSettings": algorithm_settings},
+        "objective": {
+            "type": draw(st.sampled_from(["minimize", "maximize"])),
+            "objectiveMetricName": "m",
+        },
+        "parameters": parameters,
+    }
+    return Experiment.model_validate({"metadata": {"name": "exp", "namespace": "ns"}, "spec": spec})
+
+
+def objective(assignment: Manifest) -> float | None:
+    """A smooth function of the values (a categorical counts by its length); some Trials fail."""
+    values = [v["value"] for v in assignment["parameterAssignments"]]
+    numbers = [float(v) if _is_number(v) else float(len(v)) for v in values]
+    total = sum((x - 0.3) ** 2 for x in numbers)
+    return None if int(total * 7) % 11 == 0 else total
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def follow(server: SuggestionServer, held: list[Manifest], steps: Steps) -> list[Manifest]:
+    """The controller: each step reports every result but the newest ``running``, then asks."""
+    for size, running in steps:
+        finished = held[: max(0, len(held) - running)]
+        results = {a["name"]: objective(a) for a in finished}
+        held = held + server.get_suggestions(held, len(held) + size, results)
+    return held
+
+
+model_steps = st.lists(st.tuples(st.integers(1, 6), st.integers(0, 3)), min_size=2, max_size=8)
+
+
+@pytest.mark.parametrize("algorithm", MODEL_BASED)
+@settings(deadline=None, max_examples=30)
+@given(seed=seeds, steps=model_steps, mode=st.just("kept") | st.sampled_from(MODES), data=st.data())
+def test_a_resumed_model_based_search_continues_exactly(
+    *, algorithm: str, seed: int, steps: Steps, mode: str, data: st.DataObject
+) -> None:
+    """Restored, rebuilt or without a volume, the search goes on as if never stopped, except
+    a CMA-ES that lost its state: it starts a new evolution, still never repeating itself."""
+    subject = data.draw(model_experiments(algorithm), label="subject")
+    cut = data.draw(st.integers(1, len(steps) - 1), label="cut")
+    reference = SuggestionServer(subject, seed, None)
+    reference.start([])
+    expected = follow(reference, [], steps)
+    with TemporaryDirectory() as directory:
+        volume = None if mode == "no volume" else Path(directory)
+        server = SuggestionServer(subject, seed, volume)
+        server.start([])
+        history = follow(server, [], steps[:cut])
+        server.stop()
+        if mode in DAMAGE and (Path(directory) / FILE_NAME).exists():
+            DAMAGE[mode](Path(directory) / FILE_NAME, data)
+        restarted = SuggestionServer(subject, seed, volume)
+        restarted.start(history)
+        resumed = follow(restarted, history, steps[cut:])
+    lost = mode != "kept" and subject.spec.algorithm.algorithm_name == "cmaes"
+    if not lost:
+        assert resumed == expected
+    assert len(resumed) == len(expected)
+    check_sound(subject, resumed)
+    check_varied(subject, resumed)
+
+
+def check_varied(subject: Experiment, assignments: list[Manifest]) -> None:
+    """No two items of the space's points repeat while a finite space has points left."""
+    space = parse_space((subject.spec.model_extra or {})["parameters"], ALL_DISTRIBUTIONS)
+    points = [tuple(v["value"] for v in a["parameterAssignments"]) for a in assignments]
+    size = points_in(space)
+    if size is None or len(points) <= size:
+        assert len(set(points)) == len(points)

@@ -180,9 +180,9 @@ class OptunaSearch:
         live.study.sampler.current = self.make(ask_seed(self.seed, index))
         trial = live.study.ask(self.distributions)
         point = self._point(trial.params)
-        if point in seen and not self._exhausted(seen):
-            point = self._redraw(index, seen)
-            params = self._params(point)
+        other = self._redraw(index, seen) if point in seen and not self._exhausted(seen) else None
+        if other is not None:
+            point, params = other, self._params(other)
             assert params is not None, "a point drawn from the space is in it"
             for name, value in params.items():
                 dist = self.distributions[name]
@@ -192,23 +192,18 @@ class OptunaSearch:
         return point, trial.number
 
     def _exhausted(self, seen: Set[Point]) -> bool:
-        size = self.space.grid_size
+        size = points_in(self.space)
         return size is not None and len(seen) >= size
 
-    def _redraw(self, index: int, seen: Set[Point]) -> Point:
-        """A seeded random point not in ``seen`` (a continuous space never gets here twice)."""
+    def _redraw(self, index: int, seen: Set[Point]) -> Point | None:
+        """A seeded random point not in ``seen``, else (a space nearly used up) the first
+        grid point not in it, else ``None``."""
         for attempt in range(MAX_REDRAWS):
             point = self.space.sample(random.Random(f"{self.seed}/{index}/redraw/{attempt}"))
             if point not in seen:
                 return point
-        return self._first_unseen(seen)
-
-    def _first_unseen(self, seen: Set[Point]) -> Point:
         size = self.space.grid_size or 0
-        return next(
-            (p for i in range(size) if (p := self.space.grid_point(i)) not in seen),
-            self.space.grid_point(0),
-        )
+        return next((p for i in range(size) if (p := self.space.grid_point(i)) not in seen), None)
 
     def _point(self, params: Mapping[str, Any]) -> Point:
         space = self.space
@@ -229,3 +224,17 @@ class OptunaSearch:
                 return None
             params[parameter.name] = value
         return params
+
+
+def points_in(space: SearchSpace) -> int | None:
+    """How many distinct points the space has; ``None`` if it is continuous (a double whose
+    ``min`` is its ``max`` counts as one point)."""
+    size = 1
+    for parameter in space.parameters:
+        count = parameter.count
+        if count is None:
+            if parameter.low != parameter.high:
+                return None
+            count = 1
+        size *= count
+    return size
