@@ -237,7 +237,7 @@ def numeric_parameters(draw: st.DrawFn) -> dict[str, Any]:
     """A numeric parameter with room to search (a model has nothing to learn on one point)."""
     kind = draw(st.sampled_from(["double", "stepped", "log", "int", "log int"]))
     whole = kind.startswith("log") or kind == "int"
-    low = draw(st.integers(1, 20) if whole else numbers("-10", "10"))
+    low: int | Decimal = draw(st.integers(1, 20)) if whole else draw(numbers("-10", "10"))
     width = draw(st.integers(4, 50))
     space: dict[str, Any] = {"min": str(low), "max": str(low + width)}
     if kind.startswith("log"):

@@ -13,7 +13,11 @@ from katib_resume.adapters.local.suggestion.space import ALL_DISTRIBUTIONS
 from katib_resume.core.model import Experiment
 from katib_resume.core.observed import Outcome
 
-X = {"name": "x", "parameterType": "double", "feasibleSpace": {"min": "-5", "max": "10"}}
+X: dict[str, Any] = {
+    "name": "x",
+    "parameterType": "double",
+    "feasibleSpace": {"min": "-5", "max": "10"},
+}
 Y = {"name": "y", "parameterType": "int", "feasibleSpace": {"min": "0", "max": "15"}}
 C = {"name": "c", "parameterType": "categorical", "feasibleSpace": {"list": ["a", "b"]}}
 
