@@ -256,6 +256,15 @@ def model_experiments(draw: st.DrawFn, algorithm: str) -> Experiment:
     if algorithm == "multivariate-tpe":
         startup = str(draw(st.integers(0, 4)))
         algorithm_settings = [{"name": "n_startup_trials", "value": startup}]
+    if algorithm == "bayesianoptimization":
+        startup = str(draw(st.integers(1, 4)))
+        estimator = draw(st.sampled_from(["GP", "RF", "ET", "GBRT"]))
+        acquisition = draw(st.sampled_from(["gp_hedge", "EI", "PI", "LCB", "EIps"]))
+        algorithm_settings = [
+            {"name": "n_initial_points", "value": startup},
+            {"name": "base_estimator", "value": estimator},
+            {"name": "acq_func", "value": acquisition},
+        ]
     if draw(st.booleans()):
         algorithm_settings.append({"name": "random_state", "value": str(draw(st.integers(0, 99)))})
     spec = {
@@ -297,14 +306,33 @@ def follow(server: SuggestionServer, held: list[Manifest], steps: Steps) -> list
 model_steps = st.lists(st.tuples(st.integers(1, 6), st.integers(0, 3)), min_size=2, max_size=8)
 
 
+modes = st.just("kept") | st.sampled_from(MODES)
+
+
 @pytest.mark.parametrize("algorithm", MODEL_BASED)
 @settings(deadline=None, max_examples=30)
-@given(seed=seeds, steps=model_steps, mode=st.just("kept") | st.sampled_from(MODES), data=st.data())
+@given(seed=seeds, steps=model_steps, mode=modes, data=st.data())
 def test_a_resumed_model_based_search_continues_exactly(
     *, algorithm: str, seed: int, steps: Steps, mode: str, data: st.DataObject
 ) -> None:
     """Restored, rebuilt or without a volume, the search goes on as if never stopped, except
     a CMA-ES that lost its state: it starts a new evolution, still never repeating itself."""
+    resume_and_compare(algorithm, seed, steps, mode, data)
+
+
+@settings(deadline=None, max_examples=8)
+@given(seed=seeds, steps=model_steps.map(lambda s: s[:3]), mode=modes, data=st.data())
+def test_a_resumed_bayesian_optimization_continues_exactly(
+    *, seed: int, steps: Steps, mode: str, data: st.DataObject
+) -> None:
+    """The same for ``bayesianoptimization``, on fewer and smaller runs (every ask fits a
+    regressor)."""
+    resume_and_compare("bayesianoptimization", seed, steps, mode, data)
+
+
+def resume_and_compare(
+    algorithm: str, seed: int, steps: Steps, mode: str, data: st.DataObject
+) -> None:
     subject = data.draw(model_experiments(algorithm), label="subject")
     cut = data.draw(st.integers(1, len(steps) - 1), label="cut")
     reference = SuggestionServer(subject, seed, None)

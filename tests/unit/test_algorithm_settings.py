@@ -90,6 +90,26 @@ def log_double(low: str) -> dict[str, Any]:
             " supports only UNIFORM and LOG_UNIFORM for double parameters.",
         ),
         (
+            experiment("bayesianoptimization", {"base_estimator": "SVM"}),
+            "base_estimator SVM is not supported in Bayesian optimization",
+        ),
+        (
+            experiment("bayesianoptimization", {"acq_func": "UCB"}),
+            "acq_func UCB is not supported in Bayesian optimization",
+        ),
+        (
+            experiment("bayesianoptimization", {"acq_optimizer": "adam"}),
+            "acq_optimizer adam is not supported in Bayesian optimization",
+        ),
+        (
+            experiment("bayesianoptimization", {"n_initial_points": "-1"}),
+            "n_initial_points should be great or equal than zero",
+        ),
+        (
+            experiment("bayesianoptimization", {"kappa": "2"}),
+            "unknown setting kappa for algorithm bayesianoptimization",
+        ),
+        (
             experiment("tpe", params=[log_double("0")]),
             "parameter 'lr': a logUniform distribution needs min > 0, got 0",
         ),
@@ -138,7 +158,9 @@ def test_the_space_maps_to_optuna_distributions() -> None:
     }
 
 
-@pytest.mark.parametrize("algorithm", ["tpe", "multivariate-tpe", "cmaes", "sobol"])
+@pytest.mark.parametrize(
+    "algorithm", ["tpe", "multivariate-tpe", "cmaes", "sobol", "bayesianoptimization"]
+)
 def test_a_batch_never_holds_one_point_twice(algorithm: str) -> None:
     """Katib's TPE gave every item of a batch the same values (#1329); a small finite space
     makes a sampler's repeats likely, and they are replaced while unseen points remain."""

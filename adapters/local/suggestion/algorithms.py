@@ -188,12 +188,13 @@ def _optuna(experiment: Experiment, algorithm: str, seed: int) -> OptunaSearch:
     numeric = [p for p in space.parameters if p.type in ("int", "double")]
     if algorithm == "cmaes" and len(numeric) < 2:
         raise SettingsError(CMAES_DIMENSIONS)
-    distributions(space)  # raises SpaceError for a distribution it cannot sample
+    mapped = distributions(space)  # raises SpaceError for a distribution it cannot sample
     state = settings.get("random_state")
     used = seed if state is None else int(state)
     objective = experiment.spec.objective
     maximize = objective is not None and objective.type == "maximize"
-    return OptunaSearch(algorithm, space, used, maximize, factory(algorithm, settings, used))
+    make = factory(algorithm, settings, used, mapped)
+    return OptunaSearch(algorithm, space, used, maximize, make)
 
 
 def _given(experiment: Experiment) -> dict[str, str]:

@@ -19,6 +19,8 @@ The samplers:
 - ``cmaes``: ``CmaEsSampler`` with ``sigma0`` (``sigma``, used when > 0, as Goptuna does) and
   ``restart_strategy`` (``ipop``, ``bipop`` or none). Categorical parameters, which CMA-ES does
   not model, are drawn by a seeded random sampler (Goptuna's were not reproducible).
+- ``bayesianoptimization``: ``bayesian.BayesianSampler`` (scikit-optimize's method on
+  scikit-learn).
 - ``sobol``: ``QMCSampler(qmc_type="sobol", scramble=True)``; the scrambling is seeded by the
   search's seed (the same for every ask: it defines the sequence) and the first point, which
   Optuna draws before it knows the space, by the ask's seed.
@@ -38,6 +40,9 @@ from optuna.samplers import BaseSampler, CmaEsSampler, QMCSampler, RandomSampler
 from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
+from katib_resume.adapters.local.suggestion.bayesian import BayesianSampler
+
+Space = dict[str, BaseDistribution]
 SamplerFactory = Callable[[int], BaseSampler]
 """A sampler for one ask, from that ask's seed."""
 
@@ -51,12 +56,12 @@ def ask_seed(seed: int, index: int) -> int:
     return int.from_bytes(digest[:4], "big")
 
 
-def factory(algorithm: str, settings: dict[str, Any], seed: int) -> SamplerFactory:
-    """The per-ask sampler of ``algorithm`` (one of ``FACTORIES``)."""
-    return FACTORIES[algorithm](settings, seed)
+def factory(algorithm: str, settings: dict[str, Any], seed: int, space: Space) -> SamplerFactory:
+    """The per-ask sampler of ``algorithm`` (one of ``FACTORIES``) on ``space``."""
+    return FACTORIES[algorithm](settings, seed, space)
 
 
-def _tpe(settings: dict[str, Any], _: int) -> SamplerFactory:
+def _tpe(settings: dict[str, Any], _: int, __: Space) -> SamplerFactory:
     gamma_ = float(settings["gamma"])
 
     def gamma(n: int) -> int:
@@ -76,7 +81,7 @@ def _tpe(settings: dict[str, Any], _: int) -> SamplerFactory:
     )
 
 
-def _multivariate_tpe(settings: dict[str, Any], _: int) -> SamplerFactory:
+def _multivariate_tpe(settings: dict[str, Any], _: int, __: Space) -> SamplerFactory:
     return lambda s: _quietly(
         TPESampler,
         n_startup_trials=int(settings["n_startup_trials"]),
@@ -87,7 +92,7 @@ def _multivariate_tpe(settings: dict[str, Any], _: int) -> SamplerFactory:
     )
 
 
-def _cmaes(settings: dict[str, Any], _: int) -> SamplerFactory:
+def _cmaes(settings: dict[str, Any], _: int, __: Space) -> SamplerFactory:
     sigma = float(settings["sigma"])
     restart = settings["restart_strategy"]
     return lambda s: _quietly(
@@ -100,7 +105,7 @@ def _cmaes(settings: dict[str, Any], _: int) -> SamplerFactory:
     )
 
 
-def _sobol(_: dict[str, Any], seed: int) -> SamplerFactory:
+def _sobol(_: dict[str, Any], seed: int, __: Space) -> SamplerFactory:
     return lambda s: _quietly(
         QMCSampler,
         qmc_type="sobol",
@@ -112,11 +117,16 @@ def _sobol(_: dict[str, Any], seed: int) -> SamplerFactory:
     )
 
 
-FACTORIES: dict[str, Callable[[dict[str, Any], int], SamplerFactory]] = {
+def _bayesian(settings: dict[str, Any], _: int, space: Space) -> SamplerFactory:
+    return lambda s: BayesianSampler(space, settings, s)
+
+
+FACTORIES: dict[str, Callable[[dict[str, Any], int, Space], SamplerFactory]] = {
     "tpe": _tpe,
     "multivariate-tpe": _multivariate_tpe,
     "cmaes": _cmaes,
     "sobol": _sobol,
+    "bayesianoptimization": _bayesian,
 }
 
 
