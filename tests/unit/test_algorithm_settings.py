@@ -185,6 +185,6 @@ def test_an_exhausted_grid_says_so() -> None:
     held = server.get_suggestions([], 3)
     assert len(held) == 2
     assert server.exhausted(3) == (
-        "the search space is exhausted: every one of its points was issued (2 assignments)"
+        "the search is exhausted: it has issued every assignment it has (2 assignments)"
     )
     assert server.exhausted(2) == ""

@@ -26,7 +26,9 @@ import random
 from collections.abc import Sequence, Set
 from typing import Any, Protocol
 
+from katib_resume.adapters.local.suggestion import hyperband
 from katib_resume.adapters.local.suggestion import settings as katib_settings
+from katib_resume.adapters.local.suggestion.hyperband import HyperbandSearch
 from katib_resume.adapters.local.suggestion.optuna_search import OptunaSearch, Results
 from katib_resume.adapters.local.suggestion.optuna_space import distributions
 from katib_resume.adapters.local.suggestion.samplers import FACTORIES, factory
@@ -43,7 +45,7 @@ from katib_resume.core.observed import VALID, Outcome, Validation
 
 SETTINGS: dict[str, tuple[str, ...]] = {"random": ("random_state",), "grid": ()}
 """The algorithms written here, with the algorithm settings each accepts."""
-ALGORITHMS = (*SETTINGS, *FACTORIES)
+ALGORITHMS = (*SETTINGS, *FACTORIES, "hyperband")
 """Every algorithm this service implements."""
 CMAES_DIMENSIONS = "CMA-ES only supports two or more dimensional continuous search space."
 
@@ -73,6 +75,11 @@ class Search(Protocol):
 
     def forget(self) -> None:
         """Drop what is held in memory beyond the cursor (after a failed save)."""
+        ...
+
+    def finished(self, cursor: Any) -> bool:
+        """Whether the search has nothing left to issue (an exhausted grid, hyperband's last
+        rung issued): the Experiment can complete."""
         ...
 
 
@@ -107,6 +114,9 @@ class RandomSearch:
 
     def forget(self) -> None:
         """Nothing: the cursor is the whole search."""
+
+    def finished(self, cursor: Any) -> bool:
+        return False
 
 
 class GridSearch:
@@ -145,6 +155,9 @@ class GridSearch:
     def forget(self) -> None:
         """Nothing: the cursor is the whole search."""
 
+    def finished(self, cursor: Any) -> bool:
+        return int(cursor) >= self.size
+
 
 def build(experiment: Experiment, seed: int) -> Search:
     """The Experiment's search, seeded; raises ``SettingsError`` or ``SpaceError``."""
@@ -154,6 +167,8 @@ def build(experiment: Experiment, seed: int) -> Search:
         raise SettingsError(f"unknown algorithm {algorithm!r}: this service implements {known}")
     if algorithm in FACTORIES:
         return _optuna(experiment, algorithm, seed)
+    if algorithm == "hyperband":
+        return _hyperband(experiment, seed)
     settings = _settings(experiment)
     space = parse_space((experiment.spec.model_extra or {}).get("parameters"))
     if algorithm == "grid":
@@ -174,6 +189,8 @@ def validate(experiment: Experiment) -> Validation:
 def seed_of(experiment: Experiment, seed: int) -> int:
     """The seed the search really uses: ``random_state`` when given, else ``seed``."""
     algorithm = experiment.spec.algorithm.algorithm_name
+    if algorithm == "hyperband":
+        return seed  # Katib's hyperband has no seed setting
     if algorithm in FACTORIES:
         state = katib_settings.read(algorithm, _given(experiment)).get("random_state")
         return seed if state is None else int(state)
@@ -195,6 +212,15 @@ def _optuna(experiment: Experiment, algorithm: str, seed: int) -> OptunaSearch:
     maximize = objective is not None and objective.type == "maximize"
     make = factory(algorithm, settings, used, mapped)
     return OptunaSearch(algorithm, space, used, maximize, make)
+
+
+def _hyperband(experiment: Experiment, seed: int) -> HyperbandSearch:
+    """Katib's hyperband samples uniformly whatever the distribution, and so does ours."""
+    space = parse_space((experiment.spec.model_extra or {}).get("parameters"), ALL_DISTRIBUTIONS)
+    search = HyperbandSearch(space, seed, hyperband.read(experiment, space))
+    objective = experiment.spec.objective
+    search.maximize = objective is not None and objective.type == "maximize"
+    return search
 
 
 def _given(experiment: Experiment) -> dict[str, str]:

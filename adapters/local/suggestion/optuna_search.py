@@ -103,6 +103,10 @@ class OptunaSearch:
         """Drop the live study (its asks were not saved): the next draw rebuilds it."""
         self._live = None
 
+    def finished(self, cursor: Any) -> bool:
+        """Never: a sampler can always ask again (on a used-up finite space, a repeat)."""
+        return False
+
     def _study(self, cursor: Any, issued: Sequence[Point]) -> _Live:
         """The live study if it stands at ``cursor``, else one rebuilt from the assignments."""
         live = self._live

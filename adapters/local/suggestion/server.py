@@ -51,7 +51,7 @@ from katib_resume.adapters.local.suggestion.state import SearchState, StateProbl
 from katib_resume.core.model import Experiment, Manifest
 from katib_resume.core.observed import Validation
 
-EXHAUSTED = "the search space is exhausted: every one of its points was issued ({count})"
+EXHAUSTED = "the search is exhausted: it has issued every assignment it has ({count})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,10 +149,14 @@ class SuggestionServer:
         return list(normalized(state.issued[len(have) : total]))
 
     def exhausted(self, total: int) -> str:
-        """Why no assignment can be issued beyond the ``len(issued) < total`` held, or ""."""
-        if self._state is None or len(self._state.issued) >= total:
+        """Why no assignment can be issued beyond the ``len(issued) < total`` held, or ""
+        (fewer than asked for may also mean "not yet": hyperband waits for a rung)."""
+        state, search = self._state, self._search
+        if state is None or search is None or len(state.issued) >= total:
             return ""
-        return EXHAUSTED.format(count=_count(len(self._state.issued)))
+        if not search.finished(state.cursor):
+            return ""
+        return EXHAUSTED.format(count=_count(len(state.issued)))
 
     def stop(self) -> None:
         """Forget the in-memory state; everything worth keeping is already on the volume."""
