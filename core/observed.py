@@ -83,6 +83,9 @@ class Observed:
     """Settings (``{name, value}``) the service returned with ``assignments``: Katib records
     them in ``status.algorithmSettings`` and sends them back with the next request, which is how
     an algorithm such as Hyperband carries its state between calls."""
+    exhausted: str = ""
+    """The service's "no more" (``Assignments.exhausted``), when it was asked for assignments:
+    the Experiment can succeed with ``ExperimentSuggestionEndReached`` once no Trial is active."""
 
     def rbac(self) -> dict[str, OwnedObject | None]:
         """The early-stopping RBAC objects by kind."""

@@ -188,7 +188,10 @@ def consult(service: SuggestionService, observed: Observed) -> Observed:
             log.info("no assignments this time", extra={"key": key, "error": str(error)})
         else:
             observed = replace(
-                observed, assignments=fresh.items, algorithm_settings=fresh.algorithm_settings
+                observed,
+                assignments=fresh.items,
+                algorithm_settings=fresh.algorithm_settings,
+                exhausted=fresh.exhausted,
             )
     return observed
 

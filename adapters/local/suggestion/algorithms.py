@@ -26,7 +26,7 @@ import random
 from collections.abc import Sequence, Set
 from typing import Any, Protocol
 
-from katib_resume.adapters.local.suggestion import hyperband
+from katib_resume.adapters.local.suggestion import hyperband, medianstop
 from katib_resume.adapters.local.suggestion import settings as katib_settings
 from katib_resume.adapters.local.suggestion.hyperband import HyperbandSearch
 from katib_resume.adapters.local.suggestion.optuna_search import OptunaSearch, Results
@@ -178,9 +178,12 @@ def build(experiment: Experiment, seed: int) -> Search:
 
 
 def validate(experiment: Experiment) -> Validation:
-    """Katib's ``ValidateAlgorithmSettings``: INVALID with the reason, or VALID."""
+    """Katib's ``ValidateAlgorithmSettings`` (and ``ValidateEarlyStoppingSettings`` when the
+    Experiment has early stopping): INVALID with the reason, or VALID."""
     try:
         build(experiment, seed=0)
+        if experiment.spec.early_stopping is not None:
+            medianstop.read(experiment.spec.early_stopping)
     except (SettingsError, SpaceError) as error:
         return Validation(Outcome.INVALID, str(error))
     return VALID
