@@ -32,6 +32,7 @@ ELSEWHERE = {
     "controller": ("katib_resume.app.cluster.main", "controller"),
     "manifests": ("katib_resume.app.manifests.main", "manifests"),
     "webhook": ("katib_resume.app.webhook.main", "webhook"),
+    "suggestion-server": ("katib_resume.app.suggestion.main", "suggestion_server"),
 }
 """The commands of their own modules, imported only when chosen: the embedded runtime, the
 controller and the webhook each bring heavy imports a ``plan`` or ``validate`` never needs."""
