@@ -223,9 +223,14 @@ def _add_suggestion_server(commands: argparse._SubParsersAction[Parser]) -> None
         "suggestion-server",
         help="serve Katib's Suggestion and EarlyStopping gRPC APIs (docs/algorithms.md)",
     )
-    server.add_argument("--port", type=port, default=SUGGESTION_PORT, help="default: %(default)s")
     server.add_argument(
-        "--early-stopping-port", type=port, default=EARLY_STOPPING_PORT, help="default: %(default)s"
+        "--port", type=port, default=SUGGESTION_PORT, help="default: %(default)s (0: not served)"
+    )
+    server.add_argument(
+        "--early-stopping-port",
+        type=port,
+        default=EARLY_STOPPING_PORT,
+        help="default: %(default)s (0: not served)",
     )
     server.add_argument(
         "--data-dir",

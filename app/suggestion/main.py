@@ -27,10 +27,11 @@ def suggestion_server(args: argparse.Namespace) -> int:
     chosen = DEFAULT_MOUNT_PATH if args.data_dir is None else args.data_dir
     data_dir = Path(chosen) if chosen else None
     api = SuggestionApi(data_dir, args.seed)
-    addresses = [f"0.0.0.0:{args.port}", f"0.0.0.0:{args.early_stopping_port}"]
+    ports = [p for p in (args.port, args.early_stopping_port) if p]  # 0: not served here
+    addresses = [f"0.0.0.0:{p}" for p in ports]
     server = ApiServer(api.handlers(), addresses, healthy=[GRPC_HEALTH_SERVICE])
     print(
-        f"suggestion-server: serving on ports {args.port} and {args.early_stopping_port},"
+        f"suggestion-server: serving on port(s) {', '.join(map(str, ports))},"
         f" state in {data_dir or '(memory)'}",
         file=sys.stderr,
     )
