@@ -27,6 +27,7 @@ from katib_resume.app.loop.keys import Key
 from katib_resume.app.loop.reconcile import Parsed
 from katib_resume.core.actions import EventType, ObjectRef
 from katib_resume.core.katib import ANNOTATION_SEED, API_VERSION, LABEL_EXPERIMENT
+from katib_resume.core.kube import Manifest
 from katib_resume.core.model import Deployment, Experiment, Suggestion, Trial
 from katib_resume.core.names import service_name
 from katib_resume.core.observed import Assignments, Outcome, Validation
@@ -53,6 +54,7 @@ class ServiceHost:
     ) -> None:
         self.cluster, self.volumes, self.seed = cluster, volumes, seed
         self.running: dict[Key, _Running] = {}
+        self.known_results: dict[Key, dict[int, tuple[Manifest, dict[str, float | None]]]] = {}
         self.parsed = parsed or Parsed()
 
     def sync(self) -> None:
@@ -137,12 +139,25 @@ class ServiceHost:
         return int(recorded) if recorded.isdigit() else self.seed
 
     def _results(self, experiment: Experiment) -> dict[str, float | None]:
-        """The finished Trials' results (parsed once each, through the shared ``Parsed``)."""
+        """The finished Trials' results. A Trial object is read once: the watch-fed cache
+        replaces an object when it changes, so an object seen before (same identity) has the
+        same result, and a call costs one look-up per Trial, not one parse."""
         listed = self.cluster.list(
             API_VERSION, "Trial", experiment.namespace, {LABEL_EXPERIMENT: experiment.metadata.name}
         )
-        trials = (self.parsed.parse(Trial, raw) for raw in listed)
-        return trial_results(experiment, (t for t in trials if is_own(experiment, t)))
+        key = Key(experiment.namespace, experiment.metadata.name)
+        known, fresh = self.known_results.get(key, {}), {}
+        results: dict[str, float | None] = {}
+        for raw in listed:
+            entry = known.get(id(raw))
+            if entry is None or entry[0] is not raw:
+                trial = Trial.model_validate(raw)
+                own = is_own(experiment, trial)
+                entry = (raw, trial_results(experiment, [trial]) if own else {})
+            fresh[id(raw)] = entry
+            results.update(entry[1])
+        self.known_results[key] = fresh
+        return results
 
     def _experiment(self, key: Key) -> Experiment | None:
         try:
