@@ -1,4 +1,4 @@
-# katib-resume: one image for both binaries (`katib-resume controller`, `katib-resume webhook`).
+# katib-resume: one image for its binaries (`katib-resume controller`, `webhook`, `suggestion-server`).
 # Build: docker build -t katib-resume:0.1.0 .   (the tag `katib-resume manifests` uses by default)
 FROM python:3.11-slim
 

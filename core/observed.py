@@ -47,10 +47,15 @@ VALID = Validation(Outcome.VALID)
 @dataclass(frozen=True, slots=True)
 class Assignments:
     """One ``GetSuggestions`` answer: the new assignments and the algorithm settings that came
-    with them (empty when the service returned none)."""
+    with them (empty when the service returned none).
+
+    ``exhausted`` is the service saying "no more" (a grid with every point issued), in words
+    for the user: the Experiment can complete (Katib's ``ExperimentSuggestionEndReached``).
+    """
 
     items: tuple[Manifest, ...] = ()
     algorithm_settings: tuple[Manifest, ...] = ()
+    exhausted: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +81,9 @@ class Observed:
     """Settings (``{name, value}``) the service returned with ``assignments``: Katib records
     them in ``status.algorithmSettings`` and sends them back with the next request, which is how
     an algorithm such as Hyperband carries its state between calls."""
+    exhausted: str = ""
+    """The service's "no more" (``Assignments.exhausted``), when it was asked for assignments:
+    the Experiment can succeed with ``ExperimentSuggestionEndReached`` once no Trial is active."""
 
     def rbac(self) -> dict[str, OwnedObject | None]:
         """The early-stopping RBAC objects by kind."""

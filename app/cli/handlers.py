@@ -96,6 +96,12 @@ def _webhook(args: argparse.Namespace) -> int:
     return webhook(args)
 
 
+def _suggestion_server(args: argparse.Namespace) -> int:
+    from katib_resume.app.suggestion.main import suggestion_server
+
+    return suggestion_server(args)
+
+
 HANDLERS: Final[Mapping[str, Command]] = MappingProxyType(
     {
         "plan": _plan,
@@ -111,5 +117,6 @@ HANDLERS: Final[Mapping[str, Command]] = MappingProxyType(
         "controller": _controller,
         "manifests": _manifests,
         "webhook": _webhook,
+        "suggestion-server": _suggestion_server,
     }
 )

@@ -34,6 +34,7 @@ from katib_resume.app.common.wiring import (
 from katib_resume.core.addresses import (
     DB_MANAGER_ADDRESS,
     EARLY_STOPPING_ENDPOINT,
+    EARLY_STOPPING_PORT,
     SUGGESTION_ENDPOINT,
     SUGGESTION_PORT,
     SUGGESTION_TIMEOUT,
@@ -102,6 +103,32 @@ def add_cluster_commands(commands: argparse._SubParsersAction[Parser]) -> None:
     ``docs/webhook.md``)."""
     _add_controller(commands)
     _add_webhook(commands)
+    _add_suggestion_server(commands)
+
+
+def _add_suggestion_server(commands: argparse._SubParsersAction[Parser]) -> None:
+    server = commands.add_parser(
+        "suggestion-server",
+        help="serve Katib's Suggestion and EarlyStopping gRPC APIs (docs/algorithms.md)",
+    )
+    server.add_argument(
+        "--port", type=port, default=SUGGESTION_PORT, help="default: %(default)s (0: not served)"
+    )
+    server.add_argument(
+        "--early-stopping-port",
+        type=port,
+        default=EARLY_STOPPING_PORT,
+        help="default: %(default)s (0: not served)",
+    )
+    server.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help="the suggestion volume (default: Katib's volumeMountPath, /opt/katib/data;"
+        " '' keeps the state in memory)",
+    )
+    server.add_argument(
+        "--seed", type=int, default=0, help="the search seed when random_state is unset"
+    )
 
 
 def _add_controller(commands: argparse._SubParsersAction[Parser]) -> None:

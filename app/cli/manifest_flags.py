@@ -61,6 +61,12 @@ def add_manifests(commands: argparse._SubParsersAction[Parser]) -> None:
         help="the katib-config to install (default: Katib's shipped one)",
     )
     manifests.add_argument(
+        "--own-suggestions",
+        action="store_true",
+        help="katib-config runs our suggestion-server (this image) for the algorithms it"
+        " implements; Katib's images stay for the others and for early stopping",
+    )
+    manifests.add_argument(
         "--local-volumes",
         action="store_true",
         help="add the katib-suggestion StorageClass and select it in katib-config",

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from katib_resume.app.cli.kinds import EXPERIMENT, PV, SUGGESTION, TRIAL, find
+from katib_resume.app.cli.runnable import refuse_unrunnable
 from katib_resume.app.cli.tables import objective_value
 from katib_resume.app.common.inputs import InputError, load_experiment
 from katib_resume.app.common.output import table
@@ -56,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
     experiment = load_experiment(args.filename) if args.filename else None
     if experiment is None:
         require_state(args.state_dir, f'experiment "{args.name}"')
+    else:
+        refuse_unrunnable(experiment)  # before the state directory is touched
     with session(options(args, *_focus(experiment, args.namespace))) as runtime:
         if experiment is not None:
             ref = create(runtime, experiment, args.namespace, args.seed)

@@ -22,16 +22,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from katib_resume.adapters.local.suggestion import StartReport, SuggestionServer
+from katib_resume.adapters.local.suggestion.results import trial_results
 from katib_resume.app.loop.keys import Key
 from katib_resume.app.loop.reconcile import Parsed
 from katib_resume.core.actions import EventType, ObjectRef
-from katib_resume.core.katib import ANNOTATION_SEED, API_VERSION
-from katib_resume.core.model import Deployment, Experiment, Suggestion
+from katib_resume.core.katib import ANNOTATION_SEED, API_VERSION, LABEL_EXPERIMENT
+from katib_resume.core.kube import Manifest
+from katib_resume.core.model import Deployment, Experiment, Suggestion, Trial
 from katib_resume.core.names import service_name
 from katib_resume.core.observed import Assignments, Outcome, Validation
 from katib_resume.core.plan.children import available
 from katib_resume.core.policy import traits
 from katib_resume.core.ports import Cluster, ClusterError, NotFound, Unavailable
+from katib_resume.core.trials import is_own
 
 VolumeLocator = Callable[[str, str], Path | None]
 """(namespace, deployment name) -> the directory the Deployment's pod mounts, if any."""
@@ -52,6 +55,7 @@ class ServiceHost:
     ) -> None:
         self.cluster, self.volumes, self.seed = cluster, volumes, seed
         self.running: dict[Key, _Running] = {}
+        self.known_results: dict[Key, dict[int, tuple[Manifest, dict[str, float | None]]]] = {}
         self.parsed = parsed or Parsed()
 
     def sync(self) -> None:
@@ -86,7 +90,10 @@ class ServiceHost:
                 f"suggestion service of {suggestion.namespace}/{suggestion.name} is not running"
             )
         have = suggestion.status.suggestions
-        return Assignments(tuple(running.server.get_suggestions(have, len(have) + count)))
+        results = self._results(running.server.experiment)
+        total = len(have) + count
+        items = tuple(running.server.get_suggestions(have, total, results))
+        return Assignments(items, exhausted=running.server.exhausted(total))
 
     def stop(self) -> None:
         for running in self.running.values():
@@ -130,6 +137,27 @@ class ServiceHost:
         """The seed the Experiment was applied with (so a resume continues the same search)."""
         recorded = experiment.metadata.annotations.get(ANNOTATION_SEED, "")
         return int(recorded) if recorded.isdigit() else self.seed
+
+    def _results(self, experiment: Experiment) -> dict[str, float | None]:
+        """The finished Trials' results. A Trial object is read once: the watch-fed cache
+        replaces an object when it changes, so an object seen before (same identity) has the
+        same result, and a call costs one look-up per Trial, not one parse."""
+        listed = self.cluster.list(
+            API_VERSION, "Trial", experiment.namespace, {LABEL_EXPERIMENT: experiment.metadata.name}
+        )
+        key = Key(experiment.namespace, experiment.metadata.name)
+        known, fresh = self.known_results.get(key, {}), {}
+        results: dict[str, float | None] = {}
+        for raw in listed:
+            entry = known.get(id(raw))
+            if entry is None or entry[0] is not raw:
+                trial = Trial.model_validate(raw)
+                own = is_own(experiment, trial)
+                entry = (raw, trial_results(experiment, [trial]) if own else {})
+            fresh[id(raw)] = entry
+            results.update(entry[1])
+        self.known_results[key] = fresh
+        return results
 
     def _experiment(self, key: Key) -> Experiment | None:
         try:

@@ -47,6 +47,7 @@ def manifests(args: argparse.Namespace) -> int:
         local_volume_path_prefix=args.local_volume_path_prefix,
         ca_bundle=read_ca_bundle(args.ca_bundle) if args.ca_bundle else None,
         cert_manager=args.cert_manager,
+        own_suggestions=args.own_suggestions,
     )
     if options.ca_bundle is None and not options.cert_manager:
         print(NO_TRUST_WARNING, file=sys.stderr)

@@ -32,3 +32,4 @@ class Options:
     local_volume_path_prefix: str | None = None
     ca_bundle: str | None = None
     cert_manager: bool = False
+    own_suggestions: bool = False

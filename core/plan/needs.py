@@ -56,7 +56,10 @@ class NeedAssignments:
         """``fetched`` is ``None`` when the service could not answer."""
         given = fetched or Assignments()
         return replace(
-            observed, assignments=given.items, algorithm_settings=given.algorithm_settings
+            observed,
+            assignments=given.items,
+            algorithm_settings=given.algorithm_settings,
+            exhausted=given.exhausted,
         )
 
 

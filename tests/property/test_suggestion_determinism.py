@@ -17,10 +17,13 @@ from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from katib_resume.adapters.local.suggestion import FILE_NAME, SuggestionServer, parse_space
+from katib_resume.adapters.local.suggestion.optuna_search import points_in
+from katib_resume.adapters.local.suggestion.space import ALL_DISTRIBUTIONS
 from katib_resume.core.model import Experiment, Manifest
 
 Plan = list[tuple[int, bool]]
@@ -115,11 +118,14 @@ def check_sound(subject: Experiment, assignments: list[Manifest]) -> None:
     ]
     if subject.spec.algorithm.algorithm_name == "grid":
         assert len(set(points)) == len(points)
-    space = parse_space((subject.spec.model_extra or {})["parameters"])
+    space = parse_space((subject.spec.model_extra or {})["parameters"], ALL_DISTRIBUTIONS)
+    resource = "p0" if subject.spec.algorithm.algorithm_name == "hyperband" else None
     for point in points:
         for parameter, (name, value) in zip(space.parameters, point, strict=True):
             assert name == parameter.name
-            if parameter.count is None:
+            if name == resource:
+                assert int(value) >= 1  # the rung's resource, whatever the parameter's range
+            elif parameter.count is None:
                 assert parameter.low <= Decimal(value) <= parameter.high
             else:
                 assert value in {parameter.value(i) for i in range(min(parameter.count, 5000))}
@@ -218,3 +224,157 @@ def test_lost_responses_are_served_again_and_nothing_is_skipped(
             held += batch
     assert run(server, held, upto, []) == reference
     check_sound(subject, reference)
+
+
+# The model-based algorithms (Optuna samplers): the answer also depends on the results known at
+# each ask, so a run is a controller plan: batch sizes, and after each batch how many of the
+# newest assignments are still running. The interrupted run follows the same plan.
+
+MODEL_BASED = ["tpe", "multivariate-tpe", "cmaes", "sobol", "hyperband"]
+Steps = list[tuple[int, int]]
+"""``(batch size, assignments still running after it)`` per controller step."""
+
+
+@st.composite
+def numeric_parameters(draw: st.DrawFn) -> dict[str, Any]:
+    """A numeric parameter with room to search (a model has nothing to learn on one point)."""
+    kind = draw(st.sampled_from(["double", "stepped", "log", "int", "log int"]))
+    whole = kind.startswith("log") or kind == "int"
+    low: int | Decimal = draw(st.integers(1, 20)) if whole else draw(numbers("-10", "10"))
+    width = draw(st.integers(4, 50))
+    space: dict[str, Any] = {"min": str(low), "max": str(low + width)}
+    if kind.startswith("log"):
+        space["distribution"] = "logUniform"
+    if kind == "stepped":
+        space["step"] = str(draw(numbers("0.5", "3")))
+    return {"parameterType": "int" if kind.endswith("int") else "double", "feasibleSpace": space}
+
+
+@st.composite
+def model_experiments(draw: st.DrawFn, algorithm: str) -> Experiment:
+    kinds = [draw(numeric_parameters()) for _ in range(2)]
+    kinds += draw(st.lists(st.one_of(numeric_parameters(), FINITE), max_size=2))
+    parameters = [{"name": f"p{i}", **kind} for i, kind in enumerate(kinds)]
+    algorithm_settings = []
+    if algorithm == "multivariate-tpe":
+        startup = str(draw(st.integers(0, 4)))
+        algorithm_settings = [{"name": "n_startup_trials", "value": startup}]
+    if algorithm == "bayesianoptimization":
+        startup = str(draw(st.integers(1, 4)))
+        estimator = draw(st.sampled_from(["GP", "RF", "ET", "GBRT"]))
+        acquisition = draw(st.sampled_from(["gp_hedge", "EI", "PI", "LCB", "EIps"]))
+        algorithm_settings = [
+            {"name": "n_initial_points", "value": startup},
+            {"name": "base_estimator", "value": estimator},
+            {"name": "acq_func", "value": acquisition},
+        ]
+    if draw(st.booleans()):
+        algorithm_settings.append({"name": "random_state", "value": str(draw(st.integers(0, 99)))})
+    extra: dict[str, Any] = {}
+    if algorithm == "hyperband":
+        r_l, eta = draw(st.sampled_from([("4", "2"), ("9", "3"), ("2", "2")]))
+        algorithm_settings = [
+            {"name": "r_l", "value": r_l},
+            {"name": "eta", "value": eta},
+            {"name": "resource_name", "value": "p0"},
+        ]
+        extra["parallelTrialCount"] = 9
+    spec = {
+        **extra,
+        "algorithm": {"algorithmName": algorithm, "algorithmSettings": algorithm_settings},
+        "objective": {
+            "type": draw(st.sampled_from(["minimize", "maximize"])),
+            "objectiveMetricName": "m",
+        },
+        "parameters": parameters,
+    }
+    return Experiment.model_validate({"metadata": {"name": "exp", "namespace": "ns"}, "spec": spec})
+
+
+def objective(assignment: Manifest) -> float | None:
+    """A smooth function of the values (a categorical counts by its length); some Trials fail."""
+    values = [v["value"] for v in assignment["parameterAssignments"]]
+    numbers = [float(v) if _is_number(v) else float(len(v)) for v in values]
+    total = sum((x - 0.3) ** 2 for x in numbers)
+    return None if int(total * 7) % 11 == 0 else total
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def follow(server: SuggestionServer, held: list[Manifest], steps: Steps) -> list[Manifest]:
+    """The controller: each step reports every result but the newest ``running``, then asks."""
+    for size, running in steps:
+        finished = held[: max(0, len(held) - running)]
+        results = {a["name"]: objective(a) for a in finished}
+        held = held + server.get_suggestions(held, len(held) + size, results)
+    return held
+
+
+model_steps = st.lists(st.tuples(st.integers(1, 6), st.integers(0, 3)), min_size=2, max_size=8)
+
+
+modes = st.just("kept") | st.sampled_from(MODES)
+
+
+@pytest.mark.parametrize("algorithm", MODEL_BASED)
+@settings(deadline=None, max_examples=30)
+@given(seed=seeds, steps=model_steps, mode=modes, data=st.data())
+def test_a_resumed_model_based_search_continues_exactly(
+    *, algorithm: str, seed: int, steps: Steps, mode: str, data: st.DataObject
+) -> None:
+    """Restored, rebuilt or without a volume, the search goes on as if never stopped, except
+    a CMA-ES that lost its state: it starts a new evolution, still never repeating itself."""
+    resume_and_compare(algorithm, seed, steps, mode, data)
+
+
+@settings(deadline=None, max_examples=8)
+@given(seed=seeds, steps=model_steps.map(lambda s: s[:3]), mode=modes, data=st.data())
+def test_a_resumed_bayesian_optimization_continues_exactly(
+    *, seed: int, steps: Steps, mode: str, data: st.DataObject
+) -> None:
+    """The same for ``bayesianoptimization``, on fewer and smaller runs (every ask fits a
+    regressor)."""
+    resume_and_compare("bayesianoptimization", seed, steps, mode, data)
+
+
+def resume_and_compare(
+    algorithm: str, seed: int, steps: Steps, mode: str, data: st.DataObject
+) -> None:
+    subject = data.draw(model_experiments(algorithm), label="subject")
+    cut = data.draw(st.integers(1, len(steps) - 1), label="cut")
+    reference = SuggestionServer(subject, seed, None)
+    reference.start([])
+    expected = follow(reference, [], steps)
+    with TemporaryDirectory() as directory:
+        volume = None if mode == "no volume" else Path(directory)
+        server = SuggestionServer(subject, seed, volume)
+        server.start([])
+        history = follow(server, [], steps[:cut])
+        server.stop()
+        if mode in DAMAGE and (Path(directory) / FILE_NAME).exists():
+            DAMAGE[mode](Path(directory) / FILE_NAME, data)
+        restarted = SuggestionServer(subject, seed, volume)
+        restarted.start(history)
+        resumed = follow(restarted, history, steps[cut:])
+    lost = mode != "kept" and subject.spec.algorithm.algorithm_name == "cmaes"
+    if not lost:
+        assert resumed == expected
+    assert len(resumed) == len(expected)
+    check_sound(subject, resumed)
+    if algorithm != "hyperband":  # its random first rungs may meet in a small finite space
+        check_varied(subject, resumed)
+
+
+def check_varied(subject: Experiment, assignments: list[Manifest]) -> None:
+    """No two items of the space's points repeat while a finite space has points left."""
+    space = parse_space((subject.spec.model_extra or {})["parameters"], ALL_DISTRIBUTIONS)
+    points = [tuple(v["value"] for v in a["parameterAssignments"]) for a in assignments]
+    size = points_in(space)
+    if size is None or len(points) <= size:
+        assert len(set(points)) == len(points)

@@ -154,8 +154,9 @@ def test_the_defaulted_uniform_distribution_is_accepted() -> None:
     ("subject", "message"),
     [
         (
-            experiment(algorithm="tpe"),
-            "unknown algorithm 'tpe': this service implements grid, random",
+            experiment(algorithm="enas"),
+            "unknown algorithm 'enas': this service implements bayesianoptimization, cmaes, grid,"
+            " hyperband, multivariate-tpe, random, sobol, tpe",
         ),
         (
             experiment(settings={"n_startup": "3"}),

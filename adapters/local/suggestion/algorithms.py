@@ -1,4 +1,7 @@
-"""The search algorithms, ``random`` and ``grid``, and Katib's ``ValidateAlgorithmSettings``.
+"""The search algorithms and Katib's ``ValidateAlgorithmSettings``.
+
+``random`` and ``grid`` are written here; ``tpe``, ``multivariate-tpe``, ``cmaes`` and ``sobol``
+are Optuna samplers (``optuna_search``), with Katib's settings (``settings``).
 
 An algorithm is written so that its whole progress is one JSON value, the *cursor*: the index of
 the next point, for both algorithms. That is what makes resuming exact. ``draw(cursor, n, seen)``
@@ -23,16 +26,28 @@ import random
 from collections.abc import Sequence, Set
 from typing import Any, Protocol
 
-from katib_resume.adapters.local.suggestion.space import Point, SearchSpace, SpaceError, parse_space
+from katib_resume.adapters.local.suggestion import hyperband, medianstop
+from katib_resume.adapters.local.suggestion import settings as katib_settings
+from katib_resume.adapters.local.suggestion.hyperband import HyperbandSearch
+from katib_resume.adapters.local.suggestion.optuna_search import OptunaSearch, Results
+from katib_resume.adapters.local.suggestion.optuna_space import distributions
+from katib_resume.adapters.local.suggestion.samplers import FACTORIES, factory
+from katib_resume.adapters.local.suggestion.settings import SettingsError
+from katib_resume.adapters.local.suggestion.space import (
+    ALL_DISTRIBUTIONS,
+    Point,
+    SearchSpace,
+    SpaceError,
+    parse_space,
+)
 from katib_resume.core.model import Experiment
 from katib_resume.core.observed import VALID, Outcome, Validation
 
 SETTINGS: dict[str, tuple[str, ...]] = {"random": ("random_state",), "grid": ()}
-"""The algorithms this service implements, with the algorithm settings each accepts."""
-
-
-class SettingsError(ValueError):
-    """The Experiment's algorithm or its settings cannot be run; the message says why."""
+"""The algorithms written here, with the algorithm settings each accepts."""
+ALGORITHMS = (*SETTINGS, *FACTORIES, "hyperband")
+"""Every algorithm this service implements."""
+CMAES_DIMENSIONS = "CMA-ES only supports two or more dimensional continuous search space."
 
 
 class Search(Protocol):
@@ -43,8 +58,11 @@ class Search(Protocol):
         """The cursor of a search that has issued nothing."""
         ...
 
-    def draw(self, cursor: Any, count: int, seen: Set[Point]) -> tuple[list[Point], Any]:
-        """Up to ``count`` new points after ``cursor``, and the cursor after them."""
+    def draw(
+        self, cursor: Any, count: int, issued: Sequence[Point], results: Results
+    ) -> tuple[list[Point], Any]:
+        """Up to ``count`` new points after ``cursor`` and the ``issued`` ones, knowing
+        ``results``, and the cursor after them."""
         ...
 
     def replay(self, history: Sequence[Point]) -> tuple[Any, int | None]:
@@ -53,6 +71,15 @@ class Search(Protocol):
 
     def check(self, cursor: Any) -> None:
         """Raise ``ValueError`` unless ``cursor`` is a cursor of this algorithm."""
+        ...
+
+    def forget(self) -> None:
+        """Drop what is held in memory beyond the cursor (after a failed save)."""
+        ...
+
+    def finished(self, cursor: Any) -> bool:
+        """Whether the search has nothing left to issue (an exhausted grid, hyperband's last
+        rung issued): the Experiment can complete."""
         ...
 
 
@@ -65,7 +92,9 @@ class RandomSearch:
     def start(self) -> Any:
         return 0
 
-    def draw(self, cursor: Any, count: int, seen: Set[Point]) -> tuple[list[Point], Any]:
+    def draw(
+        self, cursor: Any, count: int, issued: Sequence[Point], results: Results
+    ) -> tuple[list[Point], Any]:
         first = int(cursor)
         return [self.point(k) for k in range(first, first + count)], first + count
 
@@ -83,6 +112,12 @@ class RandomSearch:
         if type(cursor) is not int or cursor < 0:
             raise ValueError(f"not a random-search position: {cursor!r}")
 
+    def forget(self) -> None:
+        """Nothing: the cursor is the whole search."""
+
+    def finished(self, cursor: Any) -> bool:
+        return False
+
 
 class GridSearch:
     name = "grid"
@@ -93,7 +128,10 @@ class GridSearch:
     def start(self) -> Any:
         return 0
 
-    def draw(self, cursor: Any, count: int, seen: Set[Point]) -> tuple[list[Point], Any]:
+    def draw(
+        self, cursor: Any, count: int, issued: Sequence[Point], results: Results
+    ) -> tuple[list[Point], Any]:
+        seen: Set[Point] = set(issued)
         points: list[Point] = []
         position = int(cursor)
         while len(points) < count and position < self.size:
@@ -114,13 +152,23 @@ class GridSearch:
         if type(cursor) is not int or not 0 <= cursor <= self.size:
             raise ValueError(f"not a grid position: {cursor!r}")
 
+    def forget(self) -> None:
+        """Nothing: the cursor is the whole search."""
+
+    def finished(self, cursor: Any) -> bool:
+        return int(cursor) >= self.size
+
 
 def build(experiment: Experiment, seed: int) -> Search:
     """The Experiment's search, seeded; raises ``SettingsError`` or ``SpaceError``."""
     algorithm = experiment.spec.algorithm.algorithm_name
-    if algorithm not in SETTINGS:
-        known = ", ".join(sorted(SETTINGS))
+    if algorithm not in ALGORITHMS:
+        known = ", ".join(sorted(ALGORITHMS))
         raise SettingsError(f"unknown algorithm {algorithm!r}: this service implements {known}")
+    if algorithm in FACTORIES:
+        return _optuna(experiment, algorithm, seed)
+    if algorithm == "hyperband":
+        return _hyperband(experiment, seed)
     settings = _settings(experiment)
     space = parse_space((experiment.spec.model_extra or {}).get("parameters"))
     if algorithm == "grid":
@@ -130,9 +178,12 @@ def build(experiment: Experiment, seed: int) -> Search:
 
 
 def validate(experiment: Experiment) -> Validation:
-    """Katib's ``ValidateAlgorithmSettings``: INVALID with the reason, or VALID."""
+    """Katib's ``ValidateAlgorithmSettings`` (and ``ValidateEarlyStoppingSettings`` when the
+    Experiment has early stopping): INVALID with the reason, or VALID."""
     try:
         build(experiment, seed=0)
+        if experiment.spec.early_stopping is not None:
+            medianstop.read(experiment.spec.early_stopping)
     except (SettingsError, SpaceError) as error:
         return Validation(Outcome.INVALID, str(error))
     return VALID
@@ -140,7 +191,44 @@ def validate(experiment: Experiment) -> Validation:
 
 def seed_of(experiment: Experiment, seed: int) -> int:
     """The seed the search really uses: ``random_state`` when given, else ``seed``."""
+    algorithm = experiment.spec.algorithm.algorithm_name
+    if algorithm == "hyperband":
+        return seed  # Katib's hyperband has no seed setting
+    if algorithm in FACTORIES:
+        state = katib_settings.read(algorithm, _given(experiment)).get("random_state")
+        return seed if state is None else int(state)
     return _random_state(_settings(experiment), seed)
+
+
+def _optuna(experiment: Experiment, algorithm: str, seed: int) -> OptunaSearch:
+    """An Optuna-backed search: settings first, then the space, as Katib's services check."""
+    settings = katib_settings.read(algorithm, _given(experiment))
+    raw = (experiment.spec.model_extra or {}).get("parameters")
+    space = parse_space(raw, ALL_DISTRIBUTIONS)
+    numeric = [p for p in space.parameters if p.type in ("int", "double")]
+    if algorithm == "cmaes" and len(numeric) < 2:
+        raise SettingsError(CMAES_DIMENSIONS)
+    mapped = distributions(space)  # raises SpaceError for a distribution it cannot sample
+    state = settings.get("random_state")
+    used = seed if state is None else int(state)
+    objective = experiment.spec.objective
+    maximize = objective is not None and objective.type == "maximize"
+    make = factory(algorithm, settings, used, mapped)
+    return OptunaSearch(algorithm, space, used, maximize, make)
+
+
+def _hyperband(experiment: Experiment, seed: int) -> HyperbandSearch:
+    """Katib's hyperband samples uniformly whatever the distribution, and so does ours."""
+    space = parse_space((experiment.spec.model_extra or {}).get("parameters"), ALL_DISTRIBUTIONS)
+    search = HyperbandSearch(space, seed, hyperband.read(experiment, space))
+    objective = experiment.spec.objective
+    search.maximize = objective is not None and objective.type == "maximize"
+    return search
+
+
+def _given(experiment: Experiment) -> dict[str, str]:
+    """The settings as written; the last of a repeated name wins, as in Katib's services."""
+    return {s.name: s.value for s in experiment.spec.algorithm.algorithm_settings}
 
 
 def _settings(experiment: Experiment) -> dict[str, str]:

@@ -31,19 +31,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
 from katib_resume.adapters.local.suggestion import state as store
-from katib_resume.adapters.local.suggestion.algorithms import (
-    Search,
-    SettingsError,
-    build,
-    seed_of,
-    validate,
-)
+from katib_resume.adapters.local.suggestion.algorithms import Search, build, seed_of, validate
 from katib_resume.adapters.local.suggestion.assignments import (
     assignment,
     key_of,
@@ -51,10 +45,13 @@ from katib_resume.adapters.local.suggestion.assignments import (
     normalized,
     point_of,
 )
+from katib_resume.adapters.local.suggestion.settings import SettingsError
 from katib_resume.adapters.local.suggestion.space import SpaceError
 from katib_resume.adapters.local.suggestion.state import SearchState, StateProblem
 from katib_resume.core.model import Experiment, Manifest
 from katib_resume.core.observed import Validation
+
+EXHAUSTED = "the search is exhausted: it has issued every assignment it has ({count})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,17 +121,42 @@ class SuggestionServer:
         reason = _rebuilt(found.why, len(history), differ)
         return StartReport("rebuilt", reason + (f"; {found.kept}" if found.kept else ""))
 
-    def get_suggestions(self, have: Sequence[Manifest], total: int) -> list[Manifest]:
-        """The assignments ``len(have) .. total - 1``: re-served if issued, else new."""
+    def get_suggestions(
+        self,
+        have: Sequence[Manifest],
+        total: int,
+        results: Mapping[str, float | None] | None = None,
+    ) -> list[Manifest]:
+        """The assignments ``len(have) .. total - 1``: re-served if issued, else new.
+
+        ``results`` are the objective values of the Trials that finished, by Trial name
+        (``None``: failed without one); the model-based algorithms learn from them. Fewer
+        assignments than asked for means the search is exhausted (a grid with every point
+        issued): ``exhausted`` says so.
+        """
         search, state = self._running()
         if not _is_prefix(have, state.issued):
             state = self._rebuild(search, have)[0]
         if total > len(state.issued):
-            state = self._extend(search, state, total - len(state.issued))
+            state = self._extend(search, state, total - len(state.issued), results or {})
         if state is not self._saved_state:
-            self._save(state)
+            try:
+                self._save(state)
+            except BaseException:
+                search.forget()  # its live model ran ahead of the saved state
+                raise
         self._state = state
         return list(normalized(state.issued[len(have) : total]))
+
+    def exhausted(self, total: int) -> str:
+        """Why no assignment can be issued beyond the ``len(issued) < total`` held, or ""
+        (fewer than asked for may also mean "not yet": hyperband waits for a rung)."""
+        state, search = self._state, self._search
+        if state is None or search is None or len(state.issued) >= total:
+            return ""
+        if not search.finished(state.cursor):
+            return ""
+        return EXHAUSTED.format(count=_count(len(state.issued)))
 
     def stop(self) -> None:
         """Forget the in-memory state; everything worth keeping is already on the volume."""
@@ -204,9 +226,18 @@ class SuggestionServer:
         cursor, differ = search.replay([point_of(m) for m in issued])
         return replace(self._new_state(search), cursor=cursor, issued=issued), differ
 
-    def _extend(self, search: Search, state: SearchState, count: int) -> SearchState:
-        names = {key_of(m)[0] for m in state.issued}
-        points, cursor = search.draw(state.cursor, count, {point_of(m) for m in state.issued})
+    def _extend(
+        self,
+        search: Search,
+        state: SearchState,
+        count: int,
+        results: Mapping[str, float | None],
+    ) -> SearchState:
+        keys = [key_of(m) for m in state.issued]
+        names = {name for name, _ in keys}
+        index = {name: i for i, (name, _) in enumerate(keys)}
+        known = {index[name]: value for name, value in results.items() if name in index}
+        points, cursor = search.draw(state.cursor, count, [p for _, p in keys], known)
         issued = list(state.issued)
         for point in points:
             name = name_for(self.experiment.metadata.name, state.seed, len(issued), names)

@@ -29,6 +29,9 @@ from typing import Any
 
 TYPES = ("double", "int", "discrete", "categorical")
 DISTRIBUTIONS = ("", "uniform")
+"""What random and grid search sample (``""`` is the unset distribution, read as uniform)."""
+ALL_DISTRIBUTIONS = (*DISTRIBUTIONS, "logUniform", "normal", "logNormal")
+"""Katib's CRD spellings: the Optuna algorithms read them and say which they support."""
 
 Point = tuple[tuple[str, str], ...]
 """One assignment's values: ``(parameter name, rendered value)`` pairs in parameter order."""
@@ -79,7 +82,14 @@ class Parameter:
 
 @dataclass(frozen=True, slots=True)
 class SearchSpace:
+    """The parameters, and each one's distribution (``""``: uniform; ``()``: all uniform)."""
+
     parameters: tuple[Parameter, ...]
+    scales: tuple[str, ...] = ()
+
+    def scale(self, index: int) -> str:
+        """The distribution of the ``index``-th parameter: ``""`` (uniform), ``logUniform``..."""
+        return self.scales[index] if self.scales else ""
 
     @property
     def grid_size(self) -> int | None:
@@ -109,23 +119,30 @@ class SearchSpace:
         # each field's text, as ``asdict`` would give it, without its deep copies (a server
         # computes this at every start); a test holds the two spellings together
         names = [f.name for f in fields(Parameter)]
-        data = [{k: str(getattr(p, k)) for k in names} for p in self.parameters]
+        data: list[Any] = [{k: str(getattr(p, k)) for k in names} for p in self.parameters]
+        if any(self.scales):  # an all-uniform space keeps the digest it had before scales
+            data.append(list(self.scales))
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
-def parse_space(raw: Any) -> SearchSpace:
-    """``spec.parameters`` as Katib's JSON, checked; raises ``SpaceError``."""
+def parse_space(raw: Any, distributions: tuple[str, ...] = DISTRIBUTIONS) -> SearchSpace:
+    """``spec.parameters`` as Katib's JSON, checked; raises ``SpaceError``.
+
+    ``distributions`` are those the caller samples (uniform alone for random and grid).
+    """
     if not isinstance(raw, list) or not raw:
         raise SpaceError("spec.parameters must be a non-empty list of parameters")
-    parameters = tuple(_parameter(i, item) for i, item in enumerate(raw))
+    parsed = [_parameter(i, item, distributions) for i, item in enumerate(raw)]
+    parameters = tuple(parameter for parameter, _ in parsed)
+    scales = tuple(scale for _, scale in parsed)
     names = [p.name for p in parameters]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
         raise SpaceError(f"parameter names must be unique, repeated: {', '.join(duplicates)}")
-    return SearchSpace(parameters)
+    return SearchSpace(parameters, scales if any(scales) else ())
 
 
-def _parameter(position: int, item: Any) -> Parameter:
+def _parameter(position: int, item: Any, distributions: tuple[str, ...]) -> tuple[Parameter, str]:
     if not isinstance(item, dict) or not isinstance(item.get("name"), str) or not item["name"]:
         raise SpaceError(f"spec.parameters[{position}] must be a mapping with a non-empty name")
     name, type_ = item["name"], item.get("parameterType")
@@ -134,14 +151,17 @@ def _parameter(position: int, item: Any) -> Parameter:
         raise SpaceError(f"parameter {name!r}: parameterType must be one of {', '.join(TYPES)}")
     if not isinstance(space, dict):
         raise SpaceError(f"parameter {name!r}: feasibleSpace must be a mapping")
-    if space.get("distribution", "") not in DISTRIBUTIONS:
+    distribution = space.get("distribution", "")
+    if distribution not in distributions:
+        uniformly = " (this suggestion service samples uniformly)"
         raise SpaceError(
-            f"parameter {name!r}: distribution {space['distribution']!r} is not supported"
-            " (this suggestion service samples uniformly)"
+            f"parameter {name!r}: distribution {distribution!r} is not supported"
+            + (uniformly if distributions == DISTRIBUTIONS else "")
         )
+    scale = "" if distribution == "uniform" else str(distribution)
     if type_ in ("discrete", "categorical"):
-        return Parameter(name, type_, choices=_choices(name, type_, space.get("list")))
-    return _numeric(name, type_, space)
+        return Parameter(name, type_, choices=_choices(name, type_, space.get("list"))), scale
+    return _numeric(name, type_, space), scale
 
 
 def _choices(name: str, type_: str, raw: Any) -> tuple[str, ...]:

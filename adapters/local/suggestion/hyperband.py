@@ -1,0 +1,173 @@
+"""``hyperband``: Katib's Hyperband rules, with the schedule fixed by the settings alone.
+
+Katib's service (ALGORITHMS.md §7) plays brackets ``s = s_max .. 0``: a bracket's first rung
+is ``n = ceil((s_max + 1) * eta**s / (s + 1))`` random configurations at resource
+``r = r_l * eta**-s``; each later rung keeps the best ``ceil(previous / eta)`` of the rung
+before at ``eta`` times the resource, until the bracket's last rung runs at ``r_l``. The
+resource parameter (``resource_name``) is set to the rung's resource, ``str(int(...))``.
+
+Katib's service overwrote ``n`` with the controller's request size, so a rung smaller than the
+request was answered with the wrong count and the controller rejected it for ever: hyperband
+never got past its first rung (#1168, #1366, ALGORITHMS.md §7.4). Here the schedule (the list
+of rungs, their sizes and resources) depends on the settings alone, and a call issues at most
+what was asked of the current rung: a later rung's assignments are issued only once every
+Trial of the rung before has a result (the call returns none meanwhile: the controller asks
+again). A failed Trial ranks last. Once the last bracket's last rung is issued the search is
+exhausted and the Experiment can complete.
+
+So the search's whole state is the number of assignments issued: the ``k``-th is the ``p``-th
+of some rung, a seeded random configuration (first rung) or the ``p``-th best of the rung before
+(results never change once known). A saved state and one rebuilt from the history agree.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from katib_resume.adapters.local.suggestion.optuna_search import Results
+from katib_resume.adapters.local.suggestion.settings import SettingsError
+from katib_resume.adapters.local.suggestion.space import Point, SearchSpace
+from katib_resume.core.model import Experiment
+from katib_resume.core.trials import parallelism
+
+DEFAULT_ETA = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Rung:
+    start: int  # the index of its first assignment
+    size: int
+    resource: str
+    first: bool  # a bracket's first rung (random configurations)
+
+
+def schedule(r_l: Fraction, eta: int) -> tuple[Rung, ...]:
+    """Every rung of every bracket, in order."""
+    s_max = _s_max(r_l, eta)
+    rungs: list[Rung] = []
+    start = 0
+    for s in range(s_max, -1, -1):
+        size = math.ceil(Fraction((s_max + 1) * eta**s, s + 1))
+        for i in range(s + 1):
+            resource = str(max(1, int(r_l * Fraction(eta) ** (i - s))))
+            rungs.append(Rung(start, size, resource, first=i == 0))
+            start += size
+            size = math.ceil(Fraction(size, eta))
+    return tuple(rungs)
+
+
+def _s_max(r_l: Fraction, eta: int) -> int:
+    return max(0, int(math.log(r_l) / math.log(eta) + 1e-9)) if r_l >= 1 else 0
+
+
+def read(experiment: Experiment, space: SearchSpace) -> tuple[Fraction, int, str]:
+    """``(r_l, eta, resource_name)``, checked in Katib's order with Katib's messages."""
+    given = {s.name: s.value for s in experiment.spec.algorithm.algorithm_settings}
+    if not given.get("r_l") or not given.get("resource_name"):
+        raise SettingsError("r_l and resource_name must be set.")
+    try:
+        r_l = Fraction(given["r_l"])
+    except (ValueError, ZeroDivisionError):
+        raise SettingsError("r_l must be a positive float number.") from None
+    if r_l <= 0:
+        raise SettingsError("r_l must be a positive float number.")
+    eta = _eta(given.get("eta", ""))
+    needed = math.ceil(eta ** _s_max(r_l, eta))
+    if parallelism(experiment.spec) < needed:
+        raise SettingsError(f"parallelTrialCount must be not less than {needed}.")
+    if given["resource_name"] not in {p.name for p in space.parameters}:
+        raise SettingsError("value of resource_name setting must be in parameters.")
+    return r_l, eta, given["resource_name"]
+
+
+def _eta(text: str) -> int:
+    """``int(float(eta))``; none or <= 0 is 3 (Katib); 1 would divide by zero in Katib."""
+    if not text:
+        return DEFAULT_ETA
+    try:
+        eta = int(float(text))
+    except (ValueError, OverflowError) as error:
+        raise SettingsError(f"failed to validate eta({text}): {error}") from None
+    if eta == 1:
+        raise SettingsError("eta must be greater than 1 (a rung keeps 1/eta of the one before)")
+    return DEFAULT_ETA if eta <= 0 else eta
+
+
+class HyperbandSearch:
+    name = "hyperband"
+
+    def __init__(self, space: SearchSpace, seed: int, settings: tuple[Fraction, int, str]):
+        self.space, self.seed = space, seed
+        r_l, self.eta, self.resource = settings
+        self.rungs = schedule(r_l, self.eta)
+        self.total = sum(r.size for r in self.rungs)
+        self.maximize = False
+
+    def start(self) -> Any:
+        return 0
+
+    def check(self, cursor: Any) -> None:
+        if type(cursor) is not int or not 0 <= cursor <= self.total:
+            raise ValueError(f"not a hyperband position: {cursor!r}")
+
+    def forget(self) -> None:
+        """Nothing: the cursor is the whole search."""
+
+    def replay(self, history: Sequence[Point]) -> tuple[Any, int | None]:
+        return min(len(history), self.total), None
+
+    def finished(self, cursor: Any) -> bool:
+        return int(cursor) >= self.total
+
+    def draw(
+        self, cursor: Any, count: int, issued: Sequence[Point], results: Results
+    ) -> tuple[list[Point], Any]:
+        """Up to ``count`` assignments of the rungs whose predecessors have all finished."""
+        points: list[Point] = []
+        index = int(cursor)
+        while len(points) < count and index < self.total:
+            rung, previous = self._rung_of(index)
+            if rung.first:
+                point = self._random(index)
+            else:
+                assert previous is not None
+                ranked = self._ranked(previous, issued, results)
+                if ranked is None:
+                    break  # the rung before is still running
+                point = ranked[index - rung.start]
+            points.append(self._with_resource(point, rung.resource))
+            index += 1
+        return points, index
+
+    def _rung_of(self, index: int) -> tuple[Rung, Rung | None]:
+        previous = None
+        for rung in self.rungs:
+            if index < rung.start + rung.size:
+                return rung, previous
+            previous = rung
+        raise IndexError(index)
+
+    def _ranked(self, rung: Rung, issued: Sequence[Point], results: Results) -> list[Point] | None:
+        """The rung's points best first (failed last, ties by index), or ``None`` until every
+        one of them has a result."""
+        indexes = range(rung.start, rung.start + rung.size)
+        if any(i not in results or i >= len(issued) for i in indexes):
+            return None
+        sign = -1.0 if self.maximize else 1.0
+
+        def key(i: int) -> tuple[int, float, int]:
+            value = results[i]
+            return (1, 0.0, i) if value is None else (0, sign * value, i)
+
+        return [issued[i] for i in sorted(indexes, key=key)]
+
+    def _random(self, index: int) -> Point:
+        return self.space.sample(random.Random(f"{self.seed}/{index}"))
+
+    def _with_resource(self, point: Point, resource: str) -> Point:
+        return tuple((n, resource if n == self.resource else v) for n, v in point)

@@ -1,0 +1,152 @@
+"""Katib's algorithm settings for the Optuna-backed algorithms: names, defaults, rules, messages.
+
+A setting is a string in the Experiment (``algorithmSettings: [{name, value}]``); each algorithm
+reads the names the Katib service it replaces reads, with that service's defaults, and rejects a
+bad value with that service's words, typos included ("greate", "great than"), because users and
+the Katib UI's presets already speak them:
+
+- ``tpe``: the hyperopt service (``gamma``, ``prior_weight``, ``n_EI_candidates``,
+  ``random_state``);
+- ``multivariate-tpe``: the Optuna service (``n_startup_trials``, ``n_ei_candidates``,
+  ``random_state``);
+- ``cmaes`` and ``sobol``: the Goptuna service, which ignores names it does not read and reports
+  a value it cannot parse as ``Failed to create goptuna study and search space: <Go's error>``;
+- ``bayesianoptimization``: the scikit-optimize service.
+
+One difference, a Katib bug fixed: Goptuna answers a bad ``cmaes`` value with gRPC INTERNAL,
+which Katib's controller takes for valid (the Experiment then fails at every ``GetSuggestions``);
+here every bad value is a validation failure, so the Experiment fails before any Trial.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+class SettingsError(ValueError):
+    """The Experiment's algorithm or its settings cannot be run; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One setting: its parser, its default, the check its value must pass and the message
+    when it does not (``{v}`` is the value as written)."""
+
+    parse: Callable[[str], Any]
+    default: Any
+    valid: Callable[[Any], bool] = lambda _: True
+    message: str = ""
+
+
+def _at_least_zero(default: int | None, message: str) -> Rule:
+    return Rule(int, default, lambda v: v >= 0, message)
+
+
+def _one_of(default: str, allowed: tuple[str, ...], what: str) -> Rule:
+    return Rule(
+        str,
+        default,
+        lambda v: v in allowed,
+        what + " {v} is not supported in Bayesian optimization",
+    )
+
+
+_HYPEROPT_SEED = _at_least_zero(None, "random_state should be great or equal than zero")
+RULES: dict[str, dict[str, Rule]] = {
+    "tpe": {
+        "random_state": _HYPEROPT_SEED,
+        "gamma": Rule(float, 0.25, lambda v: 0 < v < 1, "gamma should be in the range of (0, 1)"),
+        "prior_weight": Rule(float, 1.0, lambda v: v > 0, "prior_weight should be great than zero"),
+        "n_EI_candidates": Rule(
+            int, 24, lambda v: v > 0, "n_EI_candidates should be great than zero"
+        ),
+    },
+    "multivariate-tpe": {
+        "n_startup_trials": _at_least_zero(
+            10, "n_startup_trials should be greate or equal than zero"
+        ),
+        "n_ei_candidates": _at_least_zero(
+            24, "n_ei_candidates should be greate or equal than zero"
+        ),
+        "random_state": _at_least_zero(None, "random_state should be greate or equal than zero"),
+    },
+    "bayesianoptimization": {
+        "base_estimator": _one_of("GP", ("GP", "RF", "ET", "GBRT"), "base_estimator"),
+        "n_initial_points": _at_least_zero(
+            10, "n_initial_points should be great or equal than zero"
+        ),
+        "acq_func": _one_of(
+            "gp_hedge", ("gp_hedge", "LCB", "EI", "PI", "EIps", "PIps"), "acq_func"
+        ),
+        "acq_optimizer": _one_of("auto", ("auto", "sampling", "lbfgs"), "acq_optimizer"),
+        "random_state": _HYPEROPT_SEED,
+    },
+}
+"""The services that check every name: an unknown one is an error."""
+
+
+def _go_int(text: str) -> int:
+    """Go's ``strconv.Atoi``, with its error text (Goptuna's messages quote it)."""
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f'strconv.Atoi: parsing "{text}": invalid syntax') from None
+
+
+def _go_float(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f'strconv.ParseFloat: parsing "{text}": invalid syntax') from None
+
+
+def _restart(text: str) -> str | None:
+    if text not in ("ipop", "bipop", "none"):
+        raise ValueError(f"invalid restart_strategy: '{text}'")
+    return None if text == "none" else text
+
+
+GOPTUNA: dict[str, dict[str, Rule]] = {
+    "cmaes": {
+        "random_state": Rule(_go_int, None),  # unset: the search's seed (Goptuna's is 0)
+        "sigma": Rule(_go_float, 0.0),
+        "restart_strategy": Rule(_restart, None),
+    },
+    "sobol": {},
+}
+"""The Goptuna service's algorithms: unknown names are ignored, as Goptuna does."""
+GOPTUNA_FAILURE = "Failed to create goptuna study and search space: "
+
+
+def read(algorithm: str, given: Mapping[str, str]) -> dict[str, Any]:
+    """The algorithm's settings with defaults filled in; raises ``SettingsError`` with Katib's
+    message for the first setting (in the Experiment's order) that fails."""
+    if algorithm in GOPTUNA:
+        return _read_goptuna(GOPTUNA[algorithm], given)
+    rules = RULES[algorithm]
+    values = {name: rule.default for name, rule in rules.items()}
+    for name, text in given.items():
+        rule = rules.get(name)
+        if rule is None:
+            raise SettingsError(f"unknown setting {name} for algorithm {algorithm}")
+        try:
+            value = rule.parse(text)
+        except ValueError as error:
+            raise SettingsError(f"failed to validate {name}({text}): {error}") from None
+        if not rule.valid(value):
+            raise SettingsError(rule.message.format(v=text))
+        values[name] = value
+    return values
+
+
+def _read_goptuna(rules: Mapping[str, Rule], given: Mapping[str, str]) -> dict[str, Any]:
+    values = {name: rule.default for name, rule in rules.items()}
+    for name, rule in rules.items():
+        if name in given:
+            try:
+                values[name] = rule.parse(given[name])
+            except ValueError as error:
+                raise SettingsError(GOPTUNA_FAILURE + str(error)) from None
+    return values

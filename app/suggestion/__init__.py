@@ -1,0 +1,1 @@
+"""``katib-resume suggestion-server``: our suggestion service as Katib's gRPC services."""

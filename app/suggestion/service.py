@@ -1,0 +1,168 @@
+"""Katib's Suggestion and EarlyStopping APIs over our suggestion service (``SuggestionServer``).
+
+One ``SuggestionServer`` per Experiment name, its state in ``<data_dir>/<experiment>`` (the
+volume Katib mounts at ``volumeMountPath`` for FromVolume), so a restarted pod carries on:
+
+- ``GetSuggestions``: the request's ``total_request_number - current_request_number`` is how
+  many assignments the controller already holds; those are the first ones the server issued, so
+  a repeated request (a lost reply) is answered with the same assignments, under the same
+  ``trial_name``s. Finished Trials in the request are the results the samplers learn from.
+  Without a saved state the server rebuilds from the request's Trials (ordered by start time).
+- ``ValidateAlgorithmSettings`` and ``ValidateEarlyStoppingSettings``: INVALID_ARGUMENT with
+  Katib's message.
+- ``GetEarlyStoppingRules``: ``medianstop``'s rule. Katib's service averages the first
+  ``start_step`` values of each succeeded Trial's observation log, read from Katib's DB
+  manager; this one has no DB client and uses the value the request carries for each succeeded
+  Trial (the objective as its metric strategy picks it).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from katib_resume.adapters.grpc.api import Wire
+from katib_resume.adapters.grpc.codec import algorithm_manifest, experiment_manifest, trial_manifest
+from katib_resume.adapters.grpc.server import Refused
+from katib_resume.adapters.local.suggestion import SettingsError, SuggestionServer, medianstop
+from katib_resume.adapters.local.suggestion.state import FILE_NAME
+from katib_resume.core.kube import Manifest
+from katib_resume.core.model import AlgorithmSpec, Experiment
+from katib_resume.core.objective import parse_metric
+from katib_resume.core.observed import Outcome
+
+INVALID = "INVALID_ARGUMENT"
+_FAILED = ("Failed", "Killed")
+_VALUED = ("Succeeded", "EarlyStopped")
+
+
+class SuggestionApi:
+    def __init__(self, data_dir: Path | None, seed: int) -> None:
+        self.data_dir, self.seed = data_dir, seed
+        self.servers: dict[str, SuggestionServer] = {}
+        self.lock = threading.Lock()  # Katib's controller calls one at a time; a test may not
+
+    def handlers(self) -> dict[str, Callable[[Wire], Wire]]:
+        return {
+            "GetSuggestions": self.get_suggestions,
+            "ValidateAlgorithmSettings": self.validate_algorithm_settings,
+            "ValidateEarlyStoppingSettings": self.validate_early_stopping_settings,
+            "GetEarlyStoppingRules": self.get_early_stopping_rules,
+        }
+
+    def validate_algorithm_settings(self, request: Wire) -> Wire:
+        experiment = _experiment(request, early_stopping=False)
+        verdict = SuggestionServer(experiment, self.seed, None).validate()
+        if verdict.outcome is Outcome.INVALID:
+            raise Refused(INVALID, verdict.message)
+        return {}
+
+    def validate_early_stopping_settings(self, request: Wire) -> Wire:
+        spec = AlgorithmSpec.model_validate(algorithm_manifest(request.get("early_stopping", {})))
+        try:
+            medianstop.read(spec)
+        except SettingsError as error:
+            raise Refused(INVALID, str(error)) from None
+        return {}
+
+    def get_suggestions(self, request: Wire) -> Wire:
+        experiment = _experiment(request)
+        trials = [trial_manifest(t) for t in request.get("trials", [])]
+        total = int(request.get("total_request_number", 0))
+        held = max(0, total - int(request.get("current_request_number", 0)))
+        with self.lock:
+            server = self._server(experiment, trials)
+            have = server.issued[:held]
+            fresh = server.get_suggestions(
+                have, len(have) + total - held, _results(experiment, trials)
+            )
+        items = [
+            {"trial_name": item["name"], "assignments": item["parameterAssignments"]}
+            for item in fresh
+        ]
+        return {"parameter_assignments": items}
+
+    def get_early_stopping_rules(self, request: Wire) -> Wire:
+        experiment = _experiment(request)
+        early = experiment.spec.early_stopping
+        if early is None:
+            return {"early_stopping_rules": []}
+        try:
+            settings = medianstop.read(early)
+        except SettingsError as error:
+            raise Refused(INVALID, str(error)) from None
+        trials = [trial_manifest(t) for t in request.get("trials", [])]
+        averages = {
+            name: value
+            for name, value in _results(experiment, trials, succeeded_only=True).items()
+            if value is not None
+        }
+        objective = experiment.spec.objective
+        metric = objective.objective_metric_name or "" if objective else ""
+        maximize = objective is not None and objective.type == "maximize"
+        rules = medianstop.rules(settings, metric, maximize, averages)
+        comparison = {"less": "LESS", "greater": "GREATER"}
+        return {
+            "early_stopping_rules": [
+                {
+                    "name": rule["name"],
+                    "value": rule["value"],
+                    "comparison": comparison[rule["comparison"]],
+                    "start_step": rule["startStep"],
+                }
+                for rule in rules
+            ]
+        }
+
+    def _server(self, experiment: Experiment, trials: Sequence[Manifest]) -> SuggestionServer:
+        name = experiment.metadata.name
+        server = self.servers.get(name)
+        if server is None:
+            directory = None if self.data_dir is None else self.data_dir / name
+            server = SuggestionServer(experiment, self.seed, directory)
+            saved = directory is not None and (directory / FILE_NAME).exists()
+            server.start([] if saved else _history(trials))
+            self.servers[name] = server
+        return server
+
+
+def _experiment(request: Wire, *, early_stopping: bool = True) -> Experiment:
+    manifest = experiment_manifest(request.get("experiment", {}))
+    if not early_stopping:
+        manifest["spec"].pop("earlyStopping", None)
+    return Experiment.model_validate(manifest)
+
+
+def _history(trials: Sequence[Manifest]) -> list[Manifest]:
+    """The Trials' assignments in the order they started (the best guess of issue order)."""
+    ordered = sorted(
+        trials, key=lambda t: (t.get("status", {}).get("startTime") or "~", t["metadata"]["name"])
+    )
+    return [
+        {
+            "name": t["metadata"]["name"],
+            "parameterAssignments": t["spec"].get("parameterAssignments", []),
+        }
+        for t in ordered
+    ]
+
+
+def _results(
+    experiment: Experiment, trials: Sequence[Manifest], *, succeeded_only: bool = False
+) -> dict[str, float | None]:
+    """Trial name -> objective value (``None``: failed), as ``results.trial_results`` does."""
+    objective = experiment.spec.objective
+    metric = objective.objective_metric_name if objective else None
+    results: dict[str, float | None] = {}
+    for trial in trials:
+        name, status = trial["metadata"]["name"], trial.get("status", {})
+        condition = status.get("condition", "")
+        if condition in _FAILED and not succeeded_only:
+            results[name] = None
+        elif condition in (("Succeeded",) if succeeded_only else _VALUED):
+            metrics = status.get("observation", {}).get("metrics", [])
+            values = [parse_metric(m.get("value")) for m in metrics if m.get("name") == metric]
+            if values and values[0] is not None:
+                results[name] = values[0]
+    return results

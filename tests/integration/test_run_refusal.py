@@ -1,0 +1,64 @@
+"""``run -f`` refuses, before writing anything, an Experiment its suggestion service rejects."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "from-volume-resume.yaml"
+
+
+def with_algorithm(tmp_path: Path, **spec: Any) -> Path:
+    experiment = yaml.safe_load(EXAMPLE.read_text())
+    experiment["spec"].update(spec)
+    path = tmp_path / "experiment.yaml"
+    path.write_text(yaml.safe_dump(experiment))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        (
+            {
+                "algorithm": {
+                    "algorithmName": "tpe",
+                    "algorithmSettings": [{"name": "gamma", "value": "2"}],
+                }
+            },
+            "Validation failed: ValidateAlgorithmSettings Error: gamma should be in the range of"
+            " (0, 1)",
+        ),
+        (
+            {"algorithm": {"algorithmName": "enas"}},
+            "Validation failed: ValidateAlgorithmSettings Error: unknown algorithm 'enas'",
+        ),
+        (
+            {
+                "earlyStopping": {
+                    "algorithmName": "medianstop",
+                    "algorithmSettings": [{"name": "min_trials_required", "value": "0"}],
+                }
+            },
+            "Validation failed: ValidateEarlyStoppingSettings Error: min_trials_required must be"
+            " greater than zero (>0)",
+        ),
+    ],
+)
+def test_run_refuses_settings_the_service_rejects(
+    tmp_path: Path, spec: dict[str, Any], message: str
+) -> None:
+    state = tmp_path / "state"
+    command = [sys.executable, "-m", "katib_resume", "run", "-f", with_algorithm(tmp_path, **spec)]
+    done = subprocess.run(
+        [*map(str, command), "--state-dir", str(state)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 1
+    assert done.stderr.strip().startswith(message), done.stderr
+    assert not state.exists()

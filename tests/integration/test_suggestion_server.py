@@ -1,0 +1,117 @@
+"""``suggestion-server``: our algorithms as Katib's gRPC services, resumed from the volume.
+
+Our own gRPC client (what the controller uses, Katib's words) talks to the server on localhost:
+validation verdicts with Katib's messages, assignments re-served for a repeated request and
+the same after a restart on the same volume, and gRPC health as the Deployment's probes ask.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from google.protobuf import json_format
+from google.protobuf.message import Message
+
+from katib_resume.adapters.fake.cluster import FakeCluster
+from katib_resume.adapters.grpc import Endpoints, GrpcSuggestionService
+from katib_resume.adapters.grpc.server import HEALTH, ApiServer
+from katib_resume.app.suggestion.service import SuggestionApi
+from katib_resume.core.katib import API_VERSION, GRPC_HEALTH_SERVICE
+from katib_resume.core.model import Suggestion
+from katib_resume.core.observed import Outcome
+
+NS, NAME = "kubeflow", "served"
+X = {"name": "x", "parameterType": "double", "feasibleSpace": {"min": "-5", "max": "10"}}
+Y = {"name": "y", "parameterType": "int", "feasibleSpace": {"min": "0", "max": "15"}}
+
+
+def experiment(settings: list[dict[str, str]]) -> dict[str, Any]:
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "Experiment",
+        "metadata": {"name": NAME, "namespace": NS},
+        "spec": {
+            "objective": {"type": "minimize", "objectiveMetricName": "loss"},
+            "algorithm": {"algorithmName": "tpe", "algorithmSettings": settings},
+            "parallelTrialCount": 3,
+            "maxTrialCount": 12,
+            "parameters": [X, Y],
+        },
+    }
+
+
+def suggestion(have: list[dict[str, Any]]) -> Suggestion:
+    spec = {"algorithm": {"algorithmName": "tpe"}, "requests": len(have)}
+    status = {"suggestions": have}
+    return Suggestion.model_validate(
+        {"metadata": {"name": NAME, "namespace": NS}, "spec": spec, "status": status}
+    )
+
+
+class Served:
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
+        self.server: ApiServer | None = None
+        self.cluster = FakeCluster()
+        self.cluster.create(experiment([{"name": "random_state", "value": "4"}]))
+        self.start()
+
+    def start(self) -> None:
+        api = SuggestionApi(self.data_dir, 0)
+        self.server = ApiServer(api.handlers(), ["127.0.0.1:0"], healthy=[GRPC_HEALTH_SERVICE])
+        self.endpoint = f"127.0.0.1:{self.server.ports[0]}"
+        self.client = GrpcSuggestionService(self.cluster, Endpoints(self.endpoint, self.endpoint))
+
+    def stop(self) -> None:
+        self.client.close()
+        assert self.server is not None
+        self.server.stop()
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    serving = Served(tmp_path / "volume")
+    yield serving
+    serving.stop()
+
+
+def test_settings_are_validated_with_katibs_message(served: Served) -> None:
+    assert served.client.validate(suggestion([])).outcome is Outcome.VALID
+    other = FakeCluster()
+    other.create(experiment([{"name": "gamma", "value": "2"}]))
+    client = GrpcSuggestionService(other, Endpoints(served.endpoint, served.endpoint))
+    verdict = client.validate(suggestion([]))
+    client.close()
+    assert verdict.outcome is Outcome.INVALID
+    assert (
+        verdict.message == "ValidateAlgorithmSettings Error: gamma should be in the range of (0, 1)"
+    )
+
+
+def test_assignments_are_re_served_and_survive_a_restart(served: Served) -> None:
+    first = served.client.get_suggestions(suggestion([]), 3).items
+    assert len(first) == 3 and len({item["name"] for item in first}) == 3
+    assert served.client.get_suggestions(suggestion([]), 3).items == first  # a lost reply
+    more = served.client.get_suggestions(suggestion(list(first)), 2).items
+    served.stop()
+    served.start()  # a new pod on the same volume
+    assert served.client.get_suggestions(suggestion(list(first)), 2).items == more
+    assert (served.data_dir / NAME / "suggestion-state.json").exists()
+
+
+def test_health_answers_for_the_suggestion_service_only(served: Served) -> None:
+    with grpc.insecure_channel(served.endpoint) as channel:
+        check: grpc.UnaryUnaryMultiCallable[Message, Message] = channel.unary_unary(
+            "/grpc.health.v1.Health/Check",
+            request_serializer=lambda m: m.SerializeToString(),
+            response_deserializer=HEALTH["HealthCheckResponse"].FromString,
+        )
+        reply = check(HEALTH["HealthCheckRequest"](service=GRPC_HEALTH_SERVICE), timeout=5)
+        assert json_format.MessageToDict(reply) == {"status": "SERVING"}
+        with pytest.raises(grpc.RpcError) as refused:
+            check(HEALTH["HealthCheckRequest"](service="other"), timeout=5)
+        assert refused.value.code() is grpc.StatusCode.NOT_FOUND

@@ -1,0 +1,91 @@
+"""Hyperband: Katib's schedule and messages, past the first rung, and the end of the search."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+from katib_resume.adapters.local.suggestion import SuggestionServer, validate
+from katib_resume.adapters.local.suggestion.hyperband import schedule
+from katib_resume.core.model import Experiment
+from katib_resume.core.observed import Outcome
+
+EPOCHS = {"name": "epochs", "parameterType": "int", "feasibleSpace": {"min": "1", "max": "9"}}
+LR = {"name": "lr", "parameterType": "double", "feasibleSpace": {"min": "0", "max": "1"}}
+
+
+def experiment(settings: dict[str, str], parallel: int | None = 9) -> Experiment:
+    spec: dict[str, Any] = {
+        "algorithm": {
+            "algorithmName": "hyperband",
+            "algorithmSettings": [{"name": k, "value": v} for k, v in settings.items()],
+        },
+        "objective": {"type": "maximize", "objectiveMetricName": "accuracy"},
+        "parameters": [EPOCHS, LR],
+    }
+    if parallel is not None:
+        spec["parallelTrialCount"] = parallel
+    return Experiment.model_validate({"metadata": {"name": "hb", "namespace": "ns"}, "spec": spec})
+
+
+SETTINGS = {"r_l": "9", "eta": "3", "resource_name": "epochs"}
+
+
+def test_the_schedule_is_katibs_brackets() -> None:
+    rungs = [(r.size, r.resource) for r in schedule(Fraction(9), 3)]
+    assert rungs == [(9, "1"), (3, "3"), (1, "9"), (5, "3"), (2, "9"), (3, "9")]
+
+
+@pytest.mark.parametrize(
+    ("settings", "parallel", "message"),
+    [
+        ({"eta": "3"}, 9, "r_l and resource_name must be set."),
+        ({**SETTINGS, "r_l": "-1"}, 9, "r_l must be a positive float number."),
+        ({**SETTINGS, "r_l": "many"}, 9, "r_l must be a positive float number."),
+        (SETTINGS, 3, "parallelTrialCount must be not less than 9."),
+        (
+            {**SETTINGS, "resource_name": "steps"},
+            9,
+            "value of resource_name setting must be in parameters.",
+        ),
+        (
+            {**SETTINGS, "eta": "x"},
+            9,
+            "failed to validate eta(x): could not convert string to float: 'x'",
+        ),
+    ],
+)
+def test_bad_settings_get_katibs_message(
+    settings: dict[str, str], parallel: int, message: str
+) -> None:
+    verdict = validate(experiment(settings, parallel))
+    assert verdict.outcome is Outcome.INVALID
+    assert verdict.message == message
+
+
+def values(assignment: dict[str, Any]) -> dict[str, str]:
+    return {v["name"]: v["value"] for v in assignment["parameterAssignments"]}
+
+
+def test_it_gets_past_the_first_rung_and_completes() -> None:
+    """Katib's hyperband answered the second rung's request of 9 with 3 and stalled (#1168)."""
+    server = SuggestionServer(experiment(SETTINGS), 5, None)
+    server.start([])
+    held = server.get_suggestions([], 9)
+    assert [values(a)["epochs"] for a in held] == ["1"] * 9
+    assert server.get_suggestions(held, 18, {}) == []  # the rung is still running
+    assert server.exhausted(18) == ""
+    results = {a["name"]: float(values(a)["lr"]) for a in held}
+    second = server.get_suggestions(held, 18, results)
+    best = sorted(held, key=lambda a: -float(values(a)["lr"]))[:3]
+    assert [values(a) for a in second] == [{**values(a), "epochs": "3"} for a in best]
+    while True:
+        held += second
+        results.update({a["name"]: float(values(a)["lr"]) for a in second})
+        second = server.get_suggestions(held, len(held) + 9, results)
+        if not second:
+            break
+    assert len(held) == 23
+    assert server.exhausted(len(held) + 9).startswith("the search is exhausted")
