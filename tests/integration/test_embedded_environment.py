@@ -97,15 +97,34 @@ def test_a_full_disk_mid_run_is_one_line_and_keeps_what_was_committed(
 def test_a_failed_run_says_why_and_exits_4(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    settings = [{"name": "bogus", "value": "1"}]
-    bad = experiment(tmp_path, algorithm={"algorithmName": "random", "algorithmSettings": settings})
-    code, out, err = cli(capsys, "run", "-f", bad, "--state-dir", tmp_path / "state")
+    manifest = yaml.safe_load(EXAMPLE.read_text())
+    template = manifest["spec"]["trialTemplate"]["trialSpec"]["spec"]["template"]["spec"]
+    template["containers"][0]["command"] = ["sh", "-c", "exit 3"]  # every training run fails
+    failing = experiment(
+        tmp_path, trialTemplate=manifest["spec"]["trialTemplate"], maxFailedTrialCount=1
+    )
+    state = tmp_path / "state"
+    code, out, err = cli(capsys, "run", "-f", failing, "--trial-command", "--state-dir", state)
     assert code == EXIT_FAILED
     assert "Failed=True (ExperimentFailed)" in out
     assert errors(err)[-1] == (
-        f"katib-resume: Experiment {NS}/{NAME} failed: Suggestion has failed: Validation failed: "
-        "unknown algorithm setting 'bogus' for algorithm 'random' (it accepts: random_state)"
+        f"katib-resume: Experiment {NS}/{NAME} failed: "
+        "Experiment has failed because max failed count has reached"
     )
+
+
+def test_settings_the_service_rejects_fail_before_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = [{"name": "bogus", "value": "1"}]
+    bad = experiment(tmp_path, algorithm={"algorithmName": "random", "algorithmSettings": settings})
+    code, _, err = cli(capsys, "run", "-f", bad, "--state-dir", tmp_path / "state")
+    assert code == 1  # refused before anything is written (docs/algorithms.md)
+    assert errors(err)[-1].endswith(
+        "Validation failed: ValidateAlgorithmSettings Error: unknown algorithm setting 'bogus' "
+        "for algorithm 'random' (it accepts: random_state)"
+    )
+    assert not (tmp_path / "state").exists()
 
 
 @pytest.mark.parametrize("field", ["maxTrialCount", "parallelTrialCount", "maxFailedTrialCount"])
