@@ -121,6 +121,12 @@ EXP_MAX_FAILED = ConditionSpec(
     E.FAILED, T, ER.FAILED, "Experiment has failed because max failed count has reached"
 )
 EXP_SUGGESTION_FAILED = ConditionSpec(E.FAILED, T, ER.FAILED, "Suggestion has failed")
+EXP_SUGGESTION_END = ConditionSpec(
+    E.SUCCEEDED,
+    T,
+    ER.SUGGESTION_END_REACHED,
+    "Experiment has succeeded because suggestion service has reached the end",
+)
 
 # Suggestion conditions (BEHAVIOR.md §2.3 notation in the comments).
 SUG_CREATED = ConditionSpec(S.CREATED, T, SR.CREATED, "Suggestion is created")  # C

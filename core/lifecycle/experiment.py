@@ -31,6 +31,7 @@ from katib_resume.core.katib import (
     EXP_MAX_TRIALS,
     EXP_RESTARTING,
     EXP_RUNNING,
+    EXP_SUGGESTION_END,
     EXP_SUGGESTION_FAILED,
 )
 from katib_resume.core.katib import ExperimentCondition as E
@@ -69,6 +70,7 @@ TABLE: tuple[Transition[ExperimentState], ...] = (
     Transition("max_trials_reached", _ACTIVE, X.Succeeded),
     Transition("max_failed_trials_reached", _ACTIVE, X.Failed),
     Transition("suggestion_failed", _ACTIVE, X.Failed),
+    Transition("suggestion_end_reached", _ACTIVE, X.Succeeded),
     Transition(
         "restart_requested", X.Succeeded, X.Running, conditions=("is_restartable", "has_budget")
     ),
@@ -81,6 +83,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("goal_reached", when=("is_goal_reached",)),
     Detector("max_trials_reached", when=("is_max_trials_reached",)),
     Detector("max_failed_trials_reached", when=("is_max_failed_trials_reached",)),
+    Detector("suggestion_end_reached", when=("is_suggestion_end_reached",)),
     Detector("trials_started", when=("has_trials",)),
 )
 """Tried in this order; the signals are ``core.plan.experiment``'s (the completion signals are
@@ -93,6 +96,7 @@ COMPLETIONS: dict[str, ConditionSpec] = {
     "max_trials_reached": EXP_MAX_TRIALS,
     "max_failed_trials_reached": EXP_MAX_FAILED,
     "suggestion_failed": EXP_SUGGESTION_FAILED,
+    "suggestion_end_reached": EXP_SUGGESTION_END,
 }
 """The condition each completing trigger appends (``Marked("completion")``)."""
 

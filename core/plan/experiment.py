@@ -65,14 +65,19 @@ class ExperimentDecision:
 
 
 def decide_experiment(
-    experiment: Experiment, suggestion: Suggestion | None, trials: tuple[Trial, ...], now: datetime
+    experiment: Experiment,
+    suggestion: Suggestion | None,
+    trials: tuple[Trial, ...],
+    now: datetime,
+    exhausted: str = "",
 ) -> ExperimentDecision:
-    """One reconcile of ``experiment`` (which is not being deleted)."""
+    """One reconcile of ``experiment`` (which is not being deleted); ``exhausted`` is the
+    suggestion service's "no more", when it said so this reconcile."""
     mine = own_trials(experiment, trials)
     ledger = TrialLedger.of(experiment.spec.objective, mine)  # counts and optimum, one pass
     counts = ledger.counts
     before = derive(experiment.status.conditions)
-    signals = _Signals(experiment, counts, mine, suggestion)
+    signals = _Signals(experiment, counts, mine, suggestion, exhausted)
     trigger, after = EXPERIMENT.step(before, signals, _Facts(experiment, counts))
     conditions = experiment.status.conditions
     if trigger is not None:
@@ -113,15 +118,22 @@ class _Signals:
         counts: TrialCounts,
         trials: tuple[Trial, ...],
         suggestion: Suggestion | None,
+        exhausted: str = "",
     ) -> None:
         self.experiment, self.counts, self.trials = experiment, counts, trials
-        self.suggestion = suggestion
+        self.suggestion, self.exhausted = suggestion, exhausted
         self._outcome: tuple[ConditionSpec | None] | None = None
         self._has_trials: bool | None = None
 
     @property
     def is_suggestion_failed(self) -> bool:
         return self.suggestion is not None and self.suggestion.has(SuggestionCondition.FAILED)
+
+    @property
+    def is_suggestion_end_reached(self) -> bool:
+        """The service has no point left (an exhausted grid, hyperband's last rung) and every
+        Trial it gave has finished: Katib's fourth completion rule, which it never reaches."""
+        return bool(self.exhausted) and self.has_trials and self.counts.active == 0
 
     @property
     def has_trials(self) -> bool:

@@ -91,6 +91,7 @@ def experiment_candidates(state: ExperimentState, seen: SimpleNamespace) -> list
         ("is_goal_reached", "goal_reached"),
         ("is_max_failed_trials_reached", "max_failed_trials_reached"),
         ("is_max_trials_reached", "max_trials_reached"),
+        ("is_suggestion_end_reached", "suggestion_end_reached"),
     ):
         if getattr(seen, name):
             return [trigger]
@@ -102,18 +103,30 @@ outcomes = st.sampled_from(
 )
 
 
-@given(st.sampled_from(ExperimentState), st.booleans(), st.booleans(), outcomes, exp_facts)
+@given(
+    st.sampled_from(ExperimentState),
+    st.booleans(),
+    st.booleans(),
+    st.tuples(outcomes, st.booleans()),
+    exp_facts,
+)
 def test_the_experiment_fires_the_oracles_first_moving_candidate(
     state: ExperimentState,
     failed: bool,
     has_trials: bool,
-    outcome: str | None,
+    completion: tuple[str | None, bool],
     facts: ExperimentFacts,
 ) -> None:
+    outcome, exhausted = completion  # one of Katib's first three rules; the service's "no more"
     flags = {
         name: has_trials and outcome == name
         for name in ("is_goal_reached", "is_max_failed_trials_reached", "is_max_trials_reached")
     }
-    seen = SimpleNamespace(is_suggestion_failed=failed, has_trials=has_trials, **flags)
+    seen = SimpleNamespace(
+        is_suggestion_failed=failed,
+        has_trials=has_trials,
+        is_suggestion_end_reached=has_trials and exhausted,
+        **flags,
+    )
     expected = first_move(EXPERIMENT, state, experiment_candidates(state, seen), facts)
     assert EXPERIMENT.step(state, seen, facts) == expected

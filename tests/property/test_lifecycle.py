@@ -80,6 +80,7 @@ EXP_ORACLE = {
 for _state in (X.Created, X.Running):
     EXP_ORACLE[(_state, "goal_reached")] = lambda f: X.Succeeded
     EXP_ORACLE[(_state, "max_trials_reached")] = lambda f: X.Succeeded
+    EXP_ORACLE[(_state, "suggestion_end_reached")] = lambda f: X.Succeeded
     EXP_ORACLE[(_state, "max_failed_trials_reached")] = lambda f: X.Failed
     EXP_ORACLE[(_state, "suggestion_failed")] = lambda f: X.Failed
 
