@@ -24,6 +24,7 @@ from katib_resume.core.model import (
     Suggestion,
 )
 from katib_resume.core.observed import Observed
+from katib_resume.core.prebound import prebound_conflicts
 from katib_resume.core.resources import (
     desired_deployment,
     desired_rbac,
@@ -64,6 +65,7 @@ def conflicts(observed: Observed, suggestion: Suggestion, volume: VolumePlan | N
         ):
             if message is not None:
                 found.append(message)
+        found += prebound_conflicts(volume, observed.claimants, observed.pvc, uid)
     return found
 
 
