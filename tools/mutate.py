@@ -54,7 +54,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/unit/test_volume_loss.py",
         "tests/unit/test_prebound.py",
         "tests/integration/test_suggestion_deleted.py",
-        "tests/unit/test_mutation_kills.py",
+        "tests/unit/test_boundaries.py",
         *COMMON,
         "tests/property/test_detectors.py",
         "tests/integration/test_volume_loss.py",
@@ -62,7 +62,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     "core/plan/children.py": (
         "tests/unit/test_prebound.py",
         "tests/unit/test_volume_loss.py",
-        "tests/unit/test_mutation_kills.py",
+        "tests/unit/test_boundaries.py",
         "tests/integration/test_katib_bugs.py",
         "tests/integration/test_local_volumes.py",
         "tests/integration/test_shared_objects.py",
@@ -70,7 +70,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     ),
     "core/plan/marks.py": (
         "tests/unit/test_volume_loss.py",
-        "tests/unit/test_mutation_kills.py",
+        "tests/unit/test_boundaries.py",
         "tests/integration/test_katib_bugs.py",
         "tests/integration/test_volume_loss.py",
         "tests/unit/test_provision.py",
@@ -82,12 +82,12 @@ TESTS: dict[str, tuple[str, ...]] = {
     "core/conditions.py": (
         "tests/unit/test_conditions.py",
         "tests/property/test_conditions.py",
-        "tests/unit/test_mutation_kills.py",
+        "tests/unit/test_boundaries.py",
         "tests/integration/test_katib_bugs.py",
     ),
     "core/names.py": (
         "tests/unit/test_validation.py",
-        "tests/unit/test_mutation_kills.py",
+        "tests/unit/test_boundaries.py",
         "tests/property/test_admission_names.py",
         "tests/unit/test_admission.py",
     ),

@@ -1,1 +1,0 @@
-"""Tests that pin what mutation testing found unpinned (tools/mutate.py, docs/testing.md)."""
