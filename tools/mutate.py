@@ -77,6 +77,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     ),
     "core/prebound.py": (
         "tests/unit/test_prebound.py",
+        "tests/unit/test_boundaries.py",
         "tests/integration/test_prebound_volume.py",
     ),
     "core/conditions.py": (

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from katib_resume.adapters.fake.clock import EPOCH
-from katib_resume.core.actions import Create, RecordEvent, Requeue, UpdateStatus
+from katib_resume.core.actions import Create, Delete, RecordEvent, Requeue, UpdateStatus
 from katib_resume.core.conditions import Condition, ConditionSpec, Status, set_condition
 from katib_resume.core.config import parse_katib_config
 from katib_resume.core.katib import SUG_DEPLOYMENT_NOT_READY, SUG_RUNNING
-from katib_resume.core.model import OwnedObject, PersistentVolumeClaim, Suggestion
+from katib_resume.core.model import Deployment, OwnedObject, PersistentVolumeClaim, Suggestion
 from katib_resume.core.names import (
     CONFIG_MAP_NAME,
     derived_name_errors,
@@ -30,14 +30,14 @@ from katib_resume.core.names import (
 )
 from katib_resume.core.observed import Observed, Outcome, Validation
 from katib_resume.core.plan import Plan, plan
-from katib_resume.core.plan.children import ensure
+from katib_resume.core.plan.children import ensure, teardown
 from katib_resume.core.plan.marks import failed_mark, running_mark, waiting_mark
 from katib_resume.core.plan.suggestion import merge_settings
 from katib_resume.core.prebound import prebound_conflicts
 from katib_resume.core.volumes import volume_plan
 from tests.support.harness import shipped_config
 from tests.unit.test_prebound import pv
-from tests.unit.test_provision import child, experiment, observed, suggestion
+from tests.unit.test_provision import child, experiment, observed, suggestion, trial
 
 NOW = EPOCH + timedelta(hours=1)
 
@@ -205,8 +205,8 @@ def test_terminating_children_are_waited_for_by_name() -> None:
         raw = child(kind)
         raw["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
         going.append(raw)
-    dep = type(state.deployment).model_validate(going[0])  # type: ignore[union-attr]
-    svc = type(state.service).model_validate(going[1])  # type: ignore[union-attr]
+    dep = Deployment.model_validate(going[0])
+    svc = OwnedObject.model_validate(going[1])
     waits = _requeues(plan(replace(state, deployment=dep, service=svc), shipped_config(), NOW))
     assert [(w.after_seconds, w.reason) for w in waits] == [
         (
@@ -305,3 +305,163 @@ def test_only_the_missing_rbac_object_is_created() -> None:
     )
     made = ensure(state, sug, shipped_config(), _volume())
     assert [c.manifest["kind"] for c in made.creates] == ["RoleBinding"]
+
+
+def test_the_reconcile_comes_back_for_the_last_half_second_of_the_grace() -> None:
+    waits = _requeues(plan(_unbound(29.5), shipped_config(), NOW))
+    bind = [w.after_seconds for w in waits if "to bind" in w.reason]
+    assert bind == [pytest.approx(0.5)]
+
+
+def _pending(sug: Suggestion) -> Suggestion:
+    raw = sug.to_dict()
+    raw["status"] = {}
+    return Suggestion.model_validate(raw)
+
+
+def _suggestion_write(result: object) -> dict[str, Any]:
+    assert isinstance(result, Plan)
+    (write,) = [
+        a for a in result.actions if isinstance(a, UpdateStatus) and a.ref.kind == "Suggestion"
+    ]
+    return write.status
+
+
+def test_a_new_suggestion_is_created_and_stamped_even_before_its_config_is_known() -> None:
+    state = Observed("kubeflow", "from-volume-resume", experiment(), _pending(suggestion(3, 0)))
+    config = parse_katib_config(
+        {
+            "apiVersion": "config.kubeflow.org/v1beta1",
+            "kind": "KatibConfig",
+            "runtime": {"suggestions": [{"algorithmName": "grid", "image": "img"}]},
+        }
+    )
+    status = _suggestion_write(plan(state, config, NOW))
+    assert status["startTime"] == "2026-01-01T01:00:00Z"
+    assert [c["type"] for c in status["conditions"]] == ["Created"]
+
+
+def test_returned_settings_are_recorded_with_the_assignments() -> None:
+    state = observed(experiment(), suggestion(3, 2), [])
+    fresh = ({"name": "from-volume-resume-00000002", "parameterAssignments": []},)
+    answered = replace(state, assignments=fresh, algorithm_settings=({"name": "x", "value": "1"},))
+    status = _suggestion_write(plan(answered, shipped_config(), NOW))
+    assert status["suggestionCount"] == 3
+    assert status["algorithmSettings"] == [{"name": "x", "value": "1"}]
+
+
+def _created(sug: Suggestion) -> Suggestion:
+    raw = sug.to_dict()
+    raw["status"]["conditions"] = [
+        {"type": "Created", "status": "True", "reason": "SuggestionCreated"}
+    ]
+    return Suggestion.model_validate(raw)
+
+
+def test_a_first_deployment_without_a_claim_yet_is_a_normal_event() -> None:
+    state = Observed("kubeflow", "from-volume-resume", experiment(), _created(suggestion(3, 0)))
+    (event,) = _events(plan(state, shipped_config(), NOW))
+    assert (event.type, event.message) == ("Normal", "Suggestion Created -> Deploying")
+
+
+def test_a_restart_on_its_kept_claim_is_a_normal_event() -> None:
+    raw = suggestion(3, 3).to_dict()
+    raw["status"]["conditions"] = [
+        {"type": "Created", "status": "True", "reason": "SuggestionCreated"},
+        {"type": "Succeeded", "status": "True", "reason": "Experiment is succeeded"},
+    ]
+    state = observed(experiment(maxTrialCount=5), Suggestion.model_validate(raw), [])
+    state = replace(state, deployment=None, service=None)
+    events = [e for e in _events(plan(state, shipped_config(), NOW)) if "Suggestion" in e.message]
+    assert [(e.type, e.message) for e in events] == [
+        ("Normal", "Suggestion Succeeded -> Restarting")
+    ]
+
+
+def test_a_foreign_deployment_or_service_is_named_in_the_conflict() -> None:
+    state = observed(experiment(), _deploying(suggestion(3, 3)), [])
+    dep, svc = child("Deployment"), child("Service")
+    for raw in (dep, svc):
+        raw["metadata"]["ownerReferences"][0]["uid"] = "someone-else"
+    foreign = replace(
+        state,
+        deployment=Deployment.model_validate(dep),
+        service=OwnedObject.model_validate(svc),
+    )
+    ready = next(
+        c
+        for c in _suggestion_write(plan(foreign, shipped_config(), NOW))["conditions"]
+        if c["type"] == "DeploymentReady"
+    )
+    assert ready["message"] == (
+        "Deployment kubeflow/from-volume-resume-random is not owned by this Suggestion; "
+        "Service kubeflow/from-volume-resume-random is not owned by this Suggestion"
+    )
+
+
+def test_a_terminating_pv_is_waited_for_by_name() -> None:
+    config = shipped_config(persistentVolumeClaimSpec={"storageClassName": "katib-suggestion"})
+    sug = suggestion(3, 3)
+    volume = volume_plan(sug, config.suggestion("random"))
+    assert volume.volume is not None
+    going = pv(volume.volume.name)
+    going = going.model_copy(
+        update={"metadata": going.metadata.model_copy(update={"deletion_timestamp": EPOCH})}
+    )
+    state = replace(Observed("kubeflow", "from-volume-resume", experiment(), sug), pv=going)
+    made = ensure(state, sug, config, volume)
+    assert made.waiting_for == (f"PersistentVolume {volume.volume.name} to finish terminating",)
+
+
+def test_teardown_deletes_each_child_with_its_uid() -> None:
+    raw = suggestion(3, 3).to_dict()
+    raw["status"]["conditions"] = [
+        {"type": "Created", "status": "True", "reason": "SuggestionCreated"},
+        {"type": "Succeeded", "status": "True", "reason": "Experiment is succeeded"},
+    ]
+    state = observed(experiment(), Suggestion.model_validate(raw), [])
+    dep, svc = child("Deployment"), child("Service")
+    dep["metadata"]["uid"], svc["metadata"]["uid"] = "d-uid", "svc-uid"
+    state = replace(
+        state,
+        deployment=Deployment.model_validate(dep),
+        service=OwnedObject.model_validate(svc),
+    )
+    assert state.suggestion is not None
+    deletes = teardown(state, state.suggestion)
+    assert [(d.ref.kind, d.uid) for d in deletes if isinstance(d, Delete)] == [
+        ("Deployment", "d-uid"),
+        ("Service", "svc-uid"),
+    ]
+
+
+def test_a_completion_is_marked_even_when_katib_config_lost_the_algorithm() -> None:
+    raw = experiment(maxTrialCount=3).to_dict()
+    raw["status"] = {
+        "conditions": [
+            {"type": "Created", "status": "True", "reason": "ExperimentCreated"},
+            {"type": "Succeeded", "status": "True", "reason": "ExperimentMaxTrialsReached"},
+        ]
+    }
+    done = type(experiment()).model_validate(raw)
+    trials = tuple(trial(i) for i in range(3))
+    state = Observed("kubeflow", "from-volume-resume", done, _created(suggestion(3, 3)), trials)
+    config = parse_katib_config(
+        {
+            "apiVersion": "config.kubeflow.org/v1beta1",
+            "kind": "KatibConfig",
+            "runtime": {"suggestions": [{"algorithmName": "grid", "image": "img"}]},
+        }
+    )
+    status = _suggestion_write(plan(state, config, NOW))
+    assert "Succeeded" in [c["type"] for c in status["conditions"]]
+
+
+def test_returned_settings_are_merged_into_the_held_ones() -> None:
+    raw = suggestion(3, 2).to_dict()
+    raw["status"]["algorithmSettings"] = [{"name": "x", "value": "0"}, {"name": "y", "value": "9"}]
+    state = observed(experiment(), Suggestion.model_validate(raw), [])
+    fresh = ({"name": "from-volume-resume-00000002", "parameterAssignments": []},)
+    answered = replace(state, assignments=fresh, algorithm_settings=({"name": "x", "value": "1"},))
+    status = _suggestion_write(plan(answered, shipped_config(), NOW))
+    assert status["algorithmSettings"] == [{"name": "x", "value": "1"}, {"name": "y", "value": "9"}]

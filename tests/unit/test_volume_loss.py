@@ -154,7 +154,9 @@ def test_only_our_unavailable_deployment_on_a_terminating_claim_is_deleted() -> 
     held = _deploying(deployment=deployment(False))
     actions = release_claim(held, sug, volume)
     assert [type(a) for a in actions] == [Delete, RecordEvent]
-    assert actions[0].ref.name == "from-volume-resume-random"  # type: ignore[union-attr]
+    delete = actions[0]
+    assert isinstance(delete, Delete)
+    assert (delete.ref.name, delete.uid) == ("from-volume-resume-random", "d-uid")
     event = actions[1]
     assert isinstance(event, RecordEvent) and event.type == "Warning"
     assert event.reason == "VolumeTerminating" and CLAIM in event.message
