@@ -80,6 +80,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/unit/test_boundaries.py",
         "tests/integration/test_prebound_volume.py",
     ),
+    "core/plan/provision.py": ("tests/unit/test_provision_edges.py", *COMMON),
     "core/conditions.py": (
         "tests/unit/test_conditions.py",
         "tests/property/test_conditions.py",
