@@ -98,6 +98,7 @@ class SuggestionReason:
     RESTARTING = "Experiment is restarting"
     VOLUME_NOT_BOUND = "VolumeNotBound"  # ours: bug 16
     OWNERSHIP_CONFLICT = "OwnershipConflict"  # ours: never adopt another's PV or PVC
+    VOLUME_TERMINATING = "VolumeTerminating"  # ours: the claim is deleted under the service
 
 
 T, F = Status.TRUE, Status.FALSE
@@ -156,6 +157,8 @@ MSG_CAN_RESTART_FROM_VOLUME = (  # S_V
 MSG_VOLUME_KEPT_CANNOT_RESTART = (  # ours: truthful for a non-restartable FromVolume completion
     "Suggestion is succeeded, suggestion volume is not deleted, can't be restarted"
 )
+MSG_VOLUME_LOST = "Suggestion is succeeded, suggestion volume is lost"  # ours, then "(<why>), ..."
+MSG_VOLUME_LOST_CAN_RESTART = "can be restarted on a new volume without the saved state"
 MSG_VALIDATION_FAILED = "Validation failed: "
 
 

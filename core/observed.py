@@ -71,6 +71,9 @@ class Observed:
     service: OwnedObject | None = None
     pvc: PersistentVolumeClaim | None = None
     pv: PersistentVolume | None = None
+    claimants: tuple[PersistentVolume, ...] = ()
+    """The PVs whose ``claimRef`` names our PVC (``core.prebound``): all of them while the PVC
+    is missing or unbound, else the one it is bound to."""
     service_account: OwnedObject | None = None
     role: OwnedObject | None = None
     role_binding: OwnedObject | None = None

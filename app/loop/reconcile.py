@@ -52,6 +52,7 @@ from katib_resume.core.plan import (
 )
 from katib_resume.core.policy import traits
 from katib_resume.core.ports import Cluster, NotFound, SuggestionService, Unavailable
+from katib_resume.core.prebound import claimants
 from katib_resume.core.resources import RBAC_API_VERSION
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -116,11 +117,13 @@ def gather(cluster: Cluster, key: Key, parsed: Parsed | None = None) -> Observed
     service = owned("v1", "Service")
     pvc: PersistentVolumeClaim | None = None
     pv: PersistentVolume | None = None
+    found: tuple[PersistentVolume, ...] = ()
     if traits(suggestion.spec.policy).has_volume:  # only a volume policy has a PVC and PV
         claim = ObjectRef("v1", "PersistentVolumeClaim", ns, child)
         pvc = _read(cluster, PersistentVolumeClaim, claim, parsed)
         volume = ObjectRef("v1", "PersistentVolume", None, pv_name(name, suggestion.algorithm, ns))
         pv = _read(cluster, PersistentVolume, volume, parsed)
+        found = _claimants(cluster, claim, pvc, parsed)
     rbac: tuple[OwnedObject | None, ...] = (None, None, None)
     if suggestion.spec.early_stopping is not None:  # only early stopping has RBAC objects
         rbac = (
@@ -138,10 +141,35 @@ def gather(cluster: Cluster, key: Key, parsed: Parsed | None = None) -> Observed
         service=service,
         pvc=pvc,
         pv=pv,
+        claimants=found,
         service_account=rbac[0],
         role=rbac[1],
         role_binding=rbac[2],
     )
+
+
+def _claimants(
+    cluster: Cluster, claim: ObjectRef, pvc: PersistentVolumeClaim | None, parsed: Parsed
+) -> tuple[PersistentVolume, ...]:
+    """The PVs whose ``claimRef`` names our claim (``core.prebound``). Once the PVC is bound,
+    only the PV it is bound to (one read); before, every cached PV is looked at, which happens
+    while a claim is being created or waits to bind, not in a steady reconcile."""
+    namespace, name = claim.namespace or "", claim.name
+    if pvc is not None and pvc.is_bound() and pvc.spec.volume_name:
+        bound = ObjectRef("v1", "PersistentVolume", None, pvc.spec.volume_name)
+        found = _read(cluster, PersistentVolume, bound, parsed)
+        return claimants((found,) if found else (), namespace, name, pvc)
+    named = [
+        parsed.parse(PersistentVolume, raw)
+        for raw in cluster.list("v1", "PersistentVolume", None, {})
+        if _claim_ref(raw) == (namespace, name)
+    ]
+    return claimants(named, namespace, name, pvc)
+
+
+def _claim_ref(pv: Manifest) -> tuple[object, object]:
+    ref = (pv.get("spec") or {}).get("claimRef") or {}
+    return ref.get("namespace"), ref.get("name")
 
 
 def apply(cluster: Cluster, decided: Plan) -> float | None:

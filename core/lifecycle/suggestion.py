@@ -194,6 +194,7 @@ STATES: StateTable[SuggestionState, SuggestionStateSpec] = StateTable(
                 Marked("succeeded"),
             ),
             holds=Holds.RELEASED,
+            remarked=True,  # a kept volume lost later is said so
         ),
         SuggestionStateSpec(
             state=St.Running,

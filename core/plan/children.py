@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
-from katib_resume.core.actions import Action, Create, Delete, ObjectRef
+from katib_resume.core.actions import Action, Create, Delete, ObjectRef, RecordEvent
 from katib_resume.core.config import KatibConfig
 from katib_resume.core.kube import Manifest
 from katib_resume.core.model import (
@@ -24,6 +24,8 @@ from katib_resume.core.model import (
     Suggestion,
 )
 from katib_resume.core.observed import Observed
+from katib_resume.core.plan.finalizer import suggestion_ref
+from katib_resume.core.prebound import prebound_conflicts
 from katib_resume.core.resources import (
     desired_deployment,
     desired_rbac,
@@ -64,6 +66,7 @@ def conflicts(observed: Observed, suggestion: Suggestion, volume: VolumePlan | N
         ):
             if message is not None:
                 found.append(message)
+        found += prebound_conflicts(volume, observed.claimants, observed.pvc, uid)
     return found
 
 
@@ -111,8 +114,43 @@ def ensure(
             suggestion, service_config, early_config, grpc_probes=config.grpc_probes
         )
 
-    want("Deployment", observed.deployment, deployment)
+    if not claim_terminating(observed, volume):  # a new pod could not start on it, only hold it
+        want("Deployment", observed.deployment, deployment)
     return Ensured(tuple(creates), tuple(waiting))
+
+
+def claim_terminating(observed: Observed, volume: VolumePlan | None) -> bool:
+    """The planned volume's PVC is being deleted (by hand: ours goes only with the Suggestion)."""
+    return volume is not None and observed.pvc is not None and observed.pvc.metadata.is_deleting
+
+
+def release_claim(
+    observed: Observed, suggestion: Suggestion, volume: VolumePlan | None
+) -> tuple[Action, ...]:
+    """Delete our Deployment when it is not available and its claim is terminating.
+
+    Its pod cannot start on a terminating claim, and while the Deployment mounts the claim,
+    pvc-protection keeps the claim from going: both would wait for ever. Once it is gone, the
+    claim goes, and ``ensure`` makes a new one and a new Deployment (the saved state is lost with
+    the claim). An available Deployment keeps serving until it stops.
+    """
+    found, pvc = observed.deployment, observed.pvc
+    if volume is None or pvc is None or not pvc.metadata.is_deleting:
+        return ()
+    if found is None or available(found) or found.metadata.is_deleting:
+        return ()
+    meta = found.metadata
+    if meta.controller_uid() != suggestion.metadata.uid:
+        return ()
+    why = (
+        f"Deployment {meta.namespace}/{meta.name} is deleted: its pod cannot start on the "
+        f"terminating PersistentVolumeClaim {pvc.metadata.namespace}/{pvc.metadata.name} and "
+        "keeps it from going"
+    )
+    return (
+        Delete(_ref("Deployment", "apps/v1", found), meta.uid or ""),
+        RecordEvent(suggestion_ref(suggestion), "Warning", "VolumeTerminating", why),
+    )
 
 
 def available(deployment: Deployment | None) -> bool:

@@ -40,9 +40,16 @@ from katib_resume.core.lifecycle.suggestion import (
     mark,
 )
 from katib_resume.core.model import Suggestion
+from katib_resume.core.names import service_name
 from katib_resume.core.observed import Observed, Outcome
 from katib_resume.core.plan import marks
-from katib_resume.core.plan.children import available, conflicts, ensure, teardown
+from katib_resume.core.plan.children import (
+    available,
+    conflicts,
+    ensure,
+    release_claim,
+    teardown,
+)
 from katib_resume.core.plan.finalizer import cleanup, ensure_finalizer, suggestion_ref
 from katib_resume.core.plan.result import Step, event_reason
 from katib_resume.core.policy import PolicyTraits, traits
@@ -107,7 +114,7 @@ def decide_suggestion(
         assignments=observed.assignments or (),
         settings=observed.algorithm_settings,
     )
-    events = _events(suggestion, before, after, trigger, observed)
+    events = _events(suggestion, before, after, trigger, observed, lost=_lost(observed, policy))
     return Step(before, after, trigger), (*head, *level[0], *status, *level[1], *events)
 
 
@@ -149,7 +156,7 @@ def _level(
     if row.holds is not Holds.ENSURED:
         return (), ()
     ensured = ensure(observed, suggestion, config, volume)
-    waits: list[Action] = []
+    waits: list[Action] = list(release_claim(observed, suggestion, volume))
     if ensured.waiting_for:
         waits.append(Requeue(RETRY_SECONDS, "waiting for " + ", ".join(ensured.waiting_for)))
     if volume is not None and observed.pvc is not None and not observed.pvc.is_bound():
@@ -183,10 +190,18 @@ def _marks(
     return Marks(
         waiting=marks.waiting_mark(observed, volume, now),
         blocked=_blocked(found),
-        succeeded=marks.succeeded_mark(context, policy.has_volume),
+        succeeded=marks.succeeded_mark(context, policy.has_volume, _lost(observed, policy)),
         failed=marks.failed_mark(observed),
         running=marks.running_mark(observed),
     )
+
+
+def _lost(observed: Observed, policy: PolicyTraits) -> str | None:
+    """How a volume policy's claim is lost (missing or terminating), if it is."""
+    suggestion = observed.suggestion
+    if not policy.has_volume or suggestion is None:
+        return None
+    return marks.volume_lost(observed, service_name(suggestion.name, suggestion.algorithm))
 
 
 def _blocked(found: list[str]) -> ConditionSpec:
@@ -239,11 +254,17 @@ def _events(
     after: SuggestionState,
     trigger: str | None,
     observed: Observed,
+    *,
+    lost: str | None = None,
 ) -> tuple[Action, ...]:
+    """The transition's event; a restart on a lost volume is a Warning that says so."""
     events: list[Action] = []
     if trigger is not None and after is not before:
         kind: EventType = "Warning" if STATES[after].warning else "Normal"
         message = f"Suggestion {before.value} -> {after.value}"
+        returns = STATES[before].holds is Holds.RELEASED and STATES[after].holds in _PLANNED
+        if lost is not None and returns:
+            kind, message = "Warning", f"{message}: {lost}; {marks.RESTART_ON_NEW_VOLUME}"
         events.append(RecordEvent(suggestion_ref(suggestion), kind, event_reason(trigger), message))
     if STATES[after].asks is Asks.VALIDATION and _validation_unavailable(observed):
         detail = observed.validation.message if observed.validation else ""

@@ -40,6 +40,8 @@ class RestartSequences(RuleBasedStateMachine):
         self.pvc_uid: str | None = None
         self.deleted = False
         self.local = False
+        self.issued: tuple[str | None, list[str]] = (None, [])
+        """The Suggestion's UID and its assignments' names at the last step."""
         self.restarted_at: str | None = None
         """``Restarting``'s lastTransitionTime, once the Experiment has been restarted."""
 
@@ -159,11 +161,45 @@ class RestartSequences(RuleBasedStateMachine):
             self.restarted_at = found[0]["lastTransitionTime"]
 
     @invariant()
+    def conditions_mean_what_they_say(self) -> None:
+        """What one status write always says together, whatever the controller has yet to see:
+        a completed object is not running, a running Suggestion's Deployment was ready (a
+        Failed one keeps Katib's DeploymentReady True: the service ran and refused)."""
+        experiment, suggestion = self.sim.experiment(), self.sim.suggestion()
+        done = [t for t in ("Succeeded", "Failed") if Sim.true(experiment, t)]
+        assert len(done) <= 1, done
+        if done:
+            assert not Sim.true(experiment, "Running")
+            assert (experiment or {}).get("status", {}).get("completionTime")
+        if Sim.true(suggestion, "Running"):
+            assert Sim.true(suggestion, "DeploymentReady") and Sim.true(suggestion, "Created")
+            assert not Sim.true(suggestion, "Succeeded") and not Sim.true(suggestion, "Failed")
+        if Sim.true(suggestion, "Succeeded"):
+            assert not Sim.true(suggestion, "DeploymentReady")
+            assert not Sim.true(suggestion, "Failed")
+
+    @invariant()
+    def no_assignment_repeats(self) -> None:
+        """Each assignment is issued once, under its own name, and a Suggestion's list only
+        grows: a restart continues the sequence, it never starts it again."""
+        suggestion = self.sim.suggestion()
+        issued = (suggestion or {}).get("status", {}).get("suggestions", [])
+        names = [a["name"] for a in issued]
+        assert len(names) == len(set(names)), names
+        points = self.sim.assignments()
+        assert len(points) == len(set(points)), points
+        uid = (suggestion or {}).get("metadata", {}).get("uid")
+        if uid is not None and uid == self.issued[0]:
+            assert names[: len(self.issued[1])] == self.issued[1], "the history only grows"
+        self.issued = (uid, names)
+
+    @invariant()
     def running_means_a_live_available_service(self) -> None:
         controller = self.sim.runtime.controller
         unseen = self.sim.runtime.pump()  # world changes the controller has not been told of
-        if unseen or controller.failures or controller.due() or self.sim.cluster.faults.pending:
-            return  # the controller has not caught up with the world yet
+        if unseen or controller.failures or controller.due():
+            return  # the controller has not caught up with the world yet (an armed fault that
+            # has not fired changes nothing: the invariant holds while it waits)
         if Sim.true(self.sim.suggestion(), "Running"):
             deployment, service = self.sim.deployment(), self.sim.service()
             assert deployment is not None and service is not None
@@ -234,6 +270,7 @@ class RestartSequences(RuleBasedStateMachine):
         assert experiment is not None
         meta, status = experiment["metadata"], experiment.get("status", {})
         assert status.get("observedGeneration") == meta["generation"], "the status is current"
+        self._counters_match_the_trials(status)
         suggestion = self.sim.suggestion()
         restartable = Sim.true(self.sim.experiment(), "Succeeded") and self.sim.policy != "Never"
         reason = _succeeded_reason(self.sim.experiment())
@@ -254,6 +291,16 @@ class RestartSequences(RuleBasedStateMachine):
         before = self.sim.runtime.controller.stats.writes
         self.sim.runtime.drain()
         assert self.sim.runtime.controller.stats.writes == before, "the fixed point writes nothing"
+
+    def _counters_match_the_trials(self, status: Manifest) -> None:
+        """At the fixed point the Experiment counts exactly the Trials there are."""
+        trials = self.sim.trials()
+        assert status.get("trials", 0) == len(trials)
+        for phase, field in (("Succeeded", "trialsSucceeded"), ("Failed", "trialsFailed")):
+            counted = sum(1 for t in trials if Sim.true(t, phase))
+            assert status.get(field, 0) == counted, (field, status.get(field), counted)
+        listed = set(status.get("succeededTrialList", []))
+        assert listed == {t["metadata"]["name"] for t in trials if Sim.true(t, "Succeeded")}
 
     def _local_directory(self) -> Path:
         """Where the simulated node keeps the local PV's directory."""

@@ -1,0 +1,259 @@
+"""Mutation testing of the core: does some test fail when the code is subtly wrong?
+
+    python -m tools.mutate                 # the default modules, each with its own tests
+    python -m tools.mutate --all           # every module of core/ (much longer)
+    python -m tools.mutate --module core/plan/marks.py --list
+    python -m tools.mutate --only core/plan/marks.py:58:7:cmp     # one mutant, with its output
+
+Each mutant (``tools/mutants.py``) is loaded in a fresh ``pytest -x`` process (forked from this
+one, which has imported the libraries but never the project) by ``tools/mutant_plugin.py``, in
+memory (no file is changed), against the tests named for its
+module in ``TESTS`` (plus ``COMMON`` for a module without its own entry). A failing run kills the
+mutant; a run past its time limit (four times the unmutated run, at least 20 s) counts as
+killed too. A survivor listed in ``tools/mutants-equivalent.txt`` with the reason it cannot
+change behaviour is left out of the score; every other survivor is a hole in the tests.
+The score is killed / (killed + survivors not judged equivalent); ``docs/testing.md`` records it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import signal
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import NoReturn
+
+import hypothesis  # noqa: F401 (imported once here, not again in every forked child)
+import pydantic  # noqa: F401
+import pytest
+import transitions  # noqa: F401
+import yaml  # noqa: F401
+
+from tools.mutant_plugin import install
+from tools.mutants import Mutant, mutants
+
+ROOT = Path(__file__).resolve().parent.parent
+EQUIVALENT = ROOT / "tools" / "mutants-equivalent.txt"
+COMMON = (
+    "tests/unit/test_provision.py",
+    "tests/integration/test_katib_bugs.py",
+    "tests/integration/test_resume_sequences.py",
+    "tests/property/test_lifecycle.py",
+)
+TESTS: dict[str, tuple[str, ...]] = {
+    "core/plan/suggestion.py": (
+        "tests/unit/test_volume_loss.py",
+        "tests/unit/test_prebound.py",
+        "tests/integration/test_suggestion_deleted.py",
+        "tests/unit/test_boundaries.py",
+        *COMMON,
+        "tests/property/test_detectors.py",
+        "tests/integration/test_volume_loss.py",
+    ),
+    "core/plan/children.py": (
+        "tests/unit/test_prebound.py",
+        "tests/unit/test_volume_loss.py",
+        "tests/unit/test_boundaries.py",
+        "tests/integration/test_katib_bugs.py",
+        "tests/integration/test_local_volumes.py",
+        "tests/integration/test_shared_objects.py",
+        "tests/integration/test_volume_loss.py",
+    ),
+    "core/plan/marks.py": (
+        "tests/unit/test_volume_loss.py",
+        "tests/unit/test_boundaries.py",
+        "tests/integration/test_katib_bugs.py",
+        "tests/integration/test_volume_loss.py",
+        "tests/unit/test_provision.py",
+    ),
+    "core/prebound.py": (
+        "tests/unit/test_prebound.py",
+        "tests/unit/test_boundaries.py",
+        "tests/integration/test_prebound_volume.py",
+    ),
+    "core/plan/provision.py": ("tests/unit/test_provision_edges.py", *COMMON),
+    "core/conditions.py": (
+        "tests/unit/test_conditions.py",
+        "tests/property/test_conditions.py",
+        "tests/unit/test_boundaries.py",
+        "tests/integration/test_katib_bugs.py",
+    ),
+    "core/names.py": (
+        "tests/unit/test_validation.py",
+        "tests/unit/test_boundaries.py",
+        "tests/property/test_admission_names.py",
+        "tests/unit/test_admission.py",
+    ),
+}
+DEFAULT = tuple(TESTS)
+ENV = {"HYPOTHESIS_PROFILE": "ci", "RESTART_LIFECYCLES": "40", "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    mutant: Mutant
+    verdict: str
+    """``killed``, ``timeout`` (counted as killed), ``survived`` or ``equivalent``."""
+    seconds: float
+    output: str = ""
+
+
+def tests_for(path: str) -> tuple[str, ...]:
+    return TESTS.get(path, COMMON)
+
+
+def _pytest(tests: Sequence[str], mutant: Mutant | None, timeout: float) -> tuple[int | None, str]:
+    """Run ``pytest -x`` on ``tests`` in a forked child (this process has imported pytest and
+    the libraries, never the project): its exit code (``None``: killed at ``timeout``) and the
+    end of its output."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    with tempfile.TemporaryFile("w+") as out:
+        pid = os.fork()
+        if pid == 0:
+            _child(tests, mutant, out.fileno())
+        code = _wait(pid, timeout)
+        out.seek(0)
+        return code, out.read()[-6000:]
+
+
+def _child(tests: Sequence[str], mutant: Mutant | None, fd: int) -> NoReturn:
+    code = 3
+    try:
+        os.setpgid(0, 0)  # its own group: a timeout ends whatever it started too
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        os.environ.update(ENV)
+        if mutant is not None:
+            install(mutant.path, mutant.index)
+        code = int(pytest.main(["-x", "-q", "-p", "no:cacheprovider", *tests]))
+    except BaseException:  # a child must never return into the parent's code
+        traceback.print_exc()
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
+def _wait(pid: int, timeout: float) -> int | None:
+    deadline = time.monotonic() + timeout
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        if time.monotonic() > deadline:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return None
+        time.sleep(0.01)
+
+
+def baseline(path: str) -> float:
+    """Seconds the module's tests take unmutated; they must pass."""
+    started = time.monotonic()
+    code, output = _pytest(tests_for(path), None, 600)
+    if code != 0:
+        raise SystemExit(f"the tests of {path} fail without a mutant:\n{output}")
+    return time.monotonic() - started
+
+
+def run(mutant: Mutant, limit: float, equivalent: dict[str, str]) -> Outcome:
+    started = time.monotonic()
+    code, output = _pytest(tests_for(mutant.path), mutant, limit)
+    seconds = time.monotonic() - started
+    if code is None:
+        return Outcome(mutant, "timeout", seconds)
+    if code != 0:
+        return Outcome(mutant, "killed", seconds, output)
+    verdict = "equivalent" if mutant.id in equivalent else "survived"
+    return Outcome(mutant, verdict, seconds, output)
+
+
+def load_equivalent() -> dict[str, str]:
+    """Mutant id -> why it cannot change behaviour (``tools/mutants-equivalent.txt``)."""
+    judged: dict[str, str] = {}
+    for line in EQUIVALENT.read_text().splitlines() if EQUIVALENT.exists() else ():
+        text = line.strip()
+        if text and not text.startswith("#"):
+            key, _, reason = text.partition(" ")
+            judged[key] = reason.strip()
+    return judged
+
+
+def summary(outcomes: Sequence[Outcome], equivalent: dict[str, str]) -> str:
+    count = {v: sum(o.verdict == v for o in outcomes) for v in ("killed", "timeout", "survived")}
+    judged = [o for o in outcomes if o.verdict == "equivalent"]
+    killed = count["killed"] + count["timeout"]
+    scored = killed + count["survived"]
+    score = 100.0 * killed / scored if scored else 100.0
+    lines = [
+        f"{len(outcomes)} mutants: {killed} killed ({count['timeout']} by timeout), "
+        f"{count['survived']} survived, {len(judged)} judged equivalent",
+        f"score: {score:.1f} % of the mutants that can change behaviour",
+    ]
+    lines += [f"  survived: {o.mutant}" for o in outcomes if o.verdict == "survived"]
+    lines += [f"  equivalent: {o.mutant} -- {equivalent[o.mutant.id]}" for o in judged]
+    return "\n".join(lines)
+
+
+def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m tools.mutate", description=__doc__)
+    parser.add_argument("--all", action="store_true", help="every module of core/")
+    parser.add_argument("--module", action="append", default=[], help="a module (repeatable)")
+    parser.add_argument("--only", action="append", default=[], help="a mutant id (repeatable)")
+    parser.add_argument("--list", action="store_true", help="list the mutants, run nothing")
+    parser.add_argument("--jobs", type=int, default=1, help="mutants run at once (default 1)")
+    return parser.parse_args(argv)
+
+
+def _modules(args: argparse.Namespace) -> list[str]:
+    if args.only:
+        return sorted({only.split(":")[0] for only in args.only})
+    if args.module:
+        return list(args.module)
+    if args.all:
+        return sorted(str(p.relative_to(ROOT)) for p in (ROOT / "core").rglob("*.py"))
+    return list(DEFAULT)
+
+
+def _run_module(path: str, args: argparse.Namespace, equivalent: dict[str, str]) -> list[Outcome]:
+    found = [m for m in mutants(ROOT / path, ROOT) if not args.only or m.id in args.only]
+    if args.list:
+        print("\n".join(map(str, found)))
+        return []
+    if not found:
+        return []
+    limit = max(20.0, 4 * baseline(path))
+    print(f"{path}: {len(found)} mutants, tests {' '.join(tests_for(path))}", flush=True)
+    outcomes = []
+    with ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        for outcome in pool.map(partial(run, limit=limit, equivalent=equivalent), found):
+            outcomes.append(outcome)
+            line = f"  {outcome.verdict:10} {outcome.seconds:4.1f}s {outcome.mutant}"
+            print(line, flush=True)
+            if args.only:
+                print(outcome.output)
+    return outcomes
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _arguments(argv)
+    equivalent = load_equivalent()
+    outcomes = [o for path in _modules(args) for o in _run_module(path, args, equivalent)]
+    if outcomes:
+        print(summary(outcomes, equivalent))
+    return 1 if any(o.verdict == "survived" for o in outcomes) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
