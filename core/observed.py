@@ -20,6 +20,7 @@ from katib_resume.core.model import (
     Suggestion,
     Trial,
 )
+from katib_resume.core.trial_ledger import TrialLedger
 
 
 class Outcome(StrEnum):
@@ -76,6 +77,9 @@ class Observed:
     """Settings (``{name, value}``) the service returned with ``assignments``: Katib records
     them in ``status.algorithmSettings`` and sends them back with the next request, which is how
     an algorithm such as Hyperband carries its state between calls."""
+    ledger: TrialLedger | None = None
+    """The trial ledger of ``trials``, when the shell keeps one per Experiment (folded from the
+    Trials that changed since its last reconcile); ``None``: the planner folds ``trials``."""
 
     def rbac(self) -> dict[str, OwnedObject | None]:
         """The early-stopping RBAC objects by kind."""

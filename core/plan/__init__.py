@@ -71,7 +71,7 @@ def _decide(
             return Plan()
         actions = cleanup(observed, suggestion) if suggestion.metadata.is_deleting else ()
         return Plan(actions)
-    decided = decide_experiment(experiment, suggestion, observed.trials, now)
+    decided = decide_experiment(experiment, suggestion, observed.trials, now, observed.ledger)
     if suggestion is None or state is None:
         return Plan(decided.actions, decided.step)
     context = Context(
