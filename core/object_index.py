@@ -27,6 +27,9 @@ Cursor = tuple[int, int]
 """(the bucket's epoch, the last change the reader has seen)."""
 OWNER = "@controller-owner"
 """The index field of the controller owner's UID (not a label: no label key has an ``@``)."""
+EVERY = "@kind"
+"""The index field every object has, with the value ``""``: its bucket is the whole kind, so a
+reader of the kind's changes (the embedded runtime's suggestion services) pays per change."""
 _EMPTY: Mapping[Name, Manifest] = {}
 
 
@@ -81,6 +84,7 @@ class Index:
         meta = obj.get("metadata") or {}
         labels = meta.get("labels") or {}
         found = {(key, str(labels[key])) for key in self.labels if key in labels}
+        found.add((EVERY, ""))
         for ref in meta.get("ownerReferences") or ():
             if ref.get("controller") and ref.get("uid"):
                 found.add((OWNER, str(ref["uid"])))

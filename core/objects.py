@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 
 from katib_resume.core.katib import LABEL_EXPERIMENT
 from katib_resume.core.kube import Manifest, has_labels
-from katib_resume.core.object_index import OWNER, Cursor, Delta, Index
+from katib_resume.core.object_index import EVERY, OWNER, Cursor, Delta, Index
 
 Kind = tuple[str, str]
 Name = tuple[str, str]
@@ -34,7 +34,7 @@ Key = tuple[str, str, str, str]
 """(apiVersion, kind, namespace, name)."""
 INDEXED_LABELS = (LABEL_EXPERIMENT,)
 """The labels the controller lists by (an unindexed label is answered by a scan of the kind)."""
-__all__ = ["OWNER", "Cursor", "Delta", "Objects", "key_of", "newer", "older", "version_of"]
+__all__ = ["EVERY", "OWNER", "Cursor", "Delta", "Objects", "key_of", "newer", "older", "version_of"]
 
 
 def key_of(obj: Manifest) -> Key:
@@ -103,7 +103,8 @@ class Objects:
     def changes(
         self, api_version: str, kind: str, field: str, value: str, since: Cursor | None
     ) -> Delta:
-        """What changed in one bucket (``field``: an indexed label or ``OWNER``) since ``since``
+        """What changed in one bucket (``field``: an indexed label, ``OWNER``, or ``EVERY`` with
+        the value ``""`` for the whole kind) since ``since``
         (``core.object_index.Index.changes``)."""
         return self.index.changes((api_version, kind), field, value, since)
 

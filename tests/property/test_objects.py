@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from katib_resume.core.katib import LABEL_EXPERIMENT
 from katib_resume.core.kube import Manifest
-from katib_resume.core.objects import Cursor, Objects, key_of
+from katib_resume.core.objects import EVERY, Cursor, Objects, key_of
 
 KINDS = [("v1", "Pod"), ("kubeflow.org/v1beta1", "Trial")]
 
@@ -108,12 +108,12 @@ steps = st.lists(
 
 
 def _scan(held: Objects, kind: tuple[str, str], namespace: str | None, value: str) -> list[int]:
-    """The naive answer: every object of the kind, filtered."""
+    """The naive answer: every object of the kind, filtered (``value`` "": every value)."""
     return sorted(
         id(o)
         for o in held.table(*kind).values()
         if namespace in (None, o["metadata"]["namespace"])
-        and o["metadata"]["labels"][LABEL_EXPERIMENT] == value
+        and value in ("", o["metadata"]["labels"][LABEL_EXPERIMENT])
     )
 
 
@@ -129,16 +129,17 @@ def test_indexed_reads_equal_a_scan_after_any_sequence_of_changes(
     for op, arrival in history:
         {"keep": held.keep, "put": held.put, "discard": held.discard}[op](arrival)
         for kind in KINDS:
-            for value in ("p", "q", "r"):
-                labelled = held.select(*kind, namespace, {LABEL_EXPERIMENT: value})
-                assert sorted(map(id, labelled)) == _scan(held, kind, namespace, value)
-                owned = held.owned(*kind, f"u-{value}")
-                assert sorted(map(id, owned)) == _scan(held, kind, None, value)
-                delta = held.changes(*kind, LABEL_EXPERIMENT, value, cursors.get((kind, value)))
+            for value in ("p", "q", "r", ""):
+                field = EVERY if value == "" else LABEL_EXPERIMENT
+                if value:
+                    labelled = held.select(*kind, namespace, {LABEL_EXPERIMENT: value})
+                    assert sorted(map(id, labelled)) == _scan(held, kind, namespace, value)
+                    owned = held.owned(*kind, f"u-{value}")
+                    assert sorted(map(id, owned)) == _scan(held, kind, None, value)
+                delta = held.changes(*kind, field, value, cursors.get((kind, value)))
                 mirror = {} if delta.complete else mirrors.get((kind, value), {})
                 for name in delta.removed:
                     mirror.pop(name)
                 mirror.update({key_of(o)[2:]: id(o) for o in delta.changed})
                 cursors[(kind, value)], mirrors[(kind, value)] = delta.cursor, mirror
-                everything = held.select(*kind, None, {LABEL_EXPERIMENT: value})
-                assert sorted(mirror.values()) == sorted(map(id, everything))
+                assert sorted(mirror.values()) == _scan(held, kind, None, value)
