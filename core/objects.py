@@ -22,6 +22,7 @@ client-go's informer caches). Pure: no I/O, no clock.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import Protocol, runtime_checkable
 
 from katib_resume.core.katib import LABEL_EXPERIMENT
 from katib_resume.core.kube import Manifest, has_labels
@@ -34,7 +35,28 @@ Key = tuple[str, str, str, str]
 """(apiVersion, kind, namespace, name)."""
 INDEXED_LABELS = (LABEL_EXPERIMENT,)
 """The labels the controller lists by (an unindexed label is answered by a scan of the kind)."""
-__all__ = ["EVERY", "OWNER", "Cursor", "Delta", "Objects", "key_of", "newer", "older", "version_of"]
+__all__ = [
+    "EVERY",
+    "OWNER",
+    "Cursor",
+    "Delta",
+    "IndexedCache",
+    "Objects",
+    "key_of",
+    "newer",
+    "older",
+    "version_of",
+]
+
+
+@runtime_checkable
+class IndexedCache(Protocol):
+    """A watch cache (a ``Cluster`` whose reads are ``Objects``) that says which objects of an
+    index bucket changed since a cursor: the informer and the Kubernetes adapter's cluster."""
+
+    def changes(
+        self, api_version: str, kind: str, field: str, value: str, since: Cursor | None
+    ) -> Delta: ...
 
 
 def key_of(obj: Manifest) -> Key:

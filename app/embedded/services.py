@@ -27,12 +27,11 @@ from pathlib import Path
 from katib_resume.adapters.local.suggestion import StartReport, SuggestionServer
 from katib_resume.app.loop.keys import Key, key_of
 from katib_resume.app.loop.reconcile import Parsed
-from katib_resume.app.loop.trial_book import IndexedCache
 from katib_resume.core.actions import EventType, ObjectRef
 from katib_resume.core.katib import ANNOTATION_SEED, API_VERSION
 from katib_resume.core.model import Deployment, Experiment, Suggestion
 from katib_resume.core.names import service_name
-from katib_resume.core.objects import EVERY, Cursor
+from katib_resume.core.objects import EVERY, Cursor, IndexedCache
 from katib_resume.core.observed import Assignments, Outcome, Validation
 from katib_resume.core.plan.children import available
 from katib_resume.core.policy import traits

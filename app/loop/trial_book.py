@@ -18,27 +18,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
 
 from katib_resume.app.loop.keys import Key
 from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
 from katib_resume.core.kube import Manifest
 from katib_resume.core.model import Experiment, Trial
-from katib_resume.core.objects import Cursor, Delta, key_of
+from katib_resume.core.objects import Cursor, Delta, IndexedCache, key_of
 from katib_resume.core.ports import Cluster
 from katib_resume.core.trial_ledger import TrialLedger, advance, ledger_of
 
 Parse = Callable[[Manifest], Trial]
 Name = tuple[str, str]
-
-
-@runtime_checkable
-class IndexedCache(Protocol):
-    """A watch cache that says which objects of an index bucket changed since a cursor."""
-
-    def changes(
-        self, api_version: str, kind: str, field: str, value: str, since: Cursor | None
-    ) -> Delta: ...
 
 
 @dataclass
