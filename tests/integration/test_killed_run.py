@@ -22,6 +22,8 @@ from katib_resume.core.kube import Manifest
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "from-volume-resume.yaml"
 NAME, NS, TRIALS = "from-volume-resume", "kubeflow", 120
+LONG_RUN = 5_000
+"""A run the reader of ``get`` cannot outlast (120 Trials take well under a second now)."""
 PVC = ObjectRef("v1", "PersistentVolumeClaim", NS, f"{NAME}-random")
 
 
@@ -196,6 +198,9 @@ def test_get_from_another_terminal_reads_the_run_as_it_goes(
     experiment: Path, tmp_path: Path
 ) -> None:
     state = tmp_path / "state"
+    manifest = yaml.safe_load(experiment.read_text())
+    manifest["spec"]["maxTrialCount"] = LONG_RUN  # still running when the reader has started
+    experiment.write_text(yaml.safe_dump(manifest))
     running = start("run", "-f", experiment, "--state-dir", state)
     try:
         deadline = time.monotonic() + 60
@@ -206,7 +211,7 @@ def test_get_from_another_terminal_reads_the_run_as_it_goes(
         out, err = seen.communicate(timeout=60)
         assert seen.returncode == 0, err
         rows = [line for line in out.splitlines() if line.startswith(f"{NAME}-")]
-        assert 5 <= len(rows) < TRIALS  # the run's committed Trials, while it runs
+        assert 5 <= len(rows) < LONG_RUN  # the run's committed Trials, while it runs
         assert running.poll() is None  # and the reader did not wait for the run's lock
     finally:
         running.kill()
