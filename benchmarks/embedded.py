@@ -1,6 +1,8 @@
 """The embedded runtime on its SQLite store, as history grows: ``python -m benchmarks.embedded``.
 
-Figures (printed as one JSON document; sizes are flags, so the big ones run here, never in tests):
+Figures (printed as one JSON document; sizes are flags, so the big ones run here, never in tests;
+``--repeat N`` runs every size N times and reports each figure's median, with every section's
+growth over its smallest size as ``*_ratio``):
 
 - ``one_experiment``: the from-volume example run to N trials in one ``run``: seconds, time per
   trial and state bytes per trial, and each size's ratio to the smallest;
@@ -82,7 +84,7 @@ def one_experiment(sizes: Sequence[int], root: Path) -> list[dict[str, Any]]:
                 "bytes_per_trial": size / n,
             }
         )
-    return _ratios(rows, ("ms_per_trial", "bytes_per_trial"))
+    return rows
 
 
 def _assignments(runtime: Runtime) -> int:
@@ -166,7 +168,7 @@ def restart(sizes: Sequence[int], root: Path, grown: dict[int, Path]) -> list[di
                 "edit_s": edit_s,
             }
         )
-    return _ratios(rows, ("first_assignment_s", "edit_s"))
+    return rows
 
 
 def experiments(sizes: Sequence[int], root: Path) -> list[dict[str, Any]]:
@@ -191,7 +193,7 @@ def experiments(sizes: Sequence[int], root: Path) -> list[dict[str, Any]]:
                     "kb_per_experiment": grown / count,
                 }
             )
-    return _ratios(rows, ("steady_reconcile_ms",))
+    return rows
 
 
 def _all_completed(runtime: Runtime) -> bool:
@@ -212,6 +214,22 @@ def _reconciles(runtime: Runtime, count: int) -> dict[str, float]:
     runtime.drain()
     resync = time.perf_counter() - start
     return {"steady_reconcile_ms": statistics.median(samples) * 1e3, "full_resync_s": resync}
+
+
+RATIOS = {
+    "one_experiment": ("ms_per_trial", "bytes_per_trial"),
+    "restart": ("first_assignment_s", "edit_s", "to_optuna"),
+    "experiments": ("steady_reconcile_ms", "full_resync_s", "kb_per_experiment"),
+}
+"""The figures of each section reported as growth over its smallest size too."""
+
+
+def medians(runs: Sequence[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Row by row (one row per size), the median of each figure over the runs."""
+    return [
+        {key: statistics.median(row[key] for row in rows) for key in rows[0]}
+        for rows in zip(*runs, strict=True)
+    ]
 
 
 def _ratios(rows: list[dict[str, Any]], fields: Sequence[str]) -> list[dict[str, Any]]:
@@ -236,14 +254,24 @@ def main() -> None:
         "experiments": [100, 1_000, 10_000],
     }
     for name, default in sizes.items():
-        parser.add_argument(f"--{name}", type=int, nargs="*", default=default)
+        parser.add_argument(
+            f"--{name}", type=int, nargs="*", default=default, help=f"sizes (default {default})"
+        )
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="runs of every size; each figure is their median"
+    )
     args = parser.parse_args()
     logging.getLogger("katib_resume").setLevel(logging.ERROR)
-    with scratch() as root:
-        figures: dict[str, Any] = {"one_experiment": one_experiment(args.trials, root)}
-        grown = {n: root / f"one-{n}" for n in args.trials}
-        figures["restart"] = restart(args.restarts, root, grown)
-        figures["experiments"] = experiments(args.experiments, root)
+    runs: dict[str, list[list[dict[str, Any]]]] = {section: [] for section in RATIOS}
+    for _ in range(max(1, args.repeat)):
+        with scratch() as root:
+            runs["one_experiment"].append(one_experiment(args.trials, root))
+            grown = {n: root / f"one-{n}" for n in args.trials}
+            runs["restart"].append(restart(args.restarts, root, grown))
+            runs["experiments"].append(experiments(args.experiments, root))
+    figures: dict[str, Any] = {"runs": max(1, args.repeat)}
+    for section, fields in RATIOS.items():
+        figures[section] = _ratios(medians(runs[section]), fields) if runs[section][0] else []
     print(json.dumps(figures, indent=1))
 
 

@@ -133,8 +133,14 @@ def goal_reached(objective: ObjectiveSpec | None, trials: Iterable[Trial]) -> bo
     if objective is None or objective.goal is None:
         return False
     best = best_trial(objective, trials)
-    if best is None:
+    return best is not None and reaches_goal(objective, best.value)
+
+
+def reaches_goal(objective: ObjectiveSpec | None, best: float) -> bool:
+    """Whether the best value ``best`` reaches the objective's goal (the goal test alone, for a
+    caller that keeps the optimum: ``core.trial_ledger``)."""
+    if objective is None or objective.goal is None:
         return False
     if objective.type == ObjectiveType.MINIMIZE:
-        return best.value <= objective.goal
-    return best.value >= objective.goal
+        return best <= objective.goal
+    return best >= objective.goal

@@ -1,29 +1,62 @@
-"""Cluster objects kept by kind, then by name: the one data structure of both watch caches.
+"""Cluster objects kept by kind, then by name, and indexed: the one data structure of both
+watch caches.
 
 The embedded runtime's ``app.loop.informer.Informer`` and the Kubernetes adapter's
 ``adapters.k8s.store.Store`` keep the same thing, the objects a watch reported and the answers
-to the controller's own writes, and answer the same two reads of the ``Cluster`` port: one
-object by name, and the objects of one kind in a namespace with some labels. ``Objects`` is that
+to the controller's own writes, and answer the same reads of the ``Cluster`` port: one object by
+name, and the objects of one kind in a namespace with some labels. ``Objects`` is that
 structure, with the rule for which of two versions of an object is kept (``newer``); the caches
 add what differs around it (the informer: a cursor into the fake's change log; the store: a
 lock, its own change log and the UIDs it saw deleted).
 
-Objects are kept by kind first, so a list (every reconcile lists its Trials) reads its own kind
-only, never the whole cache. What is handed out is the cache's own object: readers never mutate
-it (as with client-go's informer caches). Pure: no I/O, no clock.
+Objects are kept by kind first, so a list reads its own kind only. Within a kind they are also
+indexed by the values the controller looks them up by (``core.object_index``): the labels of
+``INDEXED_LABELS`` (every reconcile lists its Experiment's Trials by the experiment label) and
+the controller owner's UID. A list by an indexed label reads that label's bucket only, never
+every object of the kind, and each bucket knows which of its names changed since a cursor
+(``changes``), so a reader that keeps what it derived from a bucket pays per change, not per
+object. What is handed out is the cache's own object: readers never mutate it (as with
+client-go's informer caches). Pure: no I/O, no clock.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import Protocol, runtime_checkable
 
+from katib_resume.core.katib import LABEL_EXPERIMENT
 from katib_resume.core.kube import Manifest, has_labels
+from katib_resume.core.object_index import EVERY, OWNER, Cursor, Delta, Index
 
 Kind = tuple[str, str]
 Name = tuple[str, str]
 """An object's kind (apiVersion, kind) and its name within the kind (namespace or "", name)."""
 Key = tuple[str, str, str, str]
 """(apiVersion, kind, namespace, name)."""
+INDEXED_LABELS = (LABEL_EXPERIMENT,)
+"""The labels the controller lists by (an unindexed label is answered by a scan of the kind)."""
+__all__ = [
+    "EVERY",
+    "OWNER",
+    "Cursor",
+    "Delta",
+    "IndexedCache",
+    "Objects",
+    "key_of",
+    "newer",
+    "older",
+    "version_of",
+]
+
+
+@runtime_checkable
+class IndexedCache(Protocol):
+    """A watch cache (a ``Cluster`` whose reads are ``Objects``) that says which objects of an
+    index bucket changed since a cursor: the informer and the Kubernetes adapter's cluster."""
+
+    def changes(
+        self, api_version: str, kind: str, field: str, value: str, since: Cursor | None
+    ) -> Delta: ...
 
 
 def key_of(obj: Manifest) -> Key:
@@ -60,8 +93,10 @@ def newer(held: Manifest | None, incoming: Manifest) -> bool:
 
 
 class Objects:
-    def __init__(self) -> None:
+    def __init__(self, indexed_labels: Iterable[str] = INDEXED_LABELS) -> None:
         self.by_kind: dict[Kind, dict[Name, Manifest]] = {}
+        """Read-only outside this class: every change goes through ``put``/``pop`` (the index)."""
+        self.index = Index(tuple(indexed_labels))
 
     def get(self, api_version: str, kind: str, namespace: str | None, name: str) -> Manifest | None:
         return self.by_kind.get((api_version, kind), {}).get((namespace or "", name))
@@ -69,31 +104,69 @@ class Objects:
     def select(
         self, api_version: str, kind: str, namespace: str | None, labels: Mapping[str, str]
     ) -> list[Manifest]:
-        """The objects of one kind, in ``namespace`` (``None``: all), carrying ``labels``."""
+        """The objects of one kind, in ``namespace`` (``None``: all), carrying ``labels``: from
+        the bucket of an indexed label when ``labels`` has one, else by a scan of the kind."""
+        field = next((f for f in self.index.labels if f in labels), None)
+        table: Mapping[Name, Manifest]
+        if field is None:
+            table = self.by_kind.get((api_version, kind), {})
+        else:
+            table = self.index.bucket((api_version, kind), field, labels[field])
         return [
             obj
-            for (ns, _), obj in self.by_kind.get((api_version, kind), {}).items()
+            for (ns, _), obj in table.items()
             if (namespace is None or ns == namespace) and has_labels(obj, labels)
         ]
 
-    def of_kind(self, api_version: str, kind: str) -> dict[Name, Manifest]:
-        """The kind's own table, to be changed in place (a relist's replacement)."""
-        return self.by_kind.setdefault((api_version, kind), {})
+    def owned(self, api_version: str, kind: str, owner_uid: str) -> list[Manifest]:
+        """The objects of one kind whose controller owner has ``owner_uid``."""
+        return list(self.index.bucket((api_version, kind), OWNER, owner_uid).values())
+
+    def changes(
+        self, api_version: str, kind: str, field: str, value: str, since: Cursor | None
+    ) -> Delta:
+        """What changed in one bucket (``field``: an indexed label, ``OWNER``, or ``EVERY`` with
+        the value ``""`` for the whole kind) since ``since``
+        (``core.object_index.Index.changes``)."""
+        return self.index.changes((api_version, kind), field, value, since)
+
+    def table(self, api_version: str, kind: str) -> Mapping[Name, Manifest]:
+        """The kind's objects by name (read-only: change them with ``put`` and ``pop``)."""
+        return self.by_kind.get((api_version, kind), {})
 
     def fill(self, api_version: str, kind: str, items: Iterable[Manifest]) -> None:
         """The kind's objects are ``items``, whatever was held before."""
-        self.by_kind[(api_version, kind)] = {key_of(obj)[2:]: obj for obj in items}
+        for name in list(self.table(api_version, kind)):
+            self.pop(api_version, kind, name)
+        for obj in items:
+            self.put(obj)
+
+    def put(self, obj: Manifest) -> None:
+        """Hold ``obj``, whatever was held under its name."""
+        key = key_of(obj)
+        kind, name = key[:2], key[2:]
+        table = self.by_kind.setdefault(kind, {})
+        old = table.get(name)
+        table[name] = obj
+        self.index.moved(kind, name, old, obj)
+
+    def pop(self, api_version: str, kind: str, name: Name) -> Manifest | None:
+        """Forget the object ``name`` of a kind; the one held, if any."""
+        table = self.by_kind.get((api_version, kind))
+        old = None if table is None else table.pop(name, None)
+        if old is not None:
+            self.index.moved((api_version, kind), name, old, None)
+        return old
 
     def keep(self, obj: Manifest) -> bool:
         """Hold ``obj`` if it is ``newer`` than the held version; whether it was kept."""
         key = key_of(obj)
-        of_kind = self.of_kind(*key[:2])
-        if not newer(of_kind.get(key[2:]), obj):
+        if not newer(self.by_kind.get(key[:2], {}).get(key[2:]), obj):
             return False
-        of_kind[key[2:]] = obj
+        self.put(obj)
         return True
 
     def discard(self, obj: Manifest) -> Manifest | None:
         """Forget the object named like ``obj``; the one held, if any."""
         key = key_of(obj)
-        return self.by_kind.get(key[:2], {}).pop(key[2:], None)
+        return self.pop(key[0], key[1], key[2:])

@@ -20,6 +20,7 @@ from katib_resume.core.model import (
     Suggestion,
     Trial,
 )
+from katib_resume.core.trial_ledger import TrialLedger
 
 
 class Outcome(StrEnum):
@@ -87,6 +88,9 @@ class Observed:
     exhausted: str = ""
     """The service's "no more" (``Assignments.exhausted``), when it was asked for assignments:
     the Experiment can succeed with ``ExperimentSuggestionEndReached`` once no Trial is active."""
+    ledger: TrialLedger | None = None
+    """The trial ledger of ``trials``, when the shell keeps one per Experiment (folded from the
+    Trials that changed since its last reconcile); ``None``: the planner folds ``trials``."""
 
     def rbac(self) -> dict[str, OwnedObject | None]:
         """The early-stopping RBAC objects by kind."""

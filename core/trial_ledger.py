@@ -12,19 +12,30 @@ The optimal Trial is Katib's ``currentOptimalTrial``: the best objective value b
 type and metric strategy (``core.objective``), its parameter assignments and its observation.
 Keeping the best is O(1) per fold, except when the best Trial itself gets worse or goes, which
 rescans the values kept (not the Trials). Ties go to the smallest name, as in ``best_trial``.
+
+``updated(changed, removed)`` is the pure form the reconcile shell uses: a new ledger with the
+changes folded in, the receiver untouched (a copy of its tables, at C speed, then one fold per
+change). ``ledger_of`` and ``advance`` add the Experiment: its own Trials only (``is_own``), and
+a ledger's ``basis`` (the Experiment's identity and objective) says which Experiment it was
+folded for, so that a ledger kept across an Experiment's deletion and re-creation, or across an
+objective edit, is never reused (``advance`` answers ``None``: fold in full again).
 """
 
 from __future__ import annotations
 
 import bisect
+import copy
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from katib_resume.core.model.experiment import ObjectiveSpec
+from katib_resume.core.model.experiment import Experiment, ObjectiveSpec
 from katib_resume.core.model.trial import Trial
-from katib_resume.core.objective import ObjectiveType, observed_value, strategy_for
-from katib_resume.core.trials import TrialCounts, TrialPhase, classify
+from katib_resume.core.objective import ObjectiveType, observed_value, reaches_goal, strategy_for
+from katib_resume.core.trials import TrialCounts, TrialPhase, classify, is_own, own_trials
+
+Basis = tuple[str, str, str | None, ObjectiveSpec | None]
+"""What a ledger was folded for: the Experiment's namespace, name, UID and objective."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +80,8 @@ def _direction(objective: ObjectiveSpec | None) -> ObjectiveType | None:
 class TrialLedger:
     """Counters, name lists and the optimal Trial of one Experiment, updated one Trial at a time."""
 
-    def __init__(self, objective: ObjectiveSpec | None) -> None:
+    def __init__(self, objective: ObjectiveSpec | None, basis: Basis | None = None) -> None:
+        self.basis = basis
         self._ranker = _Ranker(objective)
         self._records: dict[str, TrialRecord] = {}
         self._names: dict[TrialPhase, list[str]] = {phase: [] for phase in TrialPhase}
@@ -77,11 +89,37 @@ class TrialLedger:
         self._counts: TrialCounts | None = None
 
     @classmethod
-    def of(cls, objective: ObjectiveSpec | None, trials: Iterable[Trial]) -> TrialLedger:
-        ledger = cls(objective)
+    def of(
+        cls, objective: ObjectiveSpec | None, trials: Iterable[Trial], basis: Basis | None = None
+    ) -> TrialLedger:
+        ledger = cls(objective, basis)
         for trial in trials:
             ledger.fold(trial.metadata.name, trial)
         return ledger
+
+    def updated(self, changed: Iterable[Trial], removed: Iterable[str] = ()) -> TrialLedger:
+        """A new ledger: this one with ``changed`` (Trials as they now are) and the removal of
+        the Trials named ``removed`` folded in; this one is left as it was."""
+        changed, removed = tuple(changed), tuple(removed)
+        if not changed and not removed:
+            return self
+        new = copy.copy(self)
+        new._records = dict(self._records)
+        new._names = {phase: list(names) for phase, names in self._names.items()}
+        for name in removed:
+            new.fold(name, None)
+        for trial in changed:
+            new.fold(trial.metadata.name, trial)
+        return new
+
+    def has(self, name: str) -> bool:
+        """Whether the Trial ``name`` is one of the ledger's."""
+        return name in self._records
+
+    def goal_reached(self, objective: ObjectiveSpec | None) -> bool:
+        """``core.objective.goal_reached`` of the Trials folded, from the optimum kept."""
+        best = self._best
+        return best is not None and reaches_goal(objective, self._ranker.sign * best[0])
 
     def fold(self, name: str, trial: Trial | None) -> None:
         """Take ``trial`` as the current state of the Trial ``name`` (None: it is gone)."""
@@ -157,3 +195,28 @@ _FIELD = {
     TrialPhase.METRICS_UNAVAILABLE: "metrics_unavailable_trials",
     TrialPhase.PENDING: "pending_trials",
 }
+
+
+def basis_of(experiment: Experiment) -> Basis:
+    meta = experiment.metadata
+    return (experiment.namespace, meta.name, meta.uid, experiment.spec.objective)
+
+
+def ledger_of(experiment: Experiment, trials: Iterable[Trial]) -> TrialLedger:
+    """The ledger of ``experiment``'s own Trials among ``trials`` (a full fold)."""
+    mine = own_trials(experiment, trials)
+    return TrialLedger.of(experiment.spec.objective, mine, basis_of(experiment))
+
+
+def advance(
+    ledger: TrialLedger, experiment: Experiment, changed: Iterable[Trial], removed: Iterable[str]
+) -> TrialLedger | None:
+    """``ledger`` with the changes of ``experiment``'s namespace folded in (a changed Trial
+    that is no longer the Experiment's own counts as removed); ``None`` when ``ledger`` was not
+    folded for this Experiment (fold in full: ``ledger_of``)."""
+    if ledger.basis != basis_of(experiment):
+        return None
+    changed = tuple(changed)
+    mine = [trial for trial in changed if is_own(experiment, trial)]
+    strays = [trial.metadata.name for trial in changed if not is_own(experiment, trial)]
+    return ledger.updated(mine, (*removed, *strays))

@@ -29,7 +29,13 @@ from collections.abc import Callable, Container, Mapping, Sequence
 
 from katib_resume.adapters.fake.clock import FakeClock
 from katib_resume.adapters.fake.clone import clone
-from katib_resume.adapters.fake.store import CLUSTER_SCOPED, Store, as_json, select
+from katib_resume.adapters.fake.store import (
+    CLUSTER_SCOPED,
+    Store,
+    as_json,
+    as_json_over,
+    select,
+)
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.kube import Manifest, format_time
 from katib_resume.core.ports import AlreadyExists, Conflict, Invalid, NotFound
@@ -118,8 +124,8 @@ class ApiServer:
         self, ref: ObjectRef, status: Manifest, resource_version: str | None, *, copy: bool = True
     ) -> Manifest:
         current = self.checked(ref, resource_version)
-        obj = {**_shallow(current), "status": as_json(status)}
-        return self.store.put_json(ref, obj, copy=copy)  # only the new status needed converting
+        obj = {**_shallow(current), "status": as_json_over(status, current.get("status"))}
+        return self.store.put_json(ref, obj, copy=copy)  # only what changed needed converting
 
     def set_finalizers(
         self,

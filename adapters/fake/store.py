@@ -42,6 +42,8 @@ def as_json(value: Any) -> Any:
             for key, item in value.items()
         }
     if kind is list or kind is tuple:
+        if set(map(type, value)) <= _SCALARS:  # names, counters: copied at C speed
+            return list(value)
         return [as_json(item) for item in value]
     if value is None or kind is str or kind is int or kind is bool:
         return value
@@ -54,6 +56,34 @@ def as_json(value: Any) -> Any:
     if isinstance(value, int):
         return int(value)
     raise TypeError(f"Object of type {kind.__name__} is not JSON serializable")
+
+
+_SCALARS = frozenset({str, int, bool, type(None)})
+"""Leaf types that ``as_json`` keeps as they are (a float is checked for NaN one by one)."""
+
+
+def as_json_over(value: Any, stored: Any) -> Any:
+    """``as_json(value)``, taking from ``stored`` (JSON the store holds at the same place,
+    never mutated) every part equal to it: a status write converts what it changed, not the
+    whole status again. Equality is checked at C speed from the top (a part equal to its stored
+    place is that place); a list that grew at its end shares the stored prefix. As in Python's
+    ``==``, numbers that compare equal (``1``, ``1.0``, ``True``) at the same place of an
+    otherwise equal part keep the stored spelling: no writer of this codebase changes a field's
+    JSON type.
+    """
+    kind = type(value)
+    if kind is type(stored) and value == stored:
+        return stored
+    if kind is dict and type(stored) is dict:
+        return {
+            key if type(key) is str else _json_key(key): as_json_over(item, stored.get(key))
+            for key, item in value.items()
+        }
+    if (kind is list or kind is tuple) and type(stored) is list:
+        held = len(stored)
+        if 0 < held < len(value) and list(value[:held]) == stored:
+            return stored + [as_json(item) for item in value[held:]]
+    return as_json(value)
 
 
 def _json_key(key: Any) -> str:

@@ -28,7 +28,7 @@ from katib_resume.adapters.k8s.transport import MERGE_PATCH, Transport
 from katib_resume.adapters.k8s.watch import KindWatch
 from katib_resume.core.actions import EventType, ObjectRef
 from katib_resume.core.kube import Manifest
-from katib_resume.core.objects import key_of, older, version_of
+from katib_resume.core.objects import Cursor, Delta, key_of, older, version_of
 from katib_resume.core.ports import AlreadyExists, ClusterError, Conflict, NotFound
 from katib_resume.core.resources import CONTROLLED_KINDS
 
@@ -100,6 +100,12 @@ class KubeCluster:
         self, api_version: str, kind: str, namespace: str | None, labels: Mapping[str, str]
     ) -> Sequence[Manifest]:
         return self.store.select(api_version, kind, namespace, labels)
+
+    def changes(
+        self, api_version: str, kind: str, field: str, value: str, since: Cursor | None
+    ) -> Delta:
+        """What changed in one index bucket of the cache since ``since`` (no API call)."""
+        return self.store.changes(api_version, kind, field, value, since)
 
     # -- writes: to the API server ---------------------------------------------------------
 

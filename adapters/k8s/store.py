@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from katib_resume.core.kube import Manifest
-from katib_resume.core.objects import Key, Objects, key_of
+from katib_resume.core.objects import Cursor, Delta, Key, Objects, key_of
 from katib_resume.core.ports import Gone
 
 ChangeType = Literal["ADDED", "MODIFIED", "DELETED"]
@@ -73,6 +73,13 @@ class Store:
         with self.lock:
             return self.objects.select(api_version, kind, namespace, labels)
 
+    def changes(
+        self, api_version: str, kind: str, field: str, value: str, since: Cursor | None
+    ) -> Delta:
+        """What changed in one index bucket since ``since`` (``core.objects.Objects.changes``)."""
+        with self.lock:
+            return self.objects.changes(api_version, kind, field, value, since)
+
     def remember(self, obj: Manifest) -> None:
         """A write's answer: the newest version we know, without waking anyone up."""
         with self.lock:
@@ -96,17 +103,18 @@ class Store:
         last knew it (the changes a broken watch may have missed)."""
         fresh = {key_of(obj)[2:]: obj for obj in items}
         with self.lock:
-            of_kind = self.objects.of_kind(api_version, kind)
+            of_kind = self.objects.table(api_version, kind)
             stale = [name for name in of_kind if namespace is None or name[0] == namespace]
             for name in stale:
                 if name not in fresh:
-                    gone = of_kind.pop(name)
+                    gone = self.objects.pop(api_version, kind, name)
+                    assert gone is not None  # listed just above, under the lock
                     self._bury(gone)
                     self._append(Change("DELETED", gone))
             for name, obj in fresh.items():
                 held = of_kind.get(name)
                 if held is None or held != obj:
-                    of_kind[name] = obj
+                    self.objects.put(obj)
                     self._append(Change("ADDED" if held is None else "MODIFIED", obj))
 
     def _bury(self, obj: Manifest) -> None:

@@ -8,10 +8,13 @@ a gRPC call to a Service without endpoints would be. When a server could not res
 state and rebuilt it from the trial history, the host records a Warning event and passes the
 news on with the validation verdict, so that the Suggestion's Running condition says it too.
 
-``sync`` runs on every tick and reads every Suggestion and its Deployment. It parses them through
-a ``Parsed`` it may share with the controller (the embedded runtime's are one): both read the same
-watch-fed cache, whose objects are replaced when they change and never mutated, so an object is
-parsed once, by whichever asks first.
+``sync`` runs on every tick. On a watch cache with an index (``IndexedCache``: the runtime's
+informer) it reads only the Suggestions and Deployments that changed since the last tick (the
+cache's kind-wide change record), so an idle tick costs nothing per Experiment; on any other
+cluster, and whenever the cache cannot say what changed, it reads every Suggestion and its
+Deployment. It parses them through a ``Parsed`` it may share with the controller (the embedded
+runtime's are one): both read the same watch-fed cache, whose objects are replaced when they
+change and never mutated, so an object is parsed once, by whichever asks first.
 """
 
 from __future__ import annotations
@@ -23,13 +26,14 @@ from pathlib import Path
 
 from katib_resume.adapters.local.suggestion import StartReport, SuggestionServer
 from katib_resume.adapters.local.suggestion.results import trial_results
-from katib_resume.app.loop.keys import Key
+from katib_resume.app.loop.keys import Key, key_of
 from katib_resume.app.loop.reconcile import Parsed
 from katib_resume.core.actions import EventType, ObjectRef
 from katib_resume.core.katib import ANNOTATION_SEED, API_VERSION, LABEL_EXPERIMENT
 from katib_resume.core.kube import Manifest
 from katib_resume.core.model import Deployment, Experiment, Suggestion, Trial
 from katib_resume.core.names import service_name
+from katib_resume.core.objects import EVERY, Cursor, IndexedCache
 from katib_resume.core.observed import Assignments, Outcome, Validation
 from katib_resume.core.plan.children import available
 from katib_resume.core.policy import traits
@@ -45,6 +49,8 @@ class _Running:
     server: SuggestionServer
     report: StartReport
     deployment_uid: str
+    deployment: str = ""
+    """The Deployment's name (a removal in the change record names only the object)."""
 
 
 class ServiceHost:
@@ -57,9 +63,56 @@ class ServiceHost:
         self.running: dict[Key, _Running] = {}
         self.known_results: dict[Key, dict[int, tuple[Manifest, dict[str, float | None]]]] = {}
         self.parsed = parsed or Parsed()
+        self.cursors: dict[str, Cursor | None] = {"Suggestion": None, "Deployment": None}
 
     def sync(self) -> None:
-        """Start servers for available Deployments, stop those whose Deployment is gone."""
+        """Start servers for available Deployments, stop those whose Deployment is gone: for
+        the Suggestions and Deployments that changed, when the cluster can say which."""
+        dirty = self._changed() if isinstance(self.cluster, IndexedCache) else None
+        if dirty is None:
+            self._sync_all()
+            return
+        for key in dirty:
+            self._sync_one(key)
+
+    def _changed(self) -> set[Key] | None:
+        """The keys whose Suggestion or Deployment changed since the last sync (``None``: the
+        cache could not say, read everything)."""
+        assert isinstance(self.cluster, IndexedCache)
+        keys: set[Key] = set()
+        complete = False
+        for kind, api_version in (("Suggestion", API_VERSION), ("Deployment", "apps/v1")):
+            delta = self.cluster.changes(api_version, kind, EVERY, "", self.cursors[kind])
+            self.cursors[kind], complete = delta.cursor, complete or delta.complete
+            if kind == "Suggestion":
+                keys.update(Key(ns or "default", name) for ns, name in delta.removed)
+                keys.update(
+                    Key(o["metadata"].get("namespace") or "default", o["metadata"]["name"])
+                    for o in delta.changed
+                )
+            else:
+                keys.update(k for o in delta.changed if (k := key_of(o)) is not None)
+                gone = set(delta.removed)
+                keys.update(
+                    k for k, r in self.running.items() if (k.namespace, r.deployment) in gone
+                )
+        return None if complete else keys
+
+    def _sync_one(self, key: Key) -> None:
+        try:
+            raw = self.cluster.get(ObjectRef(API_VERSION, "Suggestion", key.namespace, key.name))
+        except NotFound:
+            raw = None
+        suggestion = None if raw is None else self.parsed.parse(Suggestion, raw)
+        deployment = None if suggestion is None else self._deployment(suggestion)
+        current = self.running.get(key)
+        if suggestion is None or deployment is None:
+            if current is not None:
+                self.running.pop(key).server.stop()
+        elif current is None or current.deployment_uid != deployment.metadata.uid:
+            self._start(key, suggestion, deployment)
+
+    def _sync_all(self) -> None:
         live: set[Key] = set()
         for raw in self.cluster.list(API_VERSION, "Suggestion", None, {}):
             suggestion = self.parsed.parse(Suggestion, raw)
@@ -120,7 +173,8 @@ class ServiceHost:
         data_dir = self.volumes(key.namespace, deployment.metadata.name) if has_volume else None
         server = SuggestionServer(experiment, self._seed(experiment), data_dir)
         report = server.start(suggestion.status.suggestions)
-        self.running[key] = _Running(server, report, deployment.metadata.uid or "")
+        uid, name = deployment.metadata.uid or "", deployment.metadata.name
+        self.running[key] = _Running(server, report, uid, name)
         self._announce(key, report)
 
     def _announce(self, key: Key, report: StartReport) -> None:

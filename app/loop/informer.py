@@ -20,7 +20,7 @@ from typing import Literal, Protocol
 
 from katib_resume.core.actions import EventType, ObjectRef
 from katib_resume.core.kube import Manifest
-from katib_resume.core.objects import Objects
+from katib_resume.core.objects import Cursor, Delta, Objects
 from katib_resume.core.ports import Cluster, Gone, NotFound
 from katib_resume.core.resources import CONTROLLED_KINDS
 
@@ -104,6 +104,12 @@ class Informer:
         self, api_version: str, kind: str, namespace: str | None, labels: Mapping[str, str]
     ) -> Sequence[Manifest]:
         return self.objects.select(api_version, kind, namespace, labels)
+
+    def changes(
+        self, api_version: str, kind: str, field: str, value: str, since: Cursor | None
+    ) -> Delta:
+        """What changed in one index bucket since ``since`` (``core.objects.Objects.changes``)."""
+        return self.objects.changes(api_version, kind, field, value, since)
 
     def create(self, manifest: Manifest) -> Manifest:
         return self._remember(self.inner.create(manifest))

@@ -18,6 +18,7 @@ from typing import TypeVar, cast
 from pydantic import BaseModel
 
 from katib_resume.app.loop.keys import Key
+from katib_resume.app.loop.trial_book import TrialBook
 from katib_resume.core.actions import (
     AddFinalizer,
     Create,
@@ -30,7 +31,7 @@ from katib_resume.core.actions import (
     UpdateStatus,
 )
 from katib_resume.core.config import KatibConfig
-from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
+from katib_resume.core.katib import API_VERSION
 from katib_resume.core.kube import Manifest
 from katib_resume.core.model import (
     Deployment,
@@ -76,6 +77,8 @@ class Parsed:
     def __init__(self, limit: int = 64) -> None:
         self.limit = limit
         self.entries: dict[tuple[type[BaseModel], int], tuple[Manifest, BaseModel]] = {}
+        self.book = TrialBook()
+        """Each Experiment's Trials and trial ledger, fed what changed (``trial_book``)."""
 
     def parse(self, model: type[ModelT], raw: Manifest) -> ModelT:
         key = (model, id(raw))
@@ -102,12 +105,11 @@ def gather(cluster: Cluster, key: Key, parsed: Parsed | None = None) -> Observed
     ns, name = key.namespace, key.name
     experiment = _read(cluster, Experiment, ObjectRef(API_VERSION, "Experiment", ns, name), parsed)
     suggestion = _read(cluster, Suggestion, ObjectRef(API_VERSION, "Suggestion", ns, name), parsed)
-    trials = tuple(
-        parsed.parse(Trial, obj)
-        for obj in cluster.list(API_VERSION, "Trial", ns, {LABEL_EXPERIMENT: name})
+    trials, ledger = parsed.book.read(
+        cluster, key, experiment, lambda raw: parsed.parse(Trial, raw)
     )
     if suggestion is None:
-        return Observed(ns, name, experiment, suggestion, trials)
+        return Observed(ns, name, experiment, suggestion, trials, ledger=ledger)
     child = service_name(name, suggestion.algorithm)
 
     def owned(api_version: str, kind: str) -> OwnedObject | None:
@@ -145,6 +147,7 @@ def gather(cluster: Cluster, key: Key, parsed: Parsed | None = None) -> Observed
         service_account=rbac[0],
         role=rbac[1],
         role_binding=rbac[2],
+        ledger=ledger,
     )
 
 

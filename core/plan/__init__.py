@@ -71,7 +71,14 @@ def _decide(
             return Plan()
         actions = cleanup(observed, suggestion) if suggestion.metadata.is_deleting else ()
         return Plan(actions)
-    decided = decide_experiment(experiment, suggestion, observed.trials, now, observed.exhausted)
+    decided = decide_experiment(
+        experiment,
+        suggestion,
+        observed.trials,
+        now,
+        ledger=observed.ledger,
+        exhausted=observed.exhausted,
+    )
     if suggestion is None or state is None:
         return Plan(decided.actions, decided.step)
     context = Context(

@@ -40,14 +40,12 @@ from katib_resume.core.lifecycle.experiment import (
 from katib_resume.core.model import Experiment, Suggestion, Trial
 from katib_resume.core.plan.provision import provision
 from katib_resume.core.plan.result import Step, event_reason
-from katib_resume.core.trial_ledger import TrialLedger
+from katib_resume.core.trial_ledger import TrialLedger, basis_of, ledger_of
 from katib_resume.core.trials import (
     TrialCounts,
     completion,
     counts_match,
-    goal_reached,
     has_budget,
-    own_trials,
     replace_status_counts,
     trials_to_create,
 )
@@ -69,15 +67,19 @@ def decide_experiment(
     suggestion: Suggestion | None,
     trials: tuple[Trial, ...],
     now: datetime,
+    *,
+    ledger: TrialLedger | None = None,
     exhausted: str = "",
 ) -> ExperimentDecision:
-    """One reconcile of ``experiment`` (which is not being deleted); ``exhausted`` is the
-    suggestion service's "no more", when it said so this reconcile."""
-    mine = own_trials(experiment, trials)
-    ledger = TrialLedger.of(experiment.spec.objective, mine)  # counts and optimum, one pass
+    """One reconcile of ``experiment`` (which is not being deleted). ``ledger``: the ledger of
+    ``trials`` kept by the caller (``core.trial_ledger.advance``); without one, or with one
+    folded for another Experiment, ``trials`` are folded here (counts and optimum, one pass).
+    ``exhausted`` is the suggestion service's "no more", when it said so this reconcile."""
+    if ledger is None or ledger.basis != basis_of(experiment):
+        ledger = ledger_of(experiment, trials)
     counts = ledger.counts
     before = derive(experiment.status.conditions)
-    signals = _Signals(experiment, counts, mine, suggestion, exhausted)
+    signals = _Signals(experiment, counts, ledger, suggestion, exhausted)
     trigger, after = EXPERIMENT.step(before, signals, _Facts(experiment, counts))
     conditions = experiment.status.conditions
     if trigger is not None:
@@ -96,7 +98,7 @@ def decide_experiment(
             requests = counts.total + trials_to_create(experiment.spec, counts)
             actions.append(Create(desired_suggestion(experiment, requests)))
         else:
-            actions.extend(provision(experiment, suggestion, mine, counts))
+            actions.extend(provision(experiment, suggestion, trials, counts, ledger.has))
     completed = STATES[after].completed
     restartable = completed and is_restartable(_with_conditions(experiment, conditions))
     step = Step(before, after, trigger)
@@ -110,17 +112,17 @@ def _with_conditions(experiment: Experiment, conditions: Conditions) -> Experime
 
 class _Signals:
     """What the Experiment's detectors read, each worked out only when a detector asks (the
-    completion signals walk the Trials)."""
+    completion signals read the optimum)."""
 
     def __init__(
         self,
         experiment: Experiment,
         counts: TrialCounts,
-        trials: tuple[Trial, ...],
+        ledger: TrialLedger,
         suggestion: Suggestion | None,
         exhausted: str = "",
     ) -> None:
-        self.experiment, self.counts, self.trials = experiment, counts, trials
+        self.experiment, self.counts, self.ledger = experiment, counts, ledger
         self.suggestion, self.exhausted = suggestion, exhausted
         self._outcome: tuple[ConditionSpec | None] | None = None
         self._has_trials: bool | None = None
@@ -147,7 +149,7 @@ class _Signals:
         if self._outcome is None:
             spec = self.experiment.spec
             found = (
-                completion(spec, self.counts, goal_reached(spec.objective, self.trials))
+                completion(spec, self.counts, self.ledger.goal_reached(spec.objective))
                 if self.has_trials
                 else None
             )

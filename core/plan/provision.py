@@ -10,6 +10,8 @@ to a minute for deleted Trials to disappear (bug 22); a plan simply moves on.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from katib_resume.core.actions import Action, Create, Delete, ObjectRef, UpdateSpec
 from katib_resume.core.desired import desired_trial
 from katib_resume.core.katib import SuggestionCondition
@@ -18,6 +20,7 @@ from katib_resume.core.trials import (
     TrialCounts,
     TrialPhase,
     classify,
+    own_trials,
     trials_to_create,
     trials_to_delete,
 )
@@ -26,9 +29,17 @@ _ACTIVE = (TrialPhase.PENDING, TrialPhase.RUNNING)
 
 
 def provision(
-    experiment: Experiment, suggestion: Suggestion, trials: tuple[Trial, ...], counts: TrialCounts
+    experiment: Experiment,
+    suggestion: Suggestion,
+    trials: tuple[Trial, ...],
+    counts: TrialCounts,
+    taken: Callable[[str], bool] | None = None,
 ) -> tuple[Action, ...]:
-    """The Trial and Suggestion writes that keep an active Experiment's trials flowing."""
+    """The Trial and Suggestion writes that keep an active Experiment's trials flowing.
+
+    ``trials`` may hold other Experiments' Trials (only the own ones count); ``taken`` says
+    whether an own Trial of a name exists (the caller's trial ledger answers it without a walk
+    over the Trials; by default, from ``trials``)."""
     if suggestion.metadata.is_deleting or suggestion.has(SuggestionCondition.FAILED):
         return ()
     deletes = _surplus(experiment, trials, counts)
@@ -41,8 +52,9 @@ def provision(
         spec = suggestion.spec.to_dict() | {"requests": requests}
         ref = ObjectRef(suggestion.api_version, "Suggestion", suggestion.namespace, suggestion.name)
         actions.append(UpdateSpec(ref, spec, suggestion.metadata.resource_version))
-    taken = {trial.metadata.name for trial in trials}
-    unused = [a for a in suggestion.status.suggestions if a.get("name") not in taken]
+    if taken is None:
+        taken = {trial.metadata.name for trial in own_trials(experiment, trials)}.__contains__
+    unused = [a for a in suggestion.status.suggestions if not taken(str(a.get("name")))]
     actions.extend(Create(desired_trial(experiment, a)) for a in unused[:add])
     return tuple(actions)
 
@@ -54,7 +66,8 @@ def _surplus(
     surplus = trials_to_delete(experiment.spec, counts)
     if surplus <= 0:
         return ()
-    active = [t for t in trials if classify(t) in _ACTIVE and not t.metadata.is_deleting]
+    mine = own_trials(experiment, trials)  # only here (rare: the parallelism was lowered)
+    active = [t for t in mine if classify(t) in _ACTIVE and not t.metadata.is_deleting]
     active.sort(
         key=lambda t: (
             t.metadata.creation_timestamp is None,

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from katib_resume.core.model.experiment import ObjectiveSpec
 from katib_resume.core.model.trial import Trial
-from katib_resume.core.objective import best_trial
+from katib_resume.core.objective import best_trial, goal_reached
 from katib_resume.core.trial_ledger import TrialLedger
 from katib_resume.core.trials import count_trials
 
@@ -65,3 +65,38 @@ def test_folding_changes_equals_recomputing_from_scratch(
         assert (ledger.optimal.name if ledger.optimal else None) == (best.trial if best else None)
         scratch = TrialLedger.of(objective, trials)
         assert scratch.current_optimal_trial() == ledger.current_optimal_trial()
+
+
+batches = st.lists(changes, max_size=6)
+
+
+@given(objectives, st.sampled_from([None, 0.5]), batches)
+def test_the_updated_ledger_equals_the_full_fold_and_leaves_the_old_one_alone(
+    objective: ObjectiveSpec,
+    goal: float | None,
+    history: list[list[tuple[str, tuple[str | None, str | None] | None]]],
+) -> None:
+    """``updated`` fed only each batch's changes equals a fold of every live Trial, after every
+    batch (counts, the optimum and the goal test), and the ledger it started from is unchanged."""
+    objective = objective.model_copy(update={"goal": goal})
+    ledger = TrialLedger(objective)
+    live: dict[str, Trial] = {}
+    for batch in history:
+        changed: dict[str, Trial] = {}
+        removed: set[str] = set()
+        for name, change in batch:
+            if change is None:
+                live.pop(name, None)
+                changed.pop(name, None)
+                removed.add(name)
+            else:
+                live[name] = changed[name] = _trial(name, *change)
+                removed.discard(name)
+        before = (ledger.counts, ledger.current_optimal_trial())
+        new = ledger.updated(changed.values(), removed)
+        assert (ledger.counts, ledger.current_optimal_trial()) == before
+        ledger = new
+        scratch = TrialLedger.of(objective, live.values())
+        assert ledger.counts == scratch.counts == count_trials(live.values())
+        assert ledger.current_optimal_trial() == scratch.current_optimal_trial()
+        assert ledger.goal_reached(objective) == goal_reached(objective, live.values())

@@ -22,6 +22,7 @@ from katib_resume.adapters.local.trials import (
     parse_stdout,
     synthetic_metrics,
 )
+from katib_resume.app.loop.informer import Informer
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
 from katib_resume.core.kube import Manifest
@@ -199,6 +200,38 @@ def test_an_ended_trial_is_read_again_once_it_changes(cluster: FakeCluster, tmp_
     cluster.update_status(ref("exp-aaaaaaaa"), {}, version)  # its outcome wiped: not ended
     assert trials.tick() == 1
     assert classify(read(cluster, "exp-aaaaaaaa")) is TrialPhase.SUCCEEDED
+
+
+@pytest.mark.parametrize("namespace", [None, NS])
+def test_on_a_watch_cache_a_tick_reads_only_changed_and_unended_trials(
+    cluster: FakeCluster, tmp_path: Path, namespace: str | None
+) -> None:
+    """Through an informer (a cache that says what changed) ended Trials are not visited at
+    all, however many there are; a Trial that changes is, and one in another namespace is left
+    for a tick of its own."""
+    informer = Informer(cluster.for_cache())
+    parsed: list[str] = []
+
+    def parse(raw: Manifest) -> Trial:
+        parsed.append(raw["metadata"]["name"])
+        return Trial.model_validate(raw)
+
+    trials = TrialRunner(informer, FakeClock().now, workdir=tmp_path, parse=parse)
+    for name in ("exp-aaaaaaaa", "exp-bbbbbbbb"):
+        informer.create(trial_manifest(name))
+    informer.create(trial_manifest("exp-cccccccc", namespace="other"))
+    assert trials.tick(namespace) == (3 if namespace is None else 2)
+    assert trials.tick(namespace) == 0  # reads the versions its own writes made, once
+    parsed.clear()
+    assert trials.tick(namespace) == 0 and parsed == []  # not even the other namespace's
+    parsed.clear()
+    version = informer.get(ref("exp-aaaaaaaa"))["metadata"]["resourceVersion"]
+    cluster.update_status(ref("exp-aaaaaaaa"), {}, version)  # its outcome wiped: not ended
+    informer.sync()
+    assert trials.tick(NS) == 1 and parsed[0] == "exp-aaaaaaaa"
+    assert "exp-bbbbbbbb" not in parsed
+    assert classify(read(cluster, "exp-aaaaaaaa")) is TrialPhase.SUCCEEDED
+    assert trials.tick() == (0 if namespace is None else 1)  # the other namespace's, once
 
 
 def test_tick_is_limited_to_the_namespace_given(cluster: FakeCluster, tmp_path: Path) -> None:

@@ -44,6 +44,7 @@ from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import API_VERSION
 from katib_resume.core.kube import Manifest
 from katib_resume.core.model.trial import Trial
+from katib_resume.core.objects import EVERY, Cursor, IndexedCache, key_of
 from katib_resume.core.ports import Cluster, ClusterError, NotFound
 
 ANNOTATION_ATTEMPTS = "resume.katib.kubeflow.org/attempts"
@@ -80,22 +81,45 @@ class TrialRunner:
         self._started: set[TrialKey] = set()
         self._results: dict[TrialKey, Outcome] = {}
         self._settled: dict[str, str] = {}
+        self._cursor: Cursor | None = None
+        self._open: dict[tuple[str, str], Manifest] = {}
+        """On an indexed cache: the Trials not seen settled since they last changed."""
 
     def tick(self, namespace: str | None = None) -> int:
         """Advance every unfinished Trial once; the number of Trials whose status moved on.
 
         A Trial that had ended (or was being deleted) at the same UID and ``resourceVersion``
         on the last tick is passed over without parsing it again: that version of it was
-        already seen to need nothing, and most Trials of a lifecycle have ended.
+        already seen to need nothing, and most Trials of a lifecycle have ended. On a watch
+        cache that says what changed (``IndexedCache``) such a Trial is not even visited: a
+        tick reads the Trials that changed and those not yet ended, never the whole history.
         """
         try:
-            manifests = self._cluster.list(API_VERSION, "Trial", namespace, {})
+            manifests = self._unsettled(namespace)
         except ClusterError:
             return 0
         settled: dict[str, str] = {}
         moved = sum(self._advance(manifest, settled) for manifest in manifests)
-        self._settled = settled  # only the Trials still listed: the memory stays bounded
+        if isinstance(self._cluster, IndexedCache):  # a settled Trial returns when it changes
+            for manifest in manifests:
+                if manifest["metadata"].get("uid") in settled:
+                    self._open.pop(key_of(manifest)[2:], None)
+        else:
+            self._settled = settled  # only the Trials still listed: the memory stays bounded
         return moved
+
+    def _unsettled(self, namespace: str | None) -> list[Manifest]:
+        """The Trials to visit: all of them, or, on an indexed cache, the open ones."""
+        if not isinstance(self._cluster, IndexedCache):
+            return list(self._cluster.list(API_VERSION, "Trial", namespace, {}))
+        delta = self._cluster.changes(API_VERSION, "Trial", EVERY, "", self._cursor)
+        if delta.complete:
+            self._open = {}
+        for name in delta.removed:
+            self._open.pop(name, None)
+        self._open.update((key_of(obj)[2:], obj) for obj in delta.changed)
+        self._cursor = delta.cursor
+        return [o for (ns, _), o in self._open.items() if namespace in (None, ns)]
 
     def _advance(self, manifest: Manifest, settled: dict[str, str]) -> bool:
         meta = manifest.get("metadata") or {}
