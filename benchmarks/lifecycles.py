@@ -1,13 +1,13 @@
 """1,000 FromVolume lifecycles on the fake cluster: run, complete, restart, complete, delete.
 
-Each lifecycle is Katib's end-to-end scenario (BEHAVIOR.md §7.6): the from-volume example with
-``maxTrialCount: 2, parallelTrialCount: 1``, completed, its budget raised to 3, completed again,
-then deleted until nothing is left. The lifecycles run one after another on one embedded runtime.
-API calls are counted through proxies of the cluster port: behind the runtime's watch-fed cache
-(every API call, whoever made it) and in front of the controller (its own writes); a write that
-the API server found to change nothing is a no-op write. The ``fsync`` calls of the timed run
-(the suggestion state's atomic saves) are counted and timed, so that the share of the wall time
-that is the disk's durability is printed with it.
+Each lifecycle is Katib's end-to-end scenario (docs/katib-contract.md#end-to-end-tests): the
+from-volume example with ``maxTrialCount: 2, parallelTrialCount: 1``, completed, its budget raised
+to 3, completed again, then deleted until nothing is left. The lifecycles run one after another on
+one embedded runtime. API calls are counted through proxies of the cluster port: behind the
+runtime's watch-fed cache (every API call, whoever made it) and in front of the controller (its own
+writes); a write that the API server found to change nothing is a no-op write. The ``fsync`` calls
+of the timed run (the suggestion state's atomic saves) are counted and timed, so that the share of
+the wall time that is the disk's durability is printed with it.
 """
 
 from __future__ import annotations

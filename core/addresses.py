@@ -6,7 +6,8 @@ from here without loading the core's models: ``katib-resume --help`` stays fast.
 
 from __future__ import annotations
 
-# Katib's ports of a Suggestion's services (BEHAVIOR.md §4.4); ``core.katib`` re-exports them.
+# Katib's ports of a Suggestion's services (docs/katib-contract.md#ports-and-addresses);
+# ``core.katib`` re-exports them.
 SUGGESTION_PORT = 6789
 EARLY_STOPPING_PORT = 6788
 

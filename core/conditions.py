@@ -1,13 +1,13 @@
 """Status conditions: Katib's vocabulary with Kubernetes semantics.
 
-Katib's rule for setting a condition (BEHAVIOR.md §1.2): a condition of a type that is absent, or
-present with another status or reason, is removed and appended at the end of the list; the list
-order is visible (the CRDs' printer columns show the *last* condition). We keep that ordering and
-add what ``meta.SetStatusCondition`` guarantees: no type appears twice, ``lastTransitionTime``
-changes only when the status changes, and setting an identical condition changes nothing at all
-(so a steady-state reconcile writes nothing). Where Katib silently drops a new message for the
-same status and reason, we update the message in place (position and transition time kept), so
-that a message never lies about the present.
+Katib's rule for setting a condition (docs/katib-contract.md#condition-rules): a condition of a type
+that is absent, or present with another status or reason, is removed and appended at the end of the
+list; the list order is visible (the CRDs' printer columns show the *last* condition). We keep that
+ordering and add what ``meta.SetStatusCondition`` guarantees: no type appears twice,
+``lastTransitionTime`` changes only when the status changes, and setting an identical condition
+changes nothing at all (so a steady-state reconcile writes nothing). Where Katib silently drops a
+new message for the same status and reason, we update the message in place (position and transition
+time kept), so that a message never lies about the present.
 """
 
 from __future__ import annotations

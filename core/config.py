@@ -1,10 +1,11 @@
 """The katib-config (``config.kubeflow.org/v1beta1``, ``KatibConfig``): decoded, defaulted, indexed.
 
-Katib decodes the ConfigMap with its scheme, which applies defaults on decode (BEHAVIOR.md §5); we
-do the same in the models' validators, so every ``SuggestionConfig`` anyone sees is already
-defaulted, exactly like the entries Katib's composer reads. Unknown fields are kept as extras (a
-newer Katib may add some) and otherwise ignored; fields of ``corev1.Container`` written inline in a
-suggestion entry go into the suggestion container (``SuggestionConfig.container``).
+Katib decodes the ConfigMap with its scheme, which applies defaults on decode
+(docs/katib-contract.md#katib-config); we do the same in the models' validators, so every
+``SuggestionConfig`` anyone sees is already defaulted, exactly like the entries Katib's composer
+reads. Unknown fields are kept as extras (a newer Katib may add some) and otherwise ignored; fields
+of ``corev1.Container`` written inline in a suggestion entry go into the suggestion container
+(``SuggestionConfig.container``).
 
 Two choices differ in form, not in outcome, from Katib. Katib re-reads the ConfigMap on every
 lookup; here the shell parses it once per observed version and the planner looks entries up in
@@ -67,7 +68,8 @@ RESERVED_PORT_ERROR = (
 
 
 class _ImageConfig(KubeModel):
-    """An image to run, with Katib's pull-policy and resource defaults (§5)."""
+    """An image to run, with Katib's pull-policy and resource defaults
+    (docs/katib-contract.md#katib-config)."""
 
     image: str = ""
     image_pull_policy: str = Field(DEFAULT_PULL_POLICY, validate_default=True)

@@ -1,4 +1,5 @@
-"""The Kubernetes spec fragments a katib-config entry carries, with Katib's defaulting (§5).
+"""The Kubernetes spec fragments a katib-config entry carries, with Katib's defaulting
+(docs/katib-contract.md#katib-config).
 
 Resource requirements of the suggestion and early-stopping containers, and the PVC and PV specs of
 ``resumePolicy: FromVolume``. They are typed where Katib's decoder is typed (quantities, access

@@ -10,7 +10,7 @@ defaulted with defaulted makes such additions invisible. That only works if defa
 * total: a value it does not understand (a parameter that is not a mapping, an unknown collector)
   is left alone, never an error; admission, not defaulting, judges values.
 
-What is defaulted (BEHAVIOR.md §1.1, §8), each only when absent, null or empty:
+What is defaulted (docs/katib-contract.md#defaulting), each only when absent, null or empty:
 
 * ``parallelTrialCount`` 3 and ``resumePolicy`` ``Never``;
 * ``metricsCollectorSpec.collector`` ``{kind: StdOut}``;

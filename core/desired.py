@@ -1,4 +1,5 @@
-"""The Suggestion an Experiment owns, as the Experiment's planner creates it (BEHAVIOR.md §1.4).
+"""The Suggestion an Experiment owns, as the Experiment's planner creates it
+(docs/katib-contract.md#suggestion).
 
 Same name and namespace as the Experiment, its labels and annotations, a controller owner
 reference to it, and a snapshot of algorithm, early stopping and resume policy. A FromVolume
@@ -88,8 +89,9 @@ def desired_trial(experiment: Experiment, assignment: Manifest) -> Manifest:
 
 def _run_fields(experiment: Experiment, template: Manifest) -> Manifest:
     """What the trial controller reads to run the Trial, copied as Katib's getTrialInstance
-    copies it (TRIALS.md §1.6): ``retainRun`` from ``retain``, the metrics collector, the primary
-    pod and container, and the success and failure conditions only when both are given."""
+    copies it (docs/katib-contract.md#trials): ``retainRun`` from ``retain``, the metrics collector,
+    the primary pod and container, and the success and failure conditions only when both are
+    given."""
     fields: Manifest = {}
     if "retain" in template:
         fields["retainRun"] = bool(template["retain"])

@@ -1,9 +1,10 @@
 """Katib's vocabulary, quoted exactly: clients, dashboards and the SDK read these strings.
 
 Names, label keys, ports and the condition types, reasons and messages of Experiments and
-Suggestions (BEHAVIOR.md §1, §2.3, §3.5, §4, §10). The few additions of katib-resume (the truthful
-messages that fix Katib bugs 10 and 16, the ownership conflict, our finalizer
-and annotation) are marked as ours.
+Suggestions (docs/katib-contract.md#objects, docs/katib-contract.md#suggestion-conditions,
+docs/katib-contract.md#experiment-sequences, docs/katib-contract.md#names,
+docs/katib-contract.md#constants). The few additions of katib-resume (the truthful messages that fix
+Katib bugs 10 and 16, the ownership conflict, our finalizer and annotation) are marked as ours.
 """
 
 from __future__ import annotations
@@ -16,14 +17,14 @@ from katib_resume.core.conditions import ConditionSpec, Status
 API_VERSION: Final = "kubeflow.org/v1beta1"
 GROUP = "kubeflow.org"
 
-# Labels (BEHAVIOR.md §4.2).
+# Labels (docs/katib-contract.md#labels).
 LABEL_EXPERIMENT = "katib.kubeflow.org/experiment"
 LABEL_SUGGESTION = "katib.kubeflow.org/suggestion"
 LABEL_DEPLOYMENT = "katib.kubeflow.org/deployment"
 LABEL_ISTIO_INJECT = "sidecar.istio.io/inject"
 NAMESPACE_INJECTION_LABEL = "katib.kubeflow.org/metrics-collector-injection"
 
-# The suggestion service (BEHAVIOR.md §4.4).
+# The suggestion service (docs/katib-contract.md#suggestion-pod).
 SUGGESTION_PORT_NAME = "suggestion-api"
 SUGGESTION_PORT = addresses.SUGGESTION_PORT
 EARLY_STOPPING_PORT_NAME = "earlystop-api"
@@ -35,8 +36,9 @@ VOLUME_NAME = "suggestion-volume"
 DEFAULT_MOUNT_PATH = "/opt/katib/data"
 DEFAULT_PARALLEL_TRIAL_COUNT = 3
 
-# The katib-config and the volume defaults it applies (BEHAVIOR.md §4.5, §5, §10).
-# Its name, CONFIG_MAP_NAME ("katib-config"), is in core.names: light enough for --help.
+# The katib-config and the volume defaults it applies (docs/katib-contract.md#volumes,
+# docs/katib-contract.md#katib-config, docs/katib-contract.md#constants). Its name, CONFIG_MAP_NAME
+# ("katib-config"), is in core.names: light enough for --help.
 CONFIG_KEY = "katib-config.yaml"
 CONFIG_API_VERSION = "config.kubeflow.org/v1beta1"
 CONFIG_KIND = "KatibConfig"
@@ -44,7 +46,8 @@ DEFAULT_ACCESS_MODE = "ReadWriteOnce"
 DEFAULT_STORAGE = "1Gi"
 RECLAIM_POLICY_DELETE = "Delete"
 
-# The seed design's local volume mode (BEHAVIOR.md §4.6: #1275 until #1552; ours again, issue 5).
+# The seed design's local volume mode (docs/katib-contract.md#local-volumes: #1275 until #1552; ours
+# again, issue 5).
 DEFAULT_SUGGESTION_STORAGE_CLASS = "katib-suggestion"
 DEFAULT_LOCAL_VOLUME_PATH_PREFIX = "/tmp/katib/suggestions"
 LOCAL_VOLUME_LABELS = (("type", "local"),)
@@ -57,7 +60,7 @@ ANNOTATION_SEED = "resume.katib.kubeflow.org/seed"  # the embedded runtime's sea
 
 
 class ExperimentCondition:
-    """Experiment condition types (BEHAVIOR.md §1.1)."""
+    """Experiment condition types (docs/katib-contract.md#experiment-conditions)."""
 
     CREATED = "Created"
     RUNNING = "Running"
@@ -77,7 +80,7 @@ class ExperimentReason:
 
 
 class SuggestionCondition:
-    """Suggestion condition types (BEHAVIOR.md §1.4)."""
+    """Suggestion condition types (docs/katib-contract.md#suggestion-conditions)."""
 
     CREATED = "Created"
     DEPLOYMENT_READY = "DeploymentReady"
@@ -105,7 +108,8 @@ T, F = Status.TRUE, Status.FALSE
 E, S = ExperimentCondition, SuggestionCondition
 ER, SR = ExperimentReason, SuggestionReason
 
-# Experiment conditions (BEHAVIOR.md §1.1, §3.5).
+# Experiment conditions (docs/katib-contract.md#experiment-conditions,
+# docs/katib-contract.md#experiment-sequences).
 EXP_CREATED = ConditionSpec(E.CREATED, T, ER.CREATED, "Experiment is created")
 EXP_RUNNING = ConditionSpec(E.RUNNING, T, ER.RUNNING, "Experiment is running")
 EXP_RESTARTING = ConditionSpec(E.RESTARTING, T, ER.RESTARTING, "Experiment is restarted")
@@ -129,7 +133,7 @@ EXP_SUGGESTION_END = ConditionSpec(
     "Experiment has succeeded because suggestion service has reached the end",
 )
 
-# Suggestion conditions (BEHAVIOR.md §2.3 notation in the comments).
+# Suggestion conditions (docs/katib-contract.md#suggestion-conditions notation in the comments).
 SUG_CREATED = ConditionSpec(S.CREATED, T, SR.CREATED, "Suggestion is created")  # C
 SUG_DEPLOYMENT_NOT_READY = ConditionSpec(  # DR-
     S.DEPLOYMENT_READY, F, SR.DEPLOYMENT_NOT_READY, "Deployment is not ready"

@@ -1,5 +1,6 @@
-"""Katib's Trial vocabulary, quoted exactly (TRIALS.md §1.4, §2, §3.5): UIs, the SDK and scripts
-match these strings.
+"""Katib's Trial vocabulary, quoted exactly (docs/katib-contract.md#trials,
+docs/katib-contract.md#trial-constants, docs/katib-contract.md#trial-conditions): UIs, the SDK and
+scripts match these strings.
 
 The few strings that are ours (the bounded metrics wait, the refused run kind) are marked so.
 """

@@ -1,10 +1,11 @@
 """The seed design's local volume mode: a claim of the default suggestion storage class brings
 its own hostPath PV.
 
-Katib's original "Resume Experiment from Volume" (#1275, #1291; BEHAVIOR.md §4.6) created, for a
-PVC of storage class ``katib-suggestion``, a PV labelled ``type: local`` with a hostPath under
-``/tmp/katib/suggestions``, so that ``FromVolume`` worked on a cluster without a dynamic
-provisioner. Katib dropped it in #1552; single-node and on-premise clusters still want it.
+Katib's original "Resume Experiment from Volume" (#1275, #1291;
+docs/katib-contract.md#local-volumes) created, for a PVC of storage class ``katib-suggestion``, a PV
+labelled ``type: local`` with a hostPath under ``/tmp/katib/suggestions``, so that ``FromVolume``
+worked on a cluster without a dynamic provisioner. Katib dropped it in #1552; single-node and
+on-premise clusters still want it.
 
 This module only says *what* such a PV asks for: its storage class, the claim's access modes and
 size, the path prefix (``localVolumePathPrefix`` of the suggestion entry) and the labels. The PV

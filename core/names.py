@@ -1,4 +1,4 @@
-"""Katib's object names (BEHAVIOR.md §4.1) and the Kubernetes rules they must satisfy.
+"""Katib's object names (docs/katib-contract.md#names) and the Kubernetes rules they must satisfy.
 
 Every object a Suggestion owns is named ``<experiment>-<algorithm>``; the cluster-scoped PV adds
 the namespace. Katib admits names that produce invalid Service names (bugs 20 and 25) and then
@@ -16,8 +16,8 @@ LABEL_MAX = 63
 SUBDOMAIN_MAX = 253
 
 CONFIG_MAP_NAME = "katib-config"
-"""The katib-config ConfigMap (BEHAVIOR.md §5); here, not in ``core.katib``, so that the command
-line's ``--help`` can name it without importing the models."""
+"""The katib-config ConfigMap (docs/katib-contract.md#katib-config); here, not in ``core.katib``, so
+that the command line's ``--help`` can name it without importing the models."""
 
 
 def service_name(suggestion: str, algorithm: str) -> str:

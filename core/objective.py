@@ -1,4 +1,5 @@
-"""The objective: which Trial is best so far, and whether it reaches the goal (BEHAVIOR.md §3.2).
+"""The objective: which Trial is best so far, and whether it reaches the goal
+(docs/katib-contract.md#trial-accounting).
 
 Katib reads one number per Trial: in ``status.observation.metrics[]`` the first entry named like
 the objective metric, and in it the field the metric strategy chooses (``min``, ``max`` or

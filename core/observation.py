@@ -1,4 +1,5 @@
-"""From observation-log rows to a Trial's ``status.observation`` (TRIALS.md §4.7).
+"""From observation-log rows to a Trial's ``status.observation``
+(docs/katib-contract.md#observations).
 
 Katib keeps one entry per metric strategy, starting at ``unavailable``, and folds the rows in the
 order the log returns them (the objective's rows first, each group by time): a value that parses
@@ -14,7 +15,7 @@ since nothing compares with it).
 
 The log itself is reached through ``ObservationLog``, keyed by namespace *and* Trial name: Katib's
 table is keyed by name alone, so same-named Trials in two namespaces read and delete each other's
-rows (TRIALS.md §5, §7 #2578).
+rows (docs/katib-contract.md#db-manager, docs/katib-contract.md#trial-bugs #2578).
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """Kubernetes quantities (``1Gi``, ``500m``, ``2``, ``1e3``): parsed, compared, kept as written.
 
 Katib decodes katib-config into typed ``resource.Quantity`` values, so a config whose CPU limit
-reads ``invalid`` fails to load (BEHAVIOR.md §7.1, TestDesiredDeployment 4); the defaulting rules
-also need a quantity's sign ("zero means unset, negative deletes the entry", §5). We only need to
-*validate* and *compare* quantities, never to do arithmetic on them or to re-format them, so a
-``Quantity`` keeps the exact string the user wrote (that string is what goes into the manifests we
-produce) next to its exact value as a ``Fraction``.
+reads ``invalid`` fails to load (docs/katib-contract.md#composer-tests, TestDesiredDeployment 4);
+the defaulting rules also need a quantity's sign ("zero means unset, negative deletes the entry",
+docs/katib-contract.md#katib-config). We only need to *validate* and *compare* quantities, never to
+do arithmetic on them or to re-format them, so a ``Quantity`` keeps the exact string the user wrote
+(that string is what goes into the manifests we produce) next to its exact value as a ``Fraction``.
 
 The grammar is the one of ``k8s.io/apimachinery/pkg/api/resource``::
 

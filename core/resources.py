@@ -1,10 +1,11 @@
 """The objects a Suggestion owns, as it wants them: Deployment, Service and early-stopping RBAC.
 
-These are pure functions of the Suggestion and the katib-config entries handed in (BEHAVIOR.md
-§4.2 to §4.4). Katib's composer reads the ConfigMap itself in the middle of building a Deployment
-and sets owner references through the client's scheme; here the caller looks the entries up first
-(``KatibConfig.suggestion`` / ``early_stopping``), so building cannot touch the cluster and the
-same inputs always give the same manifests.
+These are pure functions of the Suggestion and the katib-config entries handed in
+(docs/katib-contract.md#labels to docs/katib-contract.md#suggestion-pod). Katib's composer reads the
+ConfigMap itself in the middle of building a Deployment and sets owner references through the
+client's scheme; here the caller looks the entries up first (``KatibConfig.suggestion`` /
+``early_stopping``), so building cannot touch the cluster and the same inputs always give the same
+manifests.
 
 Whether a Suggestion gets a volume comes from its resume policy's traits (``core.policy``), never
 from the policy name. Every child carries the Suggestion as its controller owner, so the garbage
@@ -177,7 +178,7 @@ def desired_deployment(
     *,
     grpc_probes: bool,
 ) -> Manifest:
-    """The suggestion service's Deployment (§4.4).
+    """The suggestion service's Deployment (docs/katib-contract.md#suggestion-pod).
 
     Raises ``ConfigError`` for an entry Katib would refuse (blank image, reserved port), and
     ``ValueError`` when the Suggestion uses early stopping but ``early_stopping`` is ``None``.

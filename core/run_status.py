@@ -1,4 +1,4 @@
-"""Judging a Trial's run object with its GJSON conditions (TRIALS.md §3.4).
+"""Judging a Trial's run object with its GJSON conditions (docs/katib-contract.md#trial-judging).
 
 Katib serialises the whole run object and evaluates ``failureCondition`` first, then
 ``successCondition``, with ``tidwall/gjson``. A result *matches* when it is an object or a

@@ -1,11 +1,12 @@
 """A Trial's run object: the kinds that are watched, and the object made from ``spec.runSpec``.
 
 Katib creates any kind found in ``runSpec`` but watches only katib-config's ``trialResources``
-(``Kind.version.group``, TRIALS.md §2, §3.1), so a Trial of another kind is Running forever.
-``refusal`` names such a run before anything is created. The object is made as Katib makes it
-(the runSpec as written, plus a controller owner reference to the Trial), with two additions of
-ours: it is always named after the Trial in the Trial's namespace (Katib's pod webhook finds the
-Trial by the run object's name, so any other name silently loses the metrics), and it carries the
+(``Kind.version.group``, docs/katib-contract.md#trial-constants,
+docs/katib-contract.md#trial-controller), so a Trial of another kind is Running forever. ``refusal``
+names such a run before anything is created. The object is made as Katib makes it (the runSpec as
+written, plus a controller owner reference to the Trial), with two additions of ours: it is always
+named after the Trial in the Trial's namespace (Katib's pod webhook finds the Trial by the run
+object's name, so any other name silently loses the metrics), and it carries the
 ``katib.kubeflow.org/trial`` label (and the Experiment's, when the Trial has it) so that it can be
 selected like Katib's pods.
 """

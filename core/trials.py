@@ -1,9 +1,9 @@
 """Trial accounting: which Trials an Experiment owns, how they count, and what the counts imply.
 
-Katib recomputes everything from the listed Trials on every reconcile (BEHAVIOR.md §3.2), and so
-do we: ``own_trials`` selects, ``count_trials`` classifies, then three pure rules read the counts
-(``completion``, ``trials_to_create``, ``trials_to_delete``) and ``status_counts`` renders them in
-Katib's status field names.
+Katib recomputes everything from the listed Trials on every reconcile
+(docs/katib-contract.md#trial-accounting), and so do we: ``own_trials`` selects, ``count_trials``
+classifies, then three pure rules read the counts (``completion``, ``trials_to_create``,
+``trials_to_delete``) and ``status_counts`` renders them in Katib's status field names.
 
 Two Katib bugs are fixed here by construction:
 
@@ -41,7 +41,8 @@ goal_reached = objective.goal_reached
 
 
 class TrialPhase(StrEnum):
-    """A Trial's phase for counting. Member order is Katib's first-match order (§1.5).
+    """A Trial's phase for counting. Member order is Katib's first-match order
+    (docs/katib-contract.md#trial-phases).
 
     Every phase but ``PENDING`` is the Trial condition type that, when True, puts a Trial in it.
     """
@@ -157,7 +158,8 @@ _FIELD_OF = {
 
 
 def count_trials(trials: Iterable[Trial]) -> TrialCounts:
-    """Classify every Trial (§1.5) and keep the names of each phase, sorted."""
+    """Classify every Trial (docs/katib-contract.md#trial-phases) and keep the names of each phase,
+    sorted."""
     by_phase: dict[TrialPhase, list[str]] = {phase: [] for phase in _PHASES}
     for trial in trials:
         by_phase[classify(trial)].append(trial.metadata.name)

@@ -1,4 +1,5 @@
-"""Admission of Experiments (Katib's validating webhook, BEHAVIOR.md §6) as one pure function.
+"""Admission of Experiments (Katib's validating webhook, docs/katib-contract.md#admission) as one
+pure function.
 
 The webhook adapter gathers what Katib's handler reads from the cluster (the old object on
 UPDATE, the namespace's labels, the names of the PVs that exist, the katib-config catalog) and
@@ -6,10 +7,12 @@ UPDATE, the namespace's labels, the names of the PVs that exist, the katib-confi
 
 1. the namespace must carry ``katib.kubeflow.org/metrics-collector-injection: enabled``;
 2. field errors, aggregated as Kubernetes does (one: its text; several: ``[e1, e2, ...]``, each
-   text once): the name rule, the count rules (§6.1), the restart rules (§6.2, UPDATE only), the
-   algorithm and early-stopping lookups in katib-config, the ``resumePolicy`` value (§6.3);
+   text once): the name rule, the count rules (docs/katib-contract.md#count-rules), the restart
+   rules (docs/katib-contract.md#restart-rules, UPDATE only), the algorithm and early-stopping
+   lookups in katib-config, the ``resumePolicy`` value
+   (docs/katib-contract.md#resume-policy-values);
 3. on CREATE with a policy that has a volume (``FromVolume``) and no field error: the PV
-   ``<name>-<algorithm>-<namespace>`` must not exist yet (§6.4).
+   ``<name>-<algorithm>-<namespace>`` must not exist yet (docs/katib-contract.md#stale-pv-check).
 
 The object is checked as given: in the cluster the mutating webhook has already defaulted it
 (``core.defaults``), and Katib's own validator tests pass undefaulted objects.
@@ -204,8 +207,9 @@ def _count_errors(spec: ExperimentSpec) -> list[FieldError]:
 def _restart_errors(
     new: Experiment, old: Experiment, views: tuple[dict[str, object], dict[str, object]]
 ) -> list[FieldError]:
-    """§6.2, for an UPDATE whose defaulted spec changed (``views``: both ``spec_view``s, so
-    each spec is defaulted and canonicalised once): the restart request itself."""
+    """docs/katib-contract.md#restart-rules, for an UPDATE whose defaulted spec changed (``views``:
+    both ``spec_view``s, so each spec is defaulted and canonicalised once): the restart request
+    itself."""
     errors = []
     if old.is_completed() and not is_restartable(old):
         errors.append(invalid("spec.resumePolicy", new.spec.resume_policy or "", RESTART_DETAIL))
@@ -267,7 +271,8 @@ def _volume_exists(exp: Experiment, existing_pvs: Container[str]) -> bool:
 
 
 def volume_lookup_error(exp: Experiment, error: object) -> str:
-    """Katib's denial when the PV of ``exp`` could not be looked up (BEHAVIOR.md §6.4)."""
+    """Katib's denial when the PV of ``exp`` could not be looked up
+    (docs/katib-contract.md#stale-pv-check)."""
     return (
         f"Cannot create the Experiment: {exp.metadata.name} in namespace: {exp.namespace}, "
         f"error: {error}"

@@ -2,16 +2,17 @@
 
 Katib creates a PVC ``<name>-<algorithm>`` from the katib-config entry and, when the entry has a
 non-empty ``persistentVolumeSpec``, a cluster-scoped PV ``<name>-<algorithm>-<namespace>`` with
-the spec verbatim and ``persistentVolumeReclaimPolicy: Delete`` (BEHAVIOR.md §4.5). That leaves
-the four problems of bugs 4 and 6, which this plan fixes:
+the spec verbatim and ``persistentVolumeReclaimPolicy: Delete`` (docs/katib-contract.md#volumes).
+That leaves the four problems of bugs 4 and 6, which this plan fixes:
 
 (a) *Pre-binding.* Katib's PV is not tied to its PVC, so the claim may bind another PV (or a
     dynamically provisioned one) and the PV stays ``Available`` for ever. Here the PV's
     ``claimRef`` names the PVC and the PVC's ``volumeName`` names the PV: they bind to each other
     or not at all.
 (b) *No owner reference on the PV.* A namespaced owner of a cluster-scoped object is invalid
-    (§4.3); the PV records its Suggestion in annotations instead (``ANNOTATION_OWNER_UID`` and
-    ``ANNOTATION_OWNER``), and our finalizer on the Suggestion deletes it.
+    (docs/katib-contract.md#owner-references); the PV records its Suggestion in annotations instead
+    (``ANNOTATION_OWNER_UID`` and ``ANNOTATION_OWNER``), and our finalizer on the Suggestion deletes
+    it.
 (c) *A directory per PV.* A configured ``hostPath.path`` is a prefix: the PV uses
     ``<prefix>/<pv-name>``, so two Experiments never share (or wipe) one directory.
 (d) *The PVC is owned.* It carries the Suggestion as controller owner and is collected with it.

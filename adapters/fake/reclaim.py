@@ -13,8 +13,9 @@ decides: ``Retain`` (and the deprecated ``Recycle``) leaves the PV ``Released`` 
 ``Delete`` removes the volume, then the PV. Only a plugin that can delete may do so, as in
 Kubernetes: our dynamic provisioner deletes what it provisioned; the in-tree ``hostPath``
 deleter only accepts paths under ``/tmp/`` (a static hostPath PV elsewhere ends ``Failed``, see
-BEHAVIOR.md §4.7) unless the world is told ``delete_any_hostpath``; other sources cannot be
-deleted (``Failed``). A directory is only ever removed inside the volume root (``node.py``).
+docs/katib-contract.md#garbage-collection) unless the world is told ``delete_any_hostpath``; other
+sources cannot be deleted (``Failed``). A directory is only ever removed inside the volume root
+(``node.py``).
 """
 
 from __future__ import annotations

@@ -243,7 +243,7 @@ def _messages() -> list[descriptor_pb2.DescriptorProto]:
 
 
 def _db_manager_messages() -> list[descriptor_pb2.DescriptorProto]:
-    """katib-db-manager's observation log (TRIALS.md §5)."""
+    """katib-db-manager's observation log (docs/katib-contract.md#db-manager)."""
     return [
         _message("MetricLog", [Field("time_stamp", 1), Field("metric", 2, MESSAGE, "Metric")]),
         _message("ObservationLog", [Field("metric_logs", 1, MESSAGE, "MetricLog", True)]),

@@ -8,7 +8,8 @@ a failure is ``Unavailable``, which the loop retries with backoff.
 
 Katib's table is keyed by Trial name alone, and Katib's metrics collectors report under that
 name, so on the wire the key is the Trial's name: the namespace of ``TrialKey`` cannot be sent
-until the pod webhook that starts the collectors passes it too (TRIALS.md §5, #2578).
+until the pod webhook that starts the collectors passes it too (docs/katib-contract.md#db-manager,
+#2578).
 """
 
 from __future__ import annotations

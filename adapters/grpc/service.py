@@ -1,6 +1,6 @@
 """``GrpcSuggestionService``: the ``SuggestionService`` port over Katib's gRPC API.
 
-What Katib's suggestion client does (BEHAVIOR.md §2.2 steps 9-10), with its words:
+What Katib's suggestion client does (docs/katib-contract.md#service-calls), with its words:
 
 * ``validate`` calls ``ValidateAlgorithmSettings`` with the Experiment and, when the Suggestion
   has early stopping, ``ValidateEarlyStoppingSettings`` on the early-stopping port. A status of

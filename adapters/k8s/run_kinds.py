@@ -2,8 +2,9 @@
 
 Katib looks each ``trialResources`` kind up at start and skips one whose CRD is missing, with
 "Job watch error. CRD might be missing. Please install CRD and restart katib-controller"
-(TRIALS.md §3.1, trial test T1): a watch on a kind the server does not serve would never list,
-and the controller would never become ready. The probe is a list of at most one object.
+(docs/katib-contract.md#trial-controller, trial test T1): a watch on a kind the server does not
+serve would never list, and the controller would never become ready. The probe is a list of at most
+one object.
 """
 
 from __future__ import annotations

@@ -1,15 +1,15 @@
 """The katib-config ConfigMap, and what ``--local-volumes`` changes (issue 5).
 
 Without ``--local-volumes`` the katib-config text is shipped exactly as given (comments and order
-kept): the ConfigMap ``katib-config``, key ``katib-config.yaml``, where Katib keeps it (BEHAVIOR.md
-§5). With it, every suggestion entry that names no storage class gets
-``persistentVolumeClaimSpec.storageClassName: katib-suggestion``, the class for which the controller
-brings its own hostPath PersistentVolume (``docs/local-volumes.md``); an entry that names another
-class keeps it (a deliberate choice is not overridden). ``--local-volume-path-prefix`` writes
-``localVolumePathPrefix`` into the same entries; without it the controller's default
+kept): the ConfigMap ``katib-config``, key ``katib-config.yaml``, where Katib keeps it
+(docs/katib-contract.md#katib-config). With it, every suggestion entry that names no storage class
+gets ``persistentVolumeClaimSpec.storageClassName: katib-suggestion``, the class for which the
+controller brings its own hostPath PersistentVolume (``docs/local-volumes.md``); an entry that names
+another class keeps it (a deliberate choice is not overridden). ``--local-volume-path-prefix``
+writes ``localVolumePathPrefix`` into the same entries; without it the controller's default
 (``/tmp/katib/suggestions``) applies. The ``katib-suggestion`` StorageClass itself provisions
-nothing (``kubernetes.io/no-provisioner``) and waits for the first consumer, so a claim that
-somehow is not pre-bound stays Pending instead of binding to a stranger's volume.
+nothing (``kubernetes.io/no-provisioner``) and waits for the first consumer, so a claim that somehow
+is not pre-bound stays Pending instead of binding to a stranger's volume.
 """
 
 from __future__ import annotations

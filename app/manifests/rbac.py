@@ -18,7 +18,7 @@ Why some rows are what they are:
   plugin); children name the Suggestion, Suggestions and Trials the Experiment. The PV-cleanup
   finalizer itself is on the Suggestion (``core.plan.finalizer``).
 - ``delete`` on PersistentVolumes: the controller's PV-cleanup finalizer removes the volume Katib
-  leaves behind (BEHAVIOR.md §4.7, bug 4).
+  leaves behind (docs/katib-contract.md#garbage-collection, bug 4).
 - Jobs and Katib's other run-object kinds (``--run-trials``): the controller creates a Trial's
   run object from its ``runSpec``, watches it and deletes it once the Trial completes, as Katib's
   trial controller does; a kind whose CRD is not installed is simply not watched.

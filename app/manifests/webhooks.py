@@ -2,11 +2,11 @@
 
 Both configurations send CREATE and UPDATE of ``experiments.kubeflow.org`` to the webhook Service
 and fail closed (``failurePolicy: Fail``): an Experiment that was not checked must not reach the
-controller, whose restart and volume rules rely on admission (BEHAVIOR.md §6). To keep failing
-closed from ever locking the install itself, they skip the install's own namespace through the
-``kubernetes.io/metadata.name`` label every namespace carries: with the webhook down (deleted
-first while its namespace is torn down, or not started yet), the controller can still update the
-Experiments there, remove its finalizers, and let the namespace go.
+controller, whose restart and volume rules rely on admission (docs/katib-contract.md#admission). To
+keep failing closed from ever locking the install itself, they skip the install's own namespace
+through the ``kubernetes.io/metadata.name`` label every namespace carries: with the webhook down
+(deleted first while its namespace is torn down, or not started yet), the controller can still
+update the Experiments there, remove its finalizers, and let the namespace go.
 
 The API server must trust the webhook's certificate, in one of two ways:
 

@@ -7,10 +7,10 @@ What this module adds is what a webhook must gather from a live cluster:
 
 * the Namespace's labels (the metrics-collector-injection rule) and katib-config's algorithm
   catalog, both lazily (``lookups``);
-* the PVs for the core's stale-PV rule (BEHAVIOR.md §6.4): on CREATE of a ``FromVolume``
-  Experiment that passed every other rule, the PV ``<name>-<algorithm>-<namespace>`` is read
-  *live* from the API server, never from a cache, so that a PV left by a deleted Experiment is
-  seen the moment it exists (``lookups.LivePVs``). A read that fails denies with Katib's
+* the PVs for the core's stale-PV rule (docs/katib-contract.md#stale-pv-check): on CREATE of a
+  ``FromVolume`` Experiment that passed every other rule, the PV ``<name>-<algorithm>-<namespace>``
+  is read *live* from the API server, never from a cache, so that a PV left by a deleted Experiment
+  is seen the moment it exists (``lookups.LivePVs``). A read that fails denies with Katib's
   ``..., error: <err>`` text. (The admission-time check is a courtesy, not the guarantee: the
   controller re-checks ownership when it creates the volume.)
 

@@ -11,9 +11,9 @@ request.
 A failure to read is not a field error of the user's object: it is raised as ``LookupFailed``
 and the webhook denies with a server-side status (500) and the reason.
 
-The PVs (the stale-PV check of BEHAVIOR.md §6.4) are read the same way, live and only when the
-core asks: on CREATE of a ``FromVolume`` Experiment that passed every other rule. A failed read
-of a PV is Katib's own denial (``..., error: <err>``), so it is ``PVLookupFailed``.
+The PVs (the stale-PV check of docs/katib-contract.md#stale-pv-check) are read the same way, live
+and only when the core asks: on CREATE of a ``FromVolume`` Experiment that passed every other rule.
+A failed read of a PV is Katib's own denial (``..., error: <err>``), so it is ``PVLookupFailed``.
 """
 
 from __future__ import annotations

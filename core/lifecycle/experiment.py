@@ -1,4 +1,4 @@
-"""The Experiment's completion and restart lifecycle (BEHAVIOR.md §3.5).
+"""The Experiment's completion and restart lifecycle (docs/katib-contract.md#experiment-sequences).
 
 Theory of operation. As for the Suggestion, the state is derived from the observed conditions on
 every reconcile and written back by ``mark`` in Katib's order::

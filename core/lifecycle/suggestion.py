@@ -2,7 +2,8 @@
 
 Theory of operation. The state is never stored: ``derive`` reads it from the Suggestion's
 conditions (and ``deletionTimestamp``) on every reconcile, and ``mark`` writes a state back as
-conditions, following Katib's exact sequences (BEHAVIOR.md §2.3), e.g. for FromVolume::
+conditions, following Katib's exact sequences (docs/katib-contract.md#suggestion-sequences), e.g.
+for FromVolume::
 
     Pending  -> Created [C] -> Deploying [C, DR-] -> Running [C, DR+, R+]
              -> Succeeded [C, R-s, DR-s, S_V] -> Restarting [C, DR-s, R-r]

@@ -1,4 +1,5 @@
-"""The Trial lifecycle: Katib's trial controller as data (TRIALS.md §1.5, §3.5, §3.6).
+"""The Trial lifecycle: Katib's trial controller as data (docs/katib-contract.md#trial-conditions,
+docs/katib-contract.md#trial-sequences).
 
 Theory of operation. As for the Suggestion and the Experiment, the state is never stored: each row
 of ``STATES`` says how the state is recognised (its condition True; a completed state wins over

@@ -6,7 +6,7 @@ Suggestion's half, so that a completion and the teardown it implies, or a restar
 Suggestion's return to service, are planned from one consistent view. One reconcile moves each
 lifecycle by at most one transition and writes each status at most once; a steady-state reconcile
 plans no write at all. Katib splits this between two controllers that race on the Suggestion's
-status (BEHAVIOR.md §9, bug 13); here a single writer owns each object.
+status (docs/katib-contract.md#two-controllers, bug 13); here a single writer owns each object.
 
 When the decision depends on the suggestion service (its verdict on the settings, new
 assignments), ``plan`` returns a ``Need`` instead of a ``Plan``; the shell answers it and plans

@@ -1,10 +1,11 @@
 """The objects a Suggestion owns: which are ours, which are missing, and what to create or delete.
 
-Katib's "ensure" is get-then-create and accepts whatever it finds (BEHAVIOR.md §2.2): another
-Experiment's PV, a Deployment that is being deleted. Here an object counts only if it is *ours*
-(controller owner reference, or for the ownerless PV our ownership annotation) and *live* (no
-``deletionTimestamp``, fixing bug 21). A foreign object is never adopted: it is reported as a
-conflict; a terminating one of ours makes us wait for its name to become free.
+Katib's "ensure" is get-then-create and accepts whatever it finds
+(docs/katib-contract.md#suggestion-reconcile): another Experiment's PV, a Deployment that is being
+deleted. Here an object counts only if it is *ours* (controller owner reference, or for the
+ownerless PV our ownership annotation) and *live* (no ``deletionTimestamp``, fixing bug 21). A
+foreign object is never adopted: it is reported as a conflict; a terminating one of ours makes us
+wait for its name to become free.
 """
 
 from __future__ import annotations

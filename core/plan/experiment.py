@@ -1,10 +1,11 @@
 """The Experiment's half of a reconcile: its conditions, counters and its Suggestion's creation.
 
-Katib's Experiment controller recomputes the status from the trials on every pass (§3.2) and
-detects a restart when a completed Experiment's budget was raised (§3.1). Here that is one pass
-through the Experiment lifecycle: derive the state, pick the one trigger the trials and the
-Suggestion justify (the lifecycle's detectors over ``_Signals``), fire it, and write the status
-only if something actually changed.
+Katib's Experiment controller recomputes the status from the trials on every pass
+(docs/katib-contract.md#trial-accounting) and detects a restart when a completed Experiment's budget
+was raised (docs/katib-contract.md#experiment-controller). Here that is one pass through the
+Experiment lifecycle: derive the state, pick the one trigger the trials and the Suggestion justify
+(the lifecycle's detectors over ``_Signals``), fire it, and write the status only if something
+actually changed.
 """
 
 from __future__ import annotations

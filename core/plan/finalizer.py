@@ -1,11 +1,11 @@
 """Our finalizer on a FromVolume Suggestion: the cleanup no owner reference can do.
 
 A cluster-scoped PV cannot be collected through an owner reference to the namespaced Suggestion
-(BEHAVIOR.md §4.3), so a FromVolume Suggestion carries ``FINALIZER_PV_CLEANUP``: it is added if
-missing, and when the Suggestion is being deleted the planner deletes the PV it owns (by the
-ownership annotation, never another's) and then removes the finalizer. It does not wait for the
-PV to disappear: the PV stays protected while its PVC exists, and the PVC goes only after the
-Suggestion does.
+(docs/katib-contract.md#owner-references), so a FromVolume Suggestion carries
+``FINALIZER_PV_CLEANUP``: it is added if missing, and when the Suggestion is being deleted the
+planner deletes the PV it owns (by the ownership annotation, never another's) and then removes the
+finalizer. It does not wait for the PV to disappear: the PV stays protected while its PVC exists,
+and the PVC goes only after the Suggestion does.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Trials for an active Experiment: Katib's ReconcileTrials and ReconcileSuggestions (§3.2).
+"""Trials for an active Experiment: Katib's ReconcileTrials and ReconcileSuggestions
+(docs/katib-contract.md#trial-accounting).
 
 While the Experiment runs, keep ``parallelTrialCount`` Trials active without ever exceeding
 ``maxTrialCount`` (one definition of "completed", bug 12): ask the Suggestion for more

@@ -1,13 +1,13 @@
 """The trial planner: from a Trial, its run object and its observation log to one reconcile.
 
-``decide_trial`` is pure. It follows Katib's trial controller (TRIALS.md §3): the finalizer
-first, ``Created`` in a pass of its own, then the run object (created from ``spec.runSpec`` when
-missing, recreated if it disappears before the Trial completes, deleted once it completes unless
-``retainRun``), judged by ``failureCondition`` then ``successCondition``; a succeeded run needs the
-objective's observation to succeed. What the run object says becomes ``TrialSignals``; the
-lifecycle's detectors pick the trigger, and ``trial_effects`` says what it reports and tells.
-The shell fetches the observation-log rows before calling
-when ``wants_observation`` says so (Katib fetches on exactly those passes).
+``decide_trial`` is pure. It follows Katib's trial controller
+(docs/katib-contract.md#trial-controller): the finalizer first, ``Created`` in a pass of its own,
+then the run object (created from ``spec.runSpec`` when missing, recreated if it disappears before
+the Trial completes, deleted once it completes unless ``retainRun``), judged by ``failureCondition``
+then ``successCondition``; a succeeded run needs the objective's observation to succeed. What the
+run object says becomes ``TrialSignals``; the lifecycle's detectors pick the trigger, and
+``trial_effects`` says what it reports and tells. The shell fetches the observation-log rows before
+calling when ``wants_observation`` says so (Katib fetches on exactly those passes).
 
 Fixed Katib bugs (``docs/katib-differences.md``): a succeeded run whose metrics never arrive is
 awaited for ``metrics_wait`` seconds (measured from the Running condition's update, which records

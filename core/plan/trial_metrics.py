@@ -1,5 +1,6 @@
 """A succeeded run and its metrics: the observation, Succeeded or MetricsUnavailable, and the
-bounded wait for metrics that have not arrived (TRIALS.md §3.3 steps 3-5, §3.5, §4.6).
+bounded wait for metrics that have not arrived (docs/katib-contract.md#trial-controller,
+docs/katib-contract.md#trial-conditions, docs/katib-contract.md#push-metrics).
 
 A run that succeeded needs the objective's observation. Rows from the log become the observation
 (``core.observation``); with none, a ``Push`` Trial reports the ``unavailable`` placeholder and

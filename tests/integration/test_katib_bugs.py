@@ -1,4 +1,5 @@
-"""Katib's bugs (BEHAVIOR.md §12) that katib-resume fixes, each shown on a whole lifecycle.
+"""Katib's bugs (docs/katib-contract.md#katib-bugs) that katib-resume fixes, each shown on a whole
+lifecycle.
 
 Every test states the bug number it guards and fails on Katib's behaviour.
 """

@@ -1,4 +1,5 @@
-"""Katib's condition sequences (BEHAVIOR.md §2.3, §3.5) through the planner, shell and fake cluster.
+"""Katib's condition sequences (docs/katib-contract.md#suggestion-sequences,
+docs/katib-contract.md#experiment-sequences) through the planner, shell and fake cluster.
 
 Each test plays a whole lifecycle: submit, deploy, run trials, complete, raise the budget,
 resume, complete again and delete, and compares every status the controller *writes* (no-op

@@ -1,4 +1,5 @@
-"""The admission webhook over real TLS: Katib's admission scenarios (BEHAVIOR.md §6) and defaults.
+"""The admission webhook over real TLS: Katib's admission scenarios
+(docs/katib-contract.md#admission) and defaults.
 
 Every request goes through the real server on a free port with a trustme certificate, over one
 keep-alive HTTPS connection as the API server keeps it, against a fake cluster and Katib's
@@ -259,7 +260,7 @@ def test_deleting_never_depends_on_the_namespace_or_katib_config(tmp_path: Path)
         assert validate(webhook, released, stored)["allowed"] is True
 
 
-# --- UPDATE: restarts (§6.2) ----------------------------------------------------------------------
+# --- UPDATE: restarts (docs/katib-contract.md#restart-rules) --------------------------------------
 
 RESTART_DETAIL = (
     "Experiment can be restarted if it is in succeeded state by reaching max trials and "

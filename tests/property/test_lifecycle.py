@@ -1,8 +1,8 @@
 """The two lifecycles against an oracle, as graphs, and through their condition round trip.
 
-The oracle tables below are written by hand from BEHAVIOR.md §2.3 and §3.5 (plus our documented
-additions), independently of ``core.lifecycle``'s own tables: a change to either that the other
-does not share fails here.
+The oracle tables below are written by hand from docs/katib-contract.md#suggestion-sequences and
+docs/katib-contract.md#experiment-sequences (plus our documented additions), independently of
+``core.lifecycle``'s own tables: a change to either that the other does not share fails here.
 """
 
 from __future__ import annotations

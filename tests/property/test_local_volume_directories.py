@@ -3,10 +3,10 @@
 The directory of a local PV is ``<prefix>/<experiment>-<algorithm>-<namespace>``, and that join
 is ambiguous (Katib bug 6: ``a`` with ``random`` in ``b-random-c`` and ``a-random-b`` with
 ``random`` in ``c`` both make ``a-random-b-random-c``). What keeps two live Experiments apart is
-admission's stale-PV check (BEHAVIOR.md §6.4) against the PVs that exist. Here Experiments built
-from a few tokens, so that joins collide often, are created and deleted in sequence; each create
-goes through ``validate`` with the PVs of the live Experiments, and each admitted FromVolume
-Experiment gets the directory the controller's own volume plan gives it.
+admission's stale-PV check (docs/katib-contract.md#stale-pv-check) against the PVs that exist. Here
+Experiments built from a few tokens, so that joins collide often, are created and deleted in
+sequence; each create goes through ``validate`` with the PVs of the live Experiments, and each
+admitted FromVolume Experiment gets the directory the controller's own volume plan gives it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Katib's observation fold (TRIALS.md §4.7) against a direct reading of its rules."""
+"""Katib's observation fold (docs/katib-contract.md#observations) against a direct reading of its
+rules."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""GJSON judgement of batch Jobs against an independent reading of Katib's defaults (§3.4)."""
+"""GJSON judgement of batch Jobs against an independent reading of Katib's defaults
+(docs/katib-contract.md#cleanup-and-restart)."""
 
 from __future__ import annotations
 

@@ -61,7 +61,8 @@ populations = st.lists(conditions_st, max_size=25).map(
 
 
 def oracle(conditions: list[dict[str, str]]) -> P:
-    """An independent reading of §1.5: the first condition of each type decides its status."""
+    """An independent reading of docs/katib-contract.md#trial-phases: the first condition of each
+    type decides its status."""
     first: dict[str, str] = {}
     for condition in conditions:
         first.setdefault(condition["type"], condition["status"])

@@ -2,7 +2,8 @@
 
 The bench plays the parts Katib's other controllers and the kubelet play (creating and finishing
 Trials, making a Deployment available, editing and deleting the Experiment) and records every
-status the controller writes, so tests can compare condition sequences with BEHAVIOR.md.
+status the controller writes, so tests can compare condition sequences with
+docs/katib-contract.md#suggestion-sequences.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Trial fixtures shaped like Katib's ``newFakeTrialBatchJob`` (TRIALS.md §6.1)."""
+"""Trial fixtures shaped like Katib's ``newFakeTrialBatchJob``
+(docs/katib-contract.md#trial-controller-tests)."""
 
 from __future__ import annotations
 

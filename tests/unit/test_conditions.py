@@ -1,4 +1,5 @@
-"""Katib's condition sequences produced by the set/remove rules (BEHAVIOR.md §1.2, §2.3)."""
+"""Katib's condition sequences produced by the set/remove rules
+(docs/katib-contract.md#condition-rules, docs/katib-contract.md#suggestion-sequences)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The katib-config model: Katib's defaulting (BEHAVIOR.md §5, §7.5), lookups and their errors."""
+"""The katib-config model: Katib's defaulting (docs/katib-contract.md#katib-config,
+docs/katib-contract.md#config-tests), lookups and their errors."""
 
 from __future__ import annotations
 

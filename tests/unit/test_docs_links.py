@@ -94,15 +94,7 @@ def test_every_citation_of_the_contract_names_a_section_it_has() -> None:
     "python",
     [
         pytest.param(False, id="docs-and-other-files"),
-        pytest.param(
-            True,
-            id="python-files",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="until /work/tools/contract_refs.py rewrites the .py citations; "
-                "after that this passes and the mark must go",
-            ),
-        ),
+        pytest.param(True, id="python-files"),
     ],
 )
 def test_no_file_cites_a_reference_the_repository_does_not_have(python: bool) -> None:

@@ -1,4 +1,5 @@
-"""Observation-log rows to ``status.observation`` (TRIALS.md §4.7; trial_controller_test T7, T8)."""
+"""Observation-log rows to ``status.observation`` (docs/katib-contract.md#observations;
+trial_controller_test T7, T8)."""
 
 from __future__ import annotations
 
@@ -89,7 +90,8 @@ def test_strategies_default_metrics_the_objective_names_but_does_not_list() -> N
 
 
 def test_rows_are_kept_by_namespace_and_trial_name() -> None:
-    """Katib keys ``observation_logs`` by Trial name alone (TRIALS.md §5, #2578)."""
+    """Katib keys ``observation_logs`` by Trial name alone (docs/katib-contract.md#db-manager,
+    #2578)."""
     log = FakeObservationLog()
     a, b = TrialKey("team-a", "trial"), TrialKey("team-b", "trial")
     log.report(a, [MetricRow("2020-01-01T00:00:00Z", "accuracy", "0.1")])

@@ -208,7 +208,8 @@ def test_a_trial_renders_the_template_with_its_assignment() -> None:
 
 
 def test_a_trial_carries_what_the_trial_controller_reads() -> None:
-    """Katib's getTrialInstance (TRIALS.md §1.6): retain, collector, conditions when both."""
+    """Katib's getTrialInstance (docs/katib-contract.md#trials): retain, collector, conditions when
+    both."""
     from katib_resume.core.katib_trial import JOB_FAILURE_CONDITION, JOB_SUCCESS_CONDITION
 
     raw = experiment().to_dict()

@@ -1,4 +1,5 @@
-"""Desired Deployment, Service and RBAC: Katib's composer scenarios (BEHAVIOR.md §7.1) and ours."""
+"""Desired Deployment, Service and RBAC: Katib's composer scenarios
+(docs/katib-contract.md#composer-tests) and ours."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Katib's T1 (TRIALS.md §6.1): a run kind whose CRD is missing is skipped, not fatal."""
+"""Katib's T1 (docs/katib-contract.md#trial-controller-tests): a run kind whose CRD is missing is
+skipped, not fatal."""
 
 from __future__ import annotations
 

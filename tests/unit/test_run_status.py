@@ -1,4 +1,5 @@
-"""Judging run objects with GJSON (TRIALS.md §6.2, job_util_test J1-J4, and §3.4's rules)."""
+"""Judging run objects with GJSON (docs/katib-contract.md#job-status-tests, job_util_test J1-J4, and
+docs/katib-contract.md#trial-judging's rules)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The Trial lifecycle's table, its condition shapes (TRIALS.md §3.6) and Katib's suffixes."""
+"""The Trial lifecycle's table, its condition shapes (docs/katib-contract.md#trial-sequences) and
+Katib's suffixes."""
 
 from __future__ import annotations
 
@@ -62,7 +63,8 @@ def test_created_and_running_are_katibs_strings() -> None:
 
 
 def test_a_complete_job_seen_at_creation_ends_without_running() -> None:
-    """TRIALS.md §6.1 T4: an already-complete run object; no Running condition to stop."""
+    """docs/katib-contract.md#trial-controller-tests T4: an already-complete run object; no Running
+    condition to stop."""
     conditions = _walk(T.Created, T.MetricsUnavailable)
     assert _shape(conditions) == [("Created", "True"), ("MetricsUnavailable", "True")]
 

@@ -1,5 +1,6 @@
-"""The trial planner through Katib's own trial tests (TRIALS.md §6.1 T2-T6) and the fixed bugs
-of §7, played by a small shell (``tests/support/trial_player.py``)."""
+"""The trial planner through Katib's own trial tests (docs/katib-contract.md#trial-controller-tests
+T2-T6) and the fixed bugs of docs/katib-contract.md#trial-bugs, played by a small shell
+(``tests/support/trial_player.py``)."""
 
 from __future__ import annotations
 
@@ -157,7 +158,7 @@ def test_t6_an_empty_trial_is_refused_with_a_clear_condition() -> None:
 
 
 def test_metrics_that_never_arrive_end_metrics_unavailable_after_the_bounded_wait() -> None:
-    """TRIALS.md §7 #1795: Katib requeues such a Trial every second forever."""
+    """docs/katib-contract.md#trial-bugs #1795: Katib requeues such a Trial every second forever."""
     player = _started(new_trial("silent"), context=TrialContext(metrics_wait=60))
     player.set_run_status(job_status(("Complete", "True")))
     plan = player.reconcile()
@@ -192,7 +193,8 @@ def test_metrics_that_arrive_during_the_wait_succeed() -> None:
 
 
 def test_early_stopped_gets_its_completion_time_and_observation_before_the_job_goes() -> None:
-    """TRIALS.md §7: Katib never sets completionTime here, and (#1377) deletes the job first."""
+    """docs/katib-contract.md#trial-bugs: Katib never sets completionTime here, and (#1377) deletes
+    the job first."""
     player = _started(new_trial("es"))
     status = player.model.status.to_dict()
     status["conditions"].append(

@@ -75,7 +75,7 @@ def counts(**per_phase: int) -> TrialCounts:
     )
 
 
-# --- classification (§1.5) ------------------------------------------------------------------
+# --- classification (docs/katib-contract.md#trial-phases) -----------------------------------
 
 T, F, U = "True", "False", "Unknown"
 
@@ -196,7 +196,7 @@ def test_replace_status_counts_drops_lists_that_became_empty() -> None:
     )
 
 
-# --- completion rule order (§3.2) -----------------------------------------------------------
+# --- completion rule order (docs/katib-contract.md#trial-accounting) ------------------------
 
 
 @pytest.mark.parametrize(
@@ -262,7 +262,7 @@ def test_metrics_unavailable_trials_count_as_completed_for_creation() -> None:
     assert trials_to_create(experiment_spec, state) == 0
 
 
-# --- objective (§3.2) -----------------------------------------------------------------------
+# --- objective (docs/katib-contract.md#trial-accounting) ------------------------------------
 
 
 def objective(kind: str, goal: float | None, strategy: str | None = None) -> ObjectiveSpec:

@@ -86,7 +86,8 @@ def kinds(decision: Decision) -> list[tuple[str, str]]:
     return [(e.kind, e.field) for e in decision.errors]
 
 
-# Katib's validator_test.go resume-related cases (BEHAVIOR.md §7.4), compared as Katib does.
+# Katib's validator_test.go resume-related cases (docs/katib-contract.md#validator-tests), compared
+# as Katib does.
 KATIB_CASES = [
     ("Run validator to correct resume experiment", fake_instance(), fake_instance(), []),
     # Katib expects [Invalid spec.resumePolicy, Forbidden spec] here because its unit test skips
@@ -291,7 +292,7 @@ def test_go_quote_escapes_like_go() -> None:
     assert go_quote('a"b\\c\n\x01é') == '"a\\"b\\\\c\\n\\x01é"'
 
 
-# --- namespace label (BEHAVIOR.md §6 step 2) -------------------------------------------------
+# --- namespace label (docs/katib-contract.md#admission) --------------------------------------
 
 
 def test_namespace_without_injection_label_is_denied_first() -> None:
@@ -308,7 +309,7 @@ def test_namespace_label_enabled_or_not_given_is_allowed() -> None:
     assert validate(fake_instance()).allowed
 
 
-# --- PV check (BEHAVIOR.md §6.4) -------------------------------------------------------------
+# --- PV check (docs/katib-contract.md#stale-pv-check) ----------------------------------------
 
 PV = "fake-test-fakens"
 

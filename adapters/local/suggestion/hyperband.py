@@ -1,17 +1,17 @@
 """``hyperband``: Katib's Hyperband rules, with the schedule fixed by the settings alone.
 
-Katib's service (ALGORITHMS.md §7) plays brackets ``s = s_max .. 0``: a bracket's first rung
-is ``n = ceil((s_max + 1) * eta**s / (s + 1))`` random configurations at resource
-``r = r_l * eta**-s``; each later rung keeps the best ``ceil(previous / eta)`` of the rung
+Katib's service (docs/katib-contract.md#hyperband-service) plays brackets ``s = s_max .. 0``: a
+bracket's first rung is ``n = ceil((s_max + 1) * eta**s / (s + 1))`` random configurations at
+resource ``r = r_l * eta**-s``; each later rung keeps the best ``ceil(previous / eta)`` of the rung
 before at ``eta`` times the resource, until the bracket's last rung runs at ``r_l``. The
 resource parameter (``resource_name``) is set to the rung's resource, ``str(int(...))``.
 
 Katib's service overwrote ``n`` with the controller's request size, so a rung smaller than the
 request was answered with the wrong count and the controller rejected it for ever: hyperband
-never got past its first rung (#1168, #1366, ALGORITHMS.md §7.4). Here the schedule (the list
-of rungs, their sizes and resources) depends on the settings alone, and a call issues at most
-what was asked of the current rung: a later rung's assignments are issued only once every
-Trial of the rung before has a result (the call returns none meanwhile: the controller asks
+never got past its first rung (#1168, #1366, docs/katib-contract.md#hyperband-service). Here the
+schedule (the list of rungs, their sizes and resources) depends on the settings alone, and a call
+issues at most what was asked of the current rung: a later rung's assignments are issued only once
+every Trial of the rung before has a result (the call returns none meanwhile: the controller asks
 again). A failed Trial ranks last. Once the last bracket's last rung is issued the search is
 exhausted and the Experiment can complete.
 

@@ -1,4 +1,5 @@
-"""``medianstop``: Katib's early-stopping rule, its settings and messages (ALGORITHMS.md §10).
+"""``medianstop``: Katib's early-stopping rule, its settings and messages
+(docs/katib-contract.md#median-stop-early-stopping).
 
 A Trial is stopped at its ``start_step``-th report when its best objective so far is worse than
 the median of the other Trials' running averages at that step. The service answers with one rule

@@ -1,6 +1,7 @@
 """The search space as Optuna distributions, and values both ways between Optuna and Katib.
 
-The mapping is Katib's Optuna service's (ALGORITHMS.md §4.2), with two of its bugs fixed:
+The mapping is Katib's Optuna service's (docs/katib-contract.md#optuna-search-space), with two of
+its bugs fixed:
 
 - ``int``: ``IntDistribution(min, max, step)`` (step 1 by default); with ``logUniform``,
   ``IntDistribution(min, max, log=True)`` (Optuna's log scale has no step).
