@@ -1,6 +1,6 @@
 """API requests of one FromVolume lifecycle on a real HTTP API server (kmock, filled in).
 
-The controller runs in-process (``app.host.Host`` over ``KubeCluster``) against kmock while
+The controller runs in-process (``app.cluster.host.Host`` over ``KubeCluster``) against kmock while
 ``tests.support.cluster_player`` plays kubelet, binder, Katib's suggestion client, trial
 controller and garbage collector. Only the controller's own requests are counted: its reads
 after the caches synced (goal: none, every read is served by the watch cache), its writes by

@@ -1,6 +1,6 @@
 """The ``manifests`` command's flags, checked as they are parsed (bad ones: one line, exit 2).
 
-Kept apart from ``cli.py``, which holds the embedded commands, and as light as it: only
+Kept apart from ``cli.main``, which holds the embedded commands, and as light as it: only
 ``argparse`` and ``core.names`` (plain ``re``) are imported, so ``katib-resume --help`` pays
 nothing for it.
 """

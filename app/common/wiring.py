@@ -1,8 +1,8 @@
 """What the binaries' flags and the install manifests must agree on, written once.
 
 The default namespace, the ports the controller and the webhook listen on and the HTTP paths
-they serve: the flags' defaults (``cli.py``, ``cli_install.py``), the servers' routes
-(``webhook.routes``, ``cmd_controller``) and the generated Deployments, Services and webhook
+they serve: the flags' defaults (``cli.main``, ``cli.manifest_flags``), the servers' routes
+(``webhook.routes``, ``cluster.main``) and the generated Deployments, Services and webhook
 configurations (``manifests``) all read them here. No imports, so ``--help`` pays nothing for it.
 """
 
