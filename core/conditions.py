@@ -79,15 +79,7 @@ def set_condition(conditions: Conditions, want: ConditionSpec, now: datetime) ->
         updated = old.model_copy(update={"message": want.message, "last_update_time": now})
         return tuple(updated if c is old else c for c in conditions)
     transition = old.last_transition_time if old and old.status == want.status else now
-    new = Condition(
-        type=want.type,
-        status=want.status,
-        reason=want.reason,
-        message=want.message,
-        last_update_time=now,
-        last_transition_time=transition,
-    )
-    return (*remove_condition(conditions, want.type), new)
+    return (*remove_condition(conditions, want.type), _condition(want, now, transition))
 
 
 def renew_condition(conditions: Conditions, want: ConditionSpec, now: datetime) -> Conditions:
@@ -96,17 +88,21 @@ def renew_condition(conditions: Conditions, want: ConditionSpec, now: datetime) 
     For a condition that records an event which can recur with the same status, reason and
     message (a restart): ``set_condition`` would keep the first occurrence's times.
     """
-    new = Condition(
+    new = _condition(want, now, now)
+    if find(conditions, want.type) is None:
+        return (*conditions, new)
+    return tuple(new if c.type == want.type else c for c in conditions)
+
+
+def _condition(want: ConditionSpec, updated: datetime, transition: datetime | None) -> Condition:
+    return Condition(
         type=want.type,
         status=want.status,
         reason=want.reason,
         message=want.message,
-        last_update_time=now,
-        last_transition_time=now,
+        last_update_time=updated,
+        last_transition_time=transition,
     )
-    if find(conditions, want.type) is None:
-        return (*conditions, new)
-    return tuple(new if c.type == want.type else c for c in conditions)
 
 
 def remove_condition(conditions: Conditions, type_: str) -> Conditions:

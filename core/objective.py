@@ -102,7 +102,8 @@ def observed_value(trial: Trial, metric: str, strategy: str) -> float | None:
     return None
 
 
-def _direction(objective: ObjectiveSpec | None) -> ObjectiveType | None:
+def direction_of(objective: ObjectiveSpec | None) -> ObjectiveType | None:
+    """Minimize or maximize; ``None`` without an objective metric or with an unknown type."""
     if objective is None or not objective.objective_metric_name:
         return None
     try:
@@ -113,7 +114,7 @@ def _direction(objective: ObjectiveSpec | None) -> ObjectiveType | None:
 
 def best_trial(objective: ObjectiveSpec | None, trials: Iterable[Trial]) -> Optimum | None:
     """The Trial with the best observed objective value (ties: the smallest name), if any."""
-    direction = _direction(objective)
+    direction = direction_of(objective)
     if objective is None or direction is None:
         return None
     metric, strategy = objective.objective_metric_name or "", strategy_for(objective, direction)

@@ -31,7 +31,13 @@ from typing import Any
 
 from katib_resume.core.model.experiment import Experiment, ObjectiveSpec
 from katib_resume.core.model.trial import Trial
-from katib_resume.core.objective import ObjectiveType, observed_value, reaches_goal, strategy_for
+from katib_resume.core.objective import (
+    ObjectiveType,
+    direction_of,
+    observed_value,
+    reaches_goal,
+    strategy_for,
+)
 from katib_resume.core.trials import TrialCounts, TrialPhase, classify, is_own, own_trials
 
 Basis = tuple[str, str, str | None, ObjectiveSpec | None]
@@ -55,7 +61,7 @@ class _Ranker:
 
     def __init__(self, objective: ObjectiveSpec | None) -> None:
         self.metric, self.strategy, self.sign = "", "", 0.0
-        direction = _direction(objective)
+        direction = direction_of(objective)
         if objective is not None and direction is not None:
             self.metric = objective.objective_metric_name or ""
             self.strategy = strategy_for(objective, direction)
@@ -67,14 +73,6 @@ class _Ranker:
         value = observed_value(trial, self.metric, self.strategy)
         return None if value is None else self.sign * value
 
-
-def _direction(objective: ObjectiveSpec | None) -> ObjectiveType | None:
-    if objective is None or not objective.objective_metric_name:
-        return None
-    try:
-        return ObjectiveType(objective.type or "")
-    except ValueError:
-        return None
 
 
 class TrialLedger:

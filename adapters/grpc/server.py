@@ -58,6 +58,27 @@ def _health_classes() -> dict[str, type[Message]]:
 HEALTH = _health_classes()
 
 
+Answer = Callable[[Method, Wire, grpc.ServicerContext], Wire]
+
+
+def katib_handlers(answer: Answer) -> tuple[grpc.GenericRpcHandler, ...]:
+    """Katib's Suggestion and EarlyStopping services, every method answered by ``answer``
+    (our server's and the tests' stand-in for Katib's services alike)."""
+    handlers = []
+    for service in ("Suggestion", "EarlyStopping"):
+        methods = {
+            method.name: grpc.unary_unary_rpc_method_handler(
+                partial(answer, method),
+                request_deserializer=partial(decode, method.request),
+                response_serializer=partial(encode, method.reply),
+            )
+            for method in METHODS
+            if method.service == service
+        }
+        handlers.append(grpc.method_handlers_generic_handler(f"{PACKAGE}.{service}", methods))
+    return tuple(handlers)
+
+
 class ApiServer:
     """A started gRPC server on every address of ``addresses`` (``host:port``; port 0 picks)."""
 
@@ -70,18 +91,7 @@ class ApiServer:
     ) -> None:
         self.handlers, self.healthy = dict(handlers), frozenset(healthy)
         self.server = grpc.server(ThreadPoolExecutor(max_workers=workers))
-        for service in ("Suggestion", "EarlyStopping"):
-            methods = {
-                method.name: grpc.unary_unary_rpc_method_handler(
-                    partial(self._answer, method),
-                    request_deserializer=partial(decode, method.request),
-                    response_serializer=partial(encode, method.reply),
-                )
-                for method in METHODS
-                if method.service == service
-            }
-            generic = grpc.method_handlers_generic_handler(f"{PACKAGE}.{service}", methods)
-            self.server.add_generic_rpc_handlers((generic,))
+        self.server.add_generic_rpc_handlers(katib_handlers(self._answer))
         check: grpc.RpcMethodHandler[Message, Message] = grpc.unary_unary_rpc_method_handler(
             self._health,
             request_deserializer=HEALTH["HealthCheckRequest"].FromString,

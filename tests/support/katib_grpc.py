@@ -15,12 +15,12 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import partial
 
 import grpc
 
-from katib_resume.adapters.grpc.api import METHODS, PACKAGE, Method, Wire, decode, encode
+from katib_resume.adapters.grpc.api import Method, Wire
 from katib_resume.adapters.grpc.codec import experiment_manifest
+from katib_resume.adapters.grpc.server import katib_handlers
 from katib_resume.adapters.local.suggestion import SuggestionServer
 from katib_resume.core.model import Experiment
 from katib_resume.core.observed import Outcome
@@ -105,18 +105,7 @@ class KatibServer:
         self.requests: list[tuple[str, Wire]] = []
         self.replies: list[Wire] = []  # the answers to GetSuggestions
         self.server = grpc.server(ThreadPoolExecutor(max_workers=4))
-        for service in ("Suggestion", "EarlyStopping"):
-            handlers = {
-                method.name: grpc.unary_unary_rpc_method_handler(
-                    partial(self._answer, method),
-                    request_deserializer=partial(decode, method.request),
-                    response_serializer=partial(encode, method.reply),
-                )
-                for method in METHODS
-                if method.service == service
-            }
-            generic = grpc.method_handlers_generic_handler(f"{PACKAGE}.{service}", handlers)
-            self.server.add_generic_rpc_handlers((generic,))
+        self.server.add_generic_rpc_handlers(katib_handlers(self._answer))
         self.port = self.server.add_insecure_port(f"127.0.0.1:{port}")
         self.server.start()
 
