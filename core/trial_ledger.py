@@ -38,7 +38,14 @@ from katib_resume.core.objective import (
     reaches_goal,
     strategy_for,
 )
-from katib_resume.core.trials import TrialCounts, TrialPhase, classify, is_own, own_trials
+from katib_resume.core.trials import (
+    FIELD_OF,
+    TrialCounts,
+    TrialPhase,
+    classify,
+    is_own,
+    own_trials,
+)
 
 Basis = tuple[str, str, str | None, ObjectiveSpec | None]
 """What a ledger was folded for: the Experiment's namespace, name, UID and objective."""
@@ -165,7 +172,7 @@ class TrialLedger:
     @property
     def counts(self) -> TrialCounts:
         if self._counts is None:
-            self._counts = TrialCounts(**{_FIELD[p]: tuple(n) for p, n in self._names.items()})
+            self._counts = TrialCounts(**{FIELD_OF[p]: tuple(n) for p, n in self._names.items()})
         return self._counts
 
     @property
@@ -183,16 +190,6 @@ class TrialLedger:
             "observation": {"metrics": list(best.metrics)},
         }
 
-
-_FIELD = {
-    TrialPhase.KILLED: "killed_trials",
-    TrialPhase.FAILED: "failed_trials",
-    TrialPhase.SUCCEEDED: "succeeded_trials",
-    TrialPhase.EARLY_STOPPED: "early_stopped_trials",
-    TrialPhase.RUNNING: "running_trials",
-    TrialPhase.METRICS_UNAVAILABLE: "metrics_unavailable_trials",
-    TrialPhase.PENDING: "pending_trials",
-}
 
 
 def basis_of(experiment: Experiment) -> Basis:

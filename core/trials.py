@@ -113,7 +113,7 @@ class TrialCounts:
     pending_trials: tuple[str, ...] = ()
 
     def names(self, phase: TrialPhase) -> tuple[str, ...]:
-        names: tuple[str, ...] = getattr(self, _FIELD_OF[phase])
+        names: tuple[str, ...] = getattr(self, FIELD_OF[phase])
         return names
 
     def count(self, phase: TrialPhase) -> int:
@@ -146,7 +146,7 @@ class TrialCounts:
         return self.completed + self.active
 
 
-_FIELD_OF = {
+FIELD_OF = {
     TrialPhase.KILLED: "killed_trials",
     TrialPhase.FAILED: "failed_trials",
     TrialPhase.SUCCEEDED: "succeeded_trials",
