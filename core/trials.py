@@ -155,6 +155,7 @@ FIELD_OF = {
     TrialPhase.METRICS_UNAVAILABLE: "metrics_unavailable_trials",
     TrialPhase.PENDING: "pending_trials",
 }
+"""The ``TrialCounts`` field (and Katib's status list) of each phase."""
 
 
 def count_trials(trials: Iterable[Trial]) -> TrialCounts:
