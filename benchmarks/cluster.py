@@ -47,15 +47,7 @@ def lifecycle_requests() -> dict[str, object]:
         assert cluster.start(10) and source.start(10)
         synced = Counter(transport.counts.counts)
         host = Host(cluster, source, SystemClock(), poll_seconds=0.01)
-        stop = threading.Event()
-        loop = threading.Thread(target=host.run, args=(stop,), daemon=True)
-        loop.start()
-        player = ClusterPlayer(server, setup)
-        started = time.perf_counter()
-        _drive(setup, player)
-        elapsed = time.perf_counter() - started
-        stop.set()
-        loop.join(10)
+        elapsed = _played(host, setup, ClusterPlayer(server, setup))
         cluster.close()
         source.close()
         counts = Counter(transport.counts.counts) - synced
@@ -71,6 +63,19 @@ def lifecycle_requests() -> dict[str, object]:
             "server_writes_by_method": dict(methods),
             "seconds": round(elapsed, 2),
         }
+
+
+def _played(host: Host, setup: Transport, player: ClusterPlayer) -> float:
+    """Run ``host``'s loop in a thread while ``player`` drives the lifecycle; seconds taken."""
+    stop = threading.Event()
+    loop = threading.Thread(target=host.run, args=(stop,), daemon=True)
+    loop.start()
+    started = time.perf_counter()
+    _drive(setup, player)
+    elapsed = time.perf_counter() - started
+    stop.set()
+    loop.join(10)
+    return elapsed
 
 
 def _drive(setup: Transport, player: ClusterPlayer) -> None:
@@ -130,15 +135,8 @@ def trial_lifecycle_requests(baseline_writes: int | None = None) -> dict[str, ob
         log = GrpcObservationLog(db.address, timeout=5)
         wiring = TrialWiring(log, served=frozenset({("batch/v1", "Job")}))
         host = Host(cluster, source, SystemClock(), poll_seconds=0.01, trials=wiring)
-        stop = threading.Event()
-        loop = threading.Thread(target=host.run, args=(stop,), daemon=True)
-        loop.start()
         player = TrialsPlayer(server, setup, db)
-        started = time.perf_counter()
-        _drive(setup, player)
-        elapsed = time.perf_counter() - started
-        stop.set()
-        loop.join(10)
+        elapsed = _played(host, setup, player)
         cluster.close()
         source.close()
         log.close()
