@@ -1,13 +1,16 @@
 """Admission as one step: what ``kubectl apply`` or ``kubectl edit`` of an Experiment goes through.
 
 Every way in (the command line's ``run`` and ``edit``, the ``plan`` preview, the validating
-webhook) calls ``admit``: Katib's validation (``core.validation.validate``: names, counts, the
-restart rules on UPDATE, katib-config's catalog, the policy, and on CREATE the stale-PV rule),
-then Katib's defaults (``core.defaults.default_experiment``). A caller only says where the world's
+webhook) calls ``admit``: Katib's defaults (``core.defaults.default_experiment``, the mutating
+webhook), then Katib's validation (``core.validation.validate``: names, counts, the restart rules
+on UPDATE, katib-config's catalog, the policy, and on CREATE the stale-PV rule), in the order a
+cluster runs the two webhooks. A caller only says where the world's
 answers come from: the algorithm catalog, the PersistentVolumes that exist (``existing_pvs``,
 read only when the rules ask: ``NO_VOLUMES`` where nothing exists yet, as in a preview) and, in a
-cluster, the namespace's labels. The object is validated as given, as ``run`` always did and as
-the validating webhook receives it (already defaulted by the mutating one).
+cluster, the namespace's labels. The validating webhook receives the object already defaulted
+and judges it as given (``mutated=True``); the command line plays both webhooks, so ``run``
+denies what a cluster denies (``maxTrialCount: 2`` without ``parallelTrialCount`` is defaulted
+to 3 in parallel and refused).
 
 ``restarts`` is the other question every edit asks: whether the controller will restart the
 Experiment after the UPDATE. It is answered by the Experiment machine's own guard, so the
@@ -44,14 +47,17 @@ def admit(
     catalog: AlgorithmCatalog | None,
     existing_pvs: Container[str],
     namespace_labels: Mapping[str, str] | None = None,
+    mutated: bool = False,
 ) -> Experiment:
     """``new`` as the cluster stores it (defaulted), or ``Denied`` with Katib's message.
 
-    ``old`` is the stored object of an UPDATE (None: a CREATE). Lookups in ``existing_pvs``,
+    ``old`` is the stored object of an UPDATE (None: a CREATE); ``mutated`` says ``new`` has been
+    through the mutating webhook already. Lookups in ``existing_pvs``,
     ``catalog`` and ``namespace_labels`` may raise the caller's own errors; they pass through.
     """
+    defaulted = new if mutated else default_experiment(new)
     decision = validate(
-        new,
+        defaulted,
         old,
         catalog=catalog,
         existing_pvs=existing_pvs,
@@ -59,7 +65,7 @@ def admit(
     )
     if not decision.allowed:
         raise Denied(decision)
-    return default_experiment(new)
+    return default_experiment(defaulted) if mutated else defaulted
 
 
 def restarts(old: Experiment, new: Experiment) -> bool:

@@ -82,7 +82,6 @@ def _decide(
     if suggestion is None or state is None:
         return Plan(decided.actions, decided.step)
     context = Context(
-        experiment_exists=True,
         completed=decided.completed,
         failed=decided.step.after is ExperimentState.Failed,
         restartable=decided.restartable,

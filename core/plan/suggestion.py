@@ -63,7 +63,6 @@ _PLANNED = (Holds.PLANNED, Holds.ENSURED)
 class Context:
     """What the Experiment's half of the reconcile decided, as the Suggestion needs it."""
 
-    experiment_exists: bool = True
     completed: bool = False
     failed: bool = False
     restartable: bool = False
@@ -86,8 +85,6 @@ def decide_suggestion(
     """One reconcile of ``suggestion``, observed in state ``before`` (``state_of``)."""
     if STATES[before].holds is Holds.CLEANED_UP:
         return Step(before, before), cleanup(observed, suggestion)
-    if not context.experiment_exists:
-        return Step(before, before), ()  # orphaned: garbage collection is removing it
     policy = traits(suggestion.spec.policy)
     volume, config_error = _volume(suggestion, config, policy, before)
     found = conflicts(observed, suggestion, volume)

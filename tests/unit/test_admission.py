@@ -26,9 +26,24 @@ def test_an_admitted_create_comes_back_defaulted() -> None:
 
 def test_a_denied_create_carries_katibs_message_and_the_decision() -> None:
     with pytest.raises(Denied) as denied:
-        admit(fake_instance(maxTrialCount=0), catalog=FakeCatalog(), existing_pvs=NO_VOLUMES)
+        admit(
+            fake_instance(maxTrialCount=0),
+            catalog=FakeCatalog(),
+            existing_pvs=NO_VOLUMES,
+            mutated=True,
+        )
     assert str(denied.value) == "spec.maxTrialCount: Invalid value: 0: must be greater than 0"
     assert not denied.value.decision.allowed
+
+
+def test_defaults_come_first_as_the_mutating_webhook_runs_first() -> None:
+    """Unset ``parallelTrialCount`` is 3 by the time the validator looks, so a budget of 2 is
+    refused on the command line as on a cluster; the validating webhook judges as given."""
+    small = fake_instance(maxTrialCount=2)
+    with pytest.raises(Denied, match="spec.parallelTrialCount: Invalid value: 3: should be less"):
+        admit(small, catalog=FakeCatalog(), existing_pvs=NO_VOLUMES)
+    as_given = admit(small, catalog=FakeCatalog(), existing_pvs=NO_VOLUMES, mutated=True)
+    assert as_given.spec.parallel_trial_count == 3
 
 
 def test_the_stale_pv_rule_reads_the_volumes_the_caller_gives() -> None:
