@@ -9,8 +9,11 @@ A trial runs in a session (so a process group) of its own, so that a timeout or 
   kernel when its parent dies (``PR_SET_PDEATHSIG``);
 - whatever is left of the group (its grandchildren) is killed by the next run of the same Trial,
   before it starts again: the group's id and start time are kept in the Trial's working
-  directory (``process.pid``), and the group is killed only if that process is still the same
-  one (a recycled pid is never killed).
+  directory (``process.pid``), and the group is killed if its leader is still the same process
+  or is gone. A gone leader's group can still hold the grandchildren: Linux never hands out a
+  pid that is still some group's id, so a live group with that id is ours; a leader pid in use
+  by a process started at another time was recycled, which needs our group to be empty, so it
+  is never killed.
 """
 
 from __future__ import annotations
@@ -55,7 +58,7 @@ def reap_leftover(workdir: Path) -> None:
         pid = int(pid_text)
     except (OSError, ValueError):
         return
-    if started != "?" and _started(pid) == started:
+    if started != "?" and _started(pid) in (started, "?"):
         kill_group(pid)
     forget(workdir)
 
