@@ -165,8 +165,8 @@ def test_a_from_volume_experiment_runs_completes_restarts_and_is_deleted(
     assert run.count(f"{KATIB}/trials") == 12
     # every Trial runs an assignment the service issued over gRPC, after a valid verdict
     assert_issued_by_the_service(run)
-    run.until(lambda: run.count("apps/v1/deployments") == 0, "deployment deleted")
-    assert run.count("v1/services") == 0
+    torn_down = ("apps/v1/deployments", "v1/services")  # deleted one after the other
+    run.until(lambda: not any(run.count(kind) for kind in torn_down), "service torn down")
     [claim] = run.objects("v1/persistentvolumeclaims")
     [volume] = run.objects("v1/persistentvolumes")
     assert volume["spec"]["claimRef"]["name"] == claim["metadata"]["name"]
