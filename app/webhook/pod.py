@@ -43,7 +43,7 @@ class PodInjector:
             return allowed(request.uid)
         try:
             trial = self._read("Trial", namespace, run.name)
-            mutated = inject(pod, trial_view(trial, namespace), self._sources(namespace))
+            mutated = inject(pod, trial_view(trial, namespace, run.name), self._sources(namespace))
         except Refused as refused:
             return denied(request.uid, str(refused), refused.code)
         return allowed(request.uid, json_patch(pod, mutated))

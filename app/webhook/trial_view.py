@@ -31,7 +31,9 @@ class TrialView:
         return self.labels.get(LABEL_EXPERIMENT, "")
 
 
-def trial_view(trial: Manifest, namespace: str) -> TrialView:
+def trial_view(trial: Manifest, namespace: str, name: str) -> TrialView:
+    """``trial``, read as ``namespace/name`` (the name it was fetched by, which is the run
+    object's)."""
     meta, spec = _object(trial.get("metadata"), "metadata"), _object(trial.get("spec"), "spec")
     objective = _object(spec.get("objective"), "spec.objective")
     metric = objective.get("objectiveMetricName")
@@ -43,7 +45,7 @@ def trial_view(trial: Manifest, namespace: str) -> TrialView:
     pod_labels = spec.get("primaryPodLabels")
     rules = _list(spec.get("earlyStoppingRules"), "spec.earlyStoppingRules")
     return TrialView(
-        name=str(meta.get("name") or ""),
+        name=name,
         namespace=namespace,
         labels=_labels(meta.get("labels"), "metadata.labels") or {},
         primary_container=primary,
