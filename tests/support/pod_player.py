@@ -50,6 +50,8 @@ class PodPlayer:
         self.admission = Admission(cluster, config, db_address)
         self.db_address = db_address
         self.admitted: dict[str, Manifest] = {}
+        self.reports = 0
+        """ReportObservationLog calls made by the played collectors (not by the controller)."""
 
     def admit(self, job: Manifest) -> Manifest:
         """The Job's pod as the API server would store it, after our webhook."""
@@ -83,8 +85,8 @@ class PodPlayer:
             rows = [MetricRow(ZERO_TIME, objective, "unavailable")]
         self._report(flags["-s-db"], TrialKey(namespace, flags["-t"]), rows)
 
-    @staticmethod
-    def _report(address: str, key: TrialKey, rows: Sequence[MetricRow]) -> None:
+    def _report(self, address: str, key: TrialKey, rows: Sequence[MetricRow]) -> None:
+        self.reports += 1
         log = GrpcObservationLog(address, timeout=5)
         try:
             log.report(key, rows)
