@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Callable
 from functools import partial
 from statistics import median
+from typing import TYPE_CHECKING
 
 from katib_resume.adapters.k8s.cluster import KubeCluster
 from katib_resume.adapters.k8s.config_map import ConfigMapSource
@@ -36,6 +37,9 @@ from tests.support.cluster_player import (
 )
 from tests.support.kube_mock import mock_server
 from tests.support.waiting import eventually
+
+if TYPE_CHECKING:
+    from tests.support.job_player import TrialsPlayer
 
 KATIB = "kubeflow.org/v1beta1"
 
@@ -103,6 +107,7 @@ def _drive(setup: Transport, player: ClusterPlayer) -> None:
     _until(player, lambda: ("Succeeded", "True") in conditions(experiment()))
     setup.request("DELETE", f"{path}/{name}")
     _until(player, lambda: not player.objects(f"{KATIB}/suggestions"))
+    _until(player, lambda: not player.objects(f"{KATIB}/trials"))  # their finalizers done
 
 
 def _until(player: ClusterPlayer, check: Callable[[], bool], seconds: float = 60.0) -> None:
@@ -172,17 +177,25 @@ def _trial_run(drive: Callable[[Transport, ClusterPlayer], None]) -> dict[str, o
         counts = Counter(transport.counts.counts) - synced
         mock = server.mock
         assert mock is not None
-        trials = len(player.jobs.losses)
-        controller_calls = len(db.calls) - player.jobs.pods.reports
+        noop_writes = mock.noop_writes
     db.stop()
+    return _per_trial(counts, noop_writes, player, len(db.calls), elapsed)
+
+
+def _per_trial(
+    counts: Counter[str], noop_writes: int, player: TrialsPlayer, db_calls: int, elapsed: float
+) -> dict[str, object]:
+    """The figures of one run; katib-db-manager calls are the controller's (the played
+    collectors' reports left out)."""
+    trials, pods = len(player.jobs.losses), player.jobs.pods
     return {
         "trials": trials,
         "reads_after_sync": counts["read"],
         "writes": counts["write"],
         "writes_per_trial": round(counts["write"] / max(trials, 1), 2),
-        "noop_writes": mock.noop_writes,
-        "db_manager_calls_per_trial": round(controller_calls / max(trials, 1), 2),
-        "pods_admitted": len(player.jobs.pods.admitted),
+        "noop_writes": noop_writes,
+        "db_manager_calls_per_trial": round((db_calls - pods.reports) / max(trials, 1), 2),
+        "pods_admitted": len(pods.admitted),
         "seconds": round(elapsed, 2),
     }
 

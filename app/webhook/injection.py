@@ -62,20 +62,25 @@ def inject(pod: Manifest, trial: TrialView, sources: Sources) -> Manifest:
     wanted = trial.primary_pod_labels
     if wanted is not None and any(given.get(k) != v for k, v in wanted.items()):
         return mutated
-    collector = trial.collector
-    if collector.kind in NO_SIDECAR:
+    if trial.collector.kind in NO_SIDECAR:
         return mutated
+    _add_collector(mutated, primary, trial, sources)
+    return mutated
+
+
+def _add_collector(pod: Manifest, primary: Manifest, trial: TrialView, sources: Sources) -> None:
+    """Steps 4 on: the sidecar, the volumes, the shared PID namespace, the wrapped command."""
+    collector, containers = trial.collector, pod["spec"]["containers"]
     added = _sidecar(trial, sources, containers[0].get("securityContext"))
     containers.append(added)
-    _suggestion_volume(mutated, primary, trial, sources)
-    mutated["spec"]["shareProcessNamespace"] = True
+    _suggestion_volume(pod, primary, trial, sources)
+    pod["spec"]["shareProcessNamespace"] = True
     if collector.mount[0]:
-        _metrics_volume(mutated, {added["name"], trial.primary_container}, collector.directory)
+        _metrics_volume(pod, {added["name"], trial.primary_container}, collector.directory)
     if collector.kind in WRAPPED:
         index = next(i for i, c in enumerate(containers) if c is primary)
         path, directory, rules = collector.mount[0], collector.directory, bool(trial.stop_rules)
         containers[index] = wrapped(primary, collector.kind, path, directory, rules)
-    return mutated
 
 
 def _primary(containers: list[Manifest], name: str) -> Manifest:
