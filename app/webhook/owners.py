@@ -5,8 +5,9 @@ A pod belongs to a Trial when it, or an object up its chain of owners, is owned 
 named after the Trial. Owners are read live from the API server, in the pod's namespace, one
 branch after the other; a branch whose owner cannot be read (a kind the webhook does not know,
 such as a ReplicaSet, or an object that is gone) is no Trial's, as in Katib, so the pod is let
-through unchanged. The walk is bounded and never visits an object twice, so an ownership cycle
-written by hand cannot hold the API server's request.
+through unchanged. The walk is bounded (depth and number of reads) and never visits an object
+twice, so an ownership cycle or a pod with a thousand owners written by hand cannot hold the API
+server's request.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from katib_resume.core.ports import Cluster, ClusterError
 
 TRIAL_KIND = "Trial"
 MAX_DEPTH = 8
+MAX_READS = 32
+"""At most this many owners are read for one pod (a Trial's pod needs one or two)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,9 +60,12 @@ class _Walk:
     def _owner(self, owner: Manifest) -> tuple[str, Manifest] | None:
         """The owner's kind and object, unless it cannot be read or was visited already."""
         ref = _ref(owner, self.namespace)
-        if ref is None or (ref.api_version, ref.kind, ref.name) in self.seen:
+        if ref is None:
             return None
-        self.seen.add((ref.api_version, ref.kind, ref.name))
+        key = (ref.api_version, ref.kind, ref.name)
+        if key in self.seen or len(self.seen) >= MAX_READS:
+            return None
+        self.seen.add(key)
         try:
             return ref.kind, self.cluster.get(ref)
         except (ClusterError, LookupError):  # not found, unreadable, or a kind we do not know

@@ -13,12 +13,16 @@ from typing import Any
 
 import pytest
 
+from katib_resume.adapters.fake import FakeCluster
 from katib_resume.app.embedded.runtime import StaticConfig
+from katib_resume.app.webhook import Admission
+from katib_resume.app.webhook.owners import MAX_READS
 from katib_resume.app.webhook.wrap import wrapped
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.config import parse_katib_config
 from katib_resume.core.kube import Manifest
 from tests.support import harness
+from tests.support.delegating import DelegatingCluster
 from tests.support.pods import (
     DB,
     admission,
@@ -294,3 +298,32 @@ def test_only_create_is_mutated() -> None:
     for operation in ("UPDATE", "DELETE", "CONNECT"):
         response = answer(admission(cluster), pod, operation=operation)
         assert response["allowed"] and "patch" not in response
+
+
+class _Counting(DelegatingCluster):
+    def __init__(self, inner: FakeCluster) -> None:
+        super().__init__(inner)
+        self.reads = 0
+
+    def get(self, ref: ObjectRef) -> Manifest:
+        self.reads += 1
+        return self.inner.get(ref)
+
+
+def test_the_owner_walk_is_bounded_and_survives_a_cycle() -> None:
+    cluster, _ = trial_world()
+    for name, other in (("a", "b"), ("b", "a")):
+        ref = {"apiVersion": "batch/v1", "kind": "Job", "name": other, "uid": other}
+        meta = {"name": name, "namespace": "kubeflow", "ownerReferences": [ref]}
+        cluster.create({"apiVersion": "batch/v1", "kind": "Job", "metadata": meta, "spec": {}})
+    counting = _Counting(cluster)
+    admitter = admission(cluster)
+    admitter = Admission(counting, admitter.config, DB)
+    job_a = {"apiVersion": "batch/v1", "kind": "Job", "name": "a", "uid": "a"}
+    cyclic = {"metadata": {"ownerReferences": [job_a]}, "spec": {"containers": [{"name": "c"}]}}
+    response = answer(admitter, cyclic)
+    assert response["allowed"] and "patch" not in response and counting.reads == 2
+    many = [{**job_a, "name": f"gone-{n}"} for n in range(1000)]
+    crowded = {"metadata": {"ownerReferences": many}, "spec": {"containers": [{"name": "c"}]}}
+    counting.reads = 0
+    assert answer(admitter, crowded)["allowed"] and counting.reads == MAX_READS
