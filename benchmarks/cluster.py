@@ -2,13 +2,16 @@
 
 The controller runs in-process (``app.cluster.host.Host`` over ``KubeCluster``) against kmock while
 ``tests.support.cluster_player`` plays kubelet, binder, Katib's suggestion client, trial
-controller and garbage collector. Only the controller's own requests are counted: its reads
+controller and garbage collector (with ``--run-trials``, ``tests.support.job_player`` plays the
+Job controller and each Job's pod, admitted through our pod webhook). Only the controller's own
+requests are counted: its reads
 after the caches synced (goal: none, every read is served by the watch cache), its writes by
 method, and the patches the server found to change nothing (goal: none).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import subprocess
 import sys
@@ -16,7 +19,9 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from functools import partial
 from statistics import median
+from typing import TYPE_CHECKING
 
 from katib_resume.adapters.k8s.cluster import KubeCluster
 from katib_resume.adapters.k8s.config_map import ConfigMapSource
@@ -32,6 +37,9 @@ from tests.support.cluster_player import (
 )
 from tests.support.kube_mock import mock_server
 from tests.support.waiting import eventually
+
+if TYPE_CHECKING:
+    from tests.support.job_player import TrialsPlayer
 
 KATIB = "kubeflow.org/v1beta1"
 
@@ -65,13 +73,18 @@ def lifecycle_requests() -> dict[str, object]:
         }
 
 
-def _played(host: Host, setup: Transport, player: ClusterPlayer) -> float:
+def _played(
+    host: Host,
+    setup: Transport,
+    player: ClusterPlayer,
+    drive: Callable[[Transport, ClusterPlayer], None] | None = None,
+) -> float:
     """Run ``host``'s loop in a thread while ``player`` drives the lifecycle; seconds taken."""
     stop = threading.Event()
     loop = threading.Thread(target=host.run, args=(stop,), daemon=True)
     loop.start()
     started = time.perf_counter()
-    _drive(setup, player)
+    (drive or _drive)(setup, player)
     elapsed = time.perf_counter() - started
     stop.set()
     loop.join(10)
@@ -94,6 +107,7 @@ def _drive(setup: Transport, player: ClusterPlayer) -> None:
     _until(player, lambda: ("Succeeded", "True") in conditions(experiment()))
     setup.request("DELETE", f"{path}/{name}")
     _until(player, lambda: not player.objects(f"{KATIB}/suggestions"))
+    _until(player, lambda: not player.objects(f"{KATIB}/trials"))  # their finalizers done
 
 
 def _until(player: ClusterPlayer, check: Callable[[], bool], seconds: float = 60.0) -> None:
@@ -114,8 +128,28 @@ def help_startup(runs: int = 7) -> dict[str, float]:
 
 def trial_lifecycle_requests(baseline_writes: int | None = None) -> dict[str, object]:
     """The same lifecycle with the controller running the Trials (``--run-trials``): every
-    Trial a Job, its metrics read from a katib-db-manager stand-in over gRPC. With the writes
+    Trial a Job whose pod goes through our pod webhook, its metrics reported by the injected
+    collector to a katib-db-manager stand-in over gRPC and read from there. With the writes
     of the lifecycle without (``baseline_writes``), the writes the Trials themselves cost."""
+    result = _trial_run(_drive)
+    if baseline_writes is not None:
+        extra = int(str(result["writes"])) - baseline_writes
+        result["trial_writes_per_trial"] = round(extra / max(int(str(result["trials"])), 1), 2)
+    return result
+
+
+def trials_growth(sizes: tuple[int, ...] = (10, 100)) -> dict[str, object]:
+    """Controller work per Trial as the Experiment grows: one run to ``maxTrialCount`` n, then
+    deletion, per size. ``marginal_writes_per_trial`` is the slope between the smallest and the
+    largest run: what one more Trial costs, the Experiment's and Suggestion's own writes aside."""
+    runs = {str(n): _trial_run(partial(_drive_budget, n)) for n in sizes}
+    small, large = runs[str(min(sizes))], runs[str(max(sizes))]
+    slope = (int(str(large["writes"])) - int(str(small["writes"]))) / (max(sizes) - min(sizes))
+    return {"runs": runs, "marginal_writes_per_trial": round(slope, 2)}
+
+
+def _trial_run(drive: Callable[[Transport, ClusterPlayer], None]) -> dict[str, object]:
+    """``drive`` on kmock with the controller in-process running the Trials; its own requests."""
     from katib_resume.adapters.grpc.observations import GrpcObservationLog
     from katib_resume.adapters.k8s.cluster import WATCHED
     from katib_resume.app.loop.trial_reconcile import TrialWiring
@@ -136,24 +170,56 @@ def trial_lifecycle_requests(baseline_writes: int | None = None) -> dict[str, ob
         wiring = TrialWiring(log, served=frozenset({("batch/v1", "Job")}))
         host = Host(cluster, source, SystemClock(), poll_seconds=0.01, trials=wiring)
         player = TrialsPlayer(server, setup, db)
-        elapsed = _played(host, setup, player)
+        elapsed = _played(host, setup, player, drive)
         cluster.close()
         source.close()
         log.close()
         counts = Counter(transport.counts.counts) - synced
         mock = server.mock
         assert mock is not None
-        trials = len(player.jobs.losses)
+        noop_writes = mock.noop_writes
     db.stop()
-    result: dict[str, object] = {
+    return _per_trial(counts, noop_writes, player, len(db.calls), elapsed)
+
+
+def _per_trial(
+    counts: Counter[str], noop_writes: int, player: TrialsPlayer, db_calls: int, elapsed: float
+) -> dict[str, object]:
+    """The figures of one run; katib-db-manager calls are the controller's (the played
+    collectors' reports left out)."""
+    trials, pods = len(player.jobs.losses), player.jobs.pods
+    return {
         "trials": trials,
         "reads_after_sync": counts["read"],
         "writes": counts["write"],
-        "noop_writes": mock.noop_writes,
-        "db_manager_calls_per_trial": round(len(db.calls) / max(trials, 1), 2),
+        "writes_per_trial": round(counts["write"] / max(trials, 1), 2),
+        "noop_writes": noop_writes,
+        "db_manager_calls_per_trial": round((db_calls - pods.reports) / max(trials, 1), 2),
+        "pods_admitted": len(pods.admitted),
         "seconds": round(elapsed, 2),
     }
-    if baseline_writes is not None:
-        extra = counts["write"] - baseline_writes
-        result["trial_writes_per_trial"] = round(extra / max(trials, 1), 2)
-    return result
+
+
+def _drive_budget(trials: int, setup: Transport, player: ClusterPlayer) -> None:
+    """One run of the example to ``maxTrialCount: trials``, then its deletion."""
+    body = defaulted_example()
+    body["spec"]["maxTrialCount"] = trials
+    ns, name = body["metadata"]["namespace"], body["metadata"]["name"]
+    path = f"/apis/{KATIB}/namespaces/{ns}/experiments"
+    setup.request("POST", path, body=body)
+
+    def experiment() -> dict[str, object]:
+        return player.objects(f"{KATIB}/experiments")[0]
+
+    _until(player, lambda: ("Succeeded", "True") in conditions(experiment()), 60.0 + trials)
+    setup.request("DELETE", f"{path}/{name}")
+    _until(player, lambda: not player.objects(f"{KATIB}/trials"), 60.0 + trials)
+
+
+def main() -> None:
+    """``python -m benchmarks.cluster``: the per-Trial figures as JSON."""
+    print(json.dumps({"cluster_trials": trial_lifecycle_requests(), "growth": trials_growth()}))
+
+
+if __name__ == "__main__":
+    main()

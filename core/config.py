@@ -98,9 +98,11 @@ class EarlyStoppingConfig(_ImageConfig):
 
 
 class MetricsCollectorConfig(_ImageConfig):
-    """``runtime.metricsCollectors[]``: decoded (so its quantities are checked), not used here."""
+    """``runtime.metricsCollectors[]``: the sidecar the pod webhook injects for a collector kind
+    (``app.webhook.collector``); ``waitAllProcesses`` becomes its ``-w`` flag when set."""
 
     kind: str
+    wait_all_processes: bool | None = None
 
 
 class ContainerPort(KubeModel):
@@ -194,6 +196,8 @@ class ControllerConfig(KubeModel):
     enable_grpc_probe_in_suggestion: bool = Field(True, alias="enableGRPCProbeInSuggestion")
     trial_resources: tuple[str, ...] = Field(("Job.v1.batch",), validate_default=True)
     webhook_port: int = 8443
+    inject_security_context: bool = False
+    """The pod webhook copies the first container's securityContext into the sidecar."""
     leader_election_id: str = Field(
         "3fbc96e9.katib.kubeflow.org", alias="leaderElectionID", validate_default=True
     )

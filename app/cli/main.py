@@ -207,7 +207,9 @@ def _add_controller(commands: argparse._SubParsersAction[Parser]) -> None:
 
 def _add_webhook(commands: argparse._SubParsersAction[Parser]) -> None:
     webhook = commands.add_parser(
-        "webhook", help="serve the admission webhook (validate and default Experiments) over HTTPS"
+        "webhook",
+        help="serve the admission webhooks (validate and default Experiments, inject the "
+        "metrics collector into Trial pods) over HTTPS",
     )
     webhook.add_argument(
         "--cert-dir", required=True, metavar="DIR", help="holds tls.crt and tls.key (re-read)"
@@ -222,6 +224,13 @@ def _add_webhook(commands: argparse._SubParsersAction[Parser]) -> None:
         default=DEFAULT_CONFIG_MAP,
         metavar="NS/NAME",
         help="the katib-config ConfigMap (default: {}/{})".format(*DEFAULT_CONFIG_MAP),
+    )
+    webhook.add_argument(
+        "--db-manager-address",
+        default=DB_MANAGER_ADDRESS,
+        metavar="HOST:PORT",
+        help="Katib's DB manager, where the injected metrics collector reports "
+        "(default: %(default)s)",
     )
 
 

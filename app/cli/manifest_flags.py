@@ -11,6 +11,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from katib_resume.app.common.wiring import DEFAULT_NAMESPACE
+from katib_resume.core.addresses import DB_MANAGER_ADDRESS
 from katib_resume.core.names import LABEL_MAX, is_dns1123_label
 
 if TYPE_CHECKING:
@@ -36,6 +37,14 @@ def image_reference(text: str) -> str:
 def absolute_path(text: str) -> str:
     if not text.startswith("/") or any(not ch.isprintable() for ch in text):
         raise argparse.ArgumentTypeError(f"expected an absolute path, got {text!r}")
+    return text
+
+
+def host_port(text: str) -> str:
+    """``host:port`` as Katib's collectors take it (the TensorFlowEvent one insists on it)."""
+    host, _, number = text.rpartition(":")
+    if not host or not number.isdigit() or not 0 < int(number) < 65536 or " " in text:
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {text!r}")
     return text
 
 
@@ -77,6 +86,14 @@ def add_manifests(commands: argparse._SubParsersAction[Parser]) -> None:
         metavar="PATH",
         help="with --local-volumes: the nodes' directory for the volumes "
         "(default: the controller's, /tmp/katib/suggestions)",
+    )
+    manifests.add_argument(
+        "--db-manager-address",
+        type=host_port,
+        default=DB_MANAGER_ADDRESS,
+        metavar="HOST:PORT",
+        help="Katib's katib-db-manager, for the controller and the injected metrics collector "
+        f"(default: {DB_MANAGER_ADDRESS})",
     )
     trust = manifests.add_mutually_exclusive_group()
     trust.add_argument(

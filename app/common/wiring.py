@@ -19,5 +19,7 @@ WEBHOOK_PORT: Final = 8443
 
 VALIDATE_PATH: Final = "/validate-experiment"
 MUTATE_PATH: Final = "/mutate-experiment"
+POD_PATH: Final = "/mutate-pod"
+"""Katib's pod mutating webhook (the metrics-collector sidecar)."""
 HEALTHZ_PATH: Final = "/healthz"
 READYZ_PATH: Final = "/readyz"

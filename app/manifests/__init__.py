@@ -4,7 +4,8 @@ Pure Python and YAML, no ``kubernetes`` import (``katib-resume --help`` stays fa
 output is the same on any machine). One function per object family, each in the module named for
 it: ``crds`` (Katib's CRDs), ``rbac`` (identities and the permission tables), ``katib_config``
 (the ConfigMap and the local-volume mode), ``workloads`` (Deployments, Service, disruption
-budget) and ``webhooks`` (admission configurations and certificates); ``names`` holds the names
+budget), ``webhooks`` (admission configurations and certificates) and ``pod_webhook`` (Katib's
+pod webhook, the metrics-collector sidecar); ``names`` holds the names
 they share. ``generate`` orders the documents so that ``kubectl apply -f -`` can create them in
 one pass: definitions first, then what runs, then the admission configurations that call it.
 """
@@ -19,6 +20,7 @@ from katib_resume.app.manifests import names
 from katib_resume.app.manifests.crds import katib_crds
 from katib_resume.app.manifests.katib_config import config_map, storage_class
 from katib_resume.app.manifests.options import Options, default_image
+from katib_resume.app.manifests.pod_webhook import pod_webhook_configuration
 from katib_resume.app.manifests.rbac import rbac
 from katib_resume.app.manifests.webhooks import cert_manager_objects, webhook_configurations
 from katib_resume.app.manifests.workloads import workloads
@@ -34,7 +36,8 @@ def generate(options: Options) -> list[Manifest]:
         found.append(storage_class())
     if options.cert_manager:
         found += cert_manager_objects(options.namespace)
-    return [*found, *workloads(options), *webhook_configurations(options)]
+    hooks = [*webhook_configurations(options), pod_webhook_configuration(options)]
+    return [*found, *workloads(options), *hooks]
 
 
 def namespace(name: str) -> Manifest:

@@ -48,6 +48,7 @@ def manifests(args: argparse.Namespace) -> int:
         ca_bundle=read_ca_bundle(args.ca_bundle) if args.ca_bundle else None,
         cert_manager=args.cert_manager,
         own_suggestions=args.own_suggestions,
+        db_manager_address=args.db_manager_address,
     )
     if options.ca_bundle is None and not options.cert_manager:
         print(NO_TRUST_WARNING, file=sys.stderr)

@@ -19,6 +19,9 @@ CONTROLLER: Final = "katib-resume-controller"
 WEBHOOK: Final = "katib-resume-webhook"
 WEBHOOK_SECRET: Final = "katib-resume-webhook-cert"
 WEBHOOK_CONFIGURATION: Final = "katib-resume"
+POD_WEBHOOK_CONFIGURATION: Final = "katib.kubeflow.org"
+POD_WEBHOOK: Final = "mutator.pod.katib.kubeflow.org"
+"""Katib's names for its pod webhook: applying ours replaces Katib's, never runs beside it."""
 
 SERVICE_PORT: Final = 443
 CERT_DIR: Final = "/etc/katib-resume/certs"

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from importlib import metadata
 
 from katib_resume.app.common.wiring import DEFAULT_NAMESPACE
+from katib_resume.core.addresses import DB_MANAGER_ADDRESS
 
 
 def default_image() -> str:
@@ -33,3 +34,5 @@ class Options:
     ca_bundle: str | None = None
     cert_manager: bool = False
     own_suggestions: bool = False
+    db_manager_address: str = DB_MANAGER_ADDRESS
+    """Katib's katib-db-manager: the controller reads observations there, the sidecar reports."""

@@ -4,7 +4,8 @@ The tables are the one statement of what each binary does to the API; the Cluste
 are generated from them and the tests check both against the code's needs. Two identities, so
 that each binary holds only what it uses: the webhook is reachable by the API server over the
 network and only reads (namespaces for Katib's label check, PersistentVolumes for the stale-PV
-check, the katib-config); the controller writes.
+check, the katib-config, and for the pod webhook the objects that own a Trial's pod); the
+controller writes.
 
 Why some rows are what they are:
 
@@ -22,6 +23,10 @@ Why some rows are what they are:
 - Jobs and Katib's other run-object kinds (``--run-trials``): the controller creates a Trial's
   run object from its ``runSpec``, watches it and deletes it once the Trial completes, as Katib's
   trial controller does; a kind whose CRD is not installed is simply not watched.
+- The webhook's ``get`` on Trials, Experiments, Suggestions and the run-object kinds: the pod
+  webhook walks a pod's owners up to its Trial (a Job, then the Trial), and reads the Experiment
+  and the Suggestion as Katib's does. No pod permission anywhere: the webhook gets the pod in
+  the review, and the controller never reads pods.
 - ConfigMaps and Leases only in the install's namespace (a Role): the katib-config and the
   leader-election Lease live there, and reading every ConfigMap of the cluster is not needed.
 """
@@ -71,6 +76,10 @@ CONTROLLER_NAMESPACED = (
 WEBHOOK_CLUSTER = (
     Permission("", ("namespaces",), READ),
     Permission("", ("persistentvolumes",), READ),
+    Permission(GROUP, ("experiments", "suggestions", "trials"), ("get",)),
+    Permission("batch", ("jobs",), ("get",)),
+    Permission(GROUP, ("tfjobs", "pytorchjobs", "mpijobs", "xgboostjobs"), ("get",)),
+    Permission("trainer.kubeflow.org", ("trainjobs",), ("get",)),
 )
 WEBHOOK_NAMESPACED = (Permission("", ("configmaps",), READ),)
 

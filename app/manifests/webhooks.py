@@ -1,4 +1,5 @@
-"""The Validating- and MutatingWebhookConfiguration for Experiments, and the certificate story.
+"""The Validating- and MutatingWebhookConfiguration for Experiments, Katib's pod webhook
+(``pod_webhook.py``), and the certificate story.
 
 Both configurations send CREATE and UPDATE of ``experiments.kubeflow.org`` to the webhook Service
 and fail closed (``failurePolicy: Fail``): an Experiment that was not checked must not reach the
@@ -34,6 +35,7 @@ TIMEOUT_SECONDS = 10
 
 
 def webhook_configurations(options: Options) -> list[Manifest]:
+    """The Experiment webhooks, both in configurations named ``katib-resume``."""
     validating = ("ValidatingWebhookConfiguration", "validator", wiring.VALIDATE_PATH)
     mutating = ("MutatingWebhookConfiguration", "defaulter", wiring.MUTATE_PATH)
     return [_configuration(options, *validating), _configuration(options, *mutating)]
@@ -55,10 +57,15 @@ def cert_manager_objects(namespace: str) -> list[Manifest]:
 
 
 def _configuration(options: Options, kind: str, role: str, path: str) -> Manifest:
-    meta = names.metadata(names.WEBHOOK_CONFIGURATION, component="webhook")
+    webhook = _webhook(options, f"{role}.experiment.katib-resume.kubeflow.org", path)
+    return configuration(options, kind, names.WEBHOOK_CONFIGURATION, webhook)
+
+
+def configuration(options: Options, kind: str, name: str, webhook: Manifest) -> Manifest:
+    """A webhook configuration of one webhook, trusted as the flags say."""
+    meta = names.metadata(name, component="webhook")
     if options.cert_manager:
         meta["annotations"] = {INJECT_CA_ANNOTATION: f"{options.namespace}/{names.WEBHOOK}"}
-    webhook = _webhook(options, f"{role}.experiment.katib-resume.kubeflow.org", path)
     return {
         "apiVersion": ADMISSION_API_VERSION,
         "kind": kind,
@@ -67,7 +74,8 @@ def _configuration(options: Options, kind: str, role: str, path: str) -> Manifes
     }
 
 
-def _webhook(options: Options, name: str, path: str) -> Manifest:
+def client_config(options: Options, path: str) -> Manifest:
+    """The webhook Service's ``path``, with the CA bundle when one was given."""
     service = {
         "name": names.WEBHOOK,
         "namespace": options.namespace,
@@ -77,6 +85,15 @@ def _webhook(options: Options, name: str, path: str) -> Manifest:
     client: Manifest = {"service": service}
     if options.ca_bundle is not None:
         client["caBundle"] = options.ca_bundle
+    return client
+
+
+def outside_install(namespace: str) -> Manifest:
+    """Every namespace but the install's (the label each namespace carries)."""
+    return {"key": names.NAMESPACE_NAME_LABEL, "operator": "NotIn", "values": [namespace]}
+
+
+def _webhook(options: Options, name: str, path: str) -> Manifest:
     rule = {
         "apiGroups": [GROUP],
         "apiVersions": ["v1beta1"],
@@ -84,19 +101,14 @@ def _webhook(options: Options, name: str, path: str) -> Manifest:
         "resources": ["experiments"],
         "scope": "Namespaced",
     }
-    outside = {
-        "key": names.NAMESPACE_NAME_LABEL,
-        "operator": "NotIn",
-        "values": [options.namespace],
-    }
     return {
         "name": name,
-        "clientConfig": client,
+        "clientConfig": client_config(options, path),
         "rules": [rule],
         "failurePolicy": "Fail",
         "sideEffects": "None",
         "timeoutSeconds": TIMEOUT_SECONDS,
         "admissionReviewVersions": ["v1"],
         "matchPolicy": "Equivalent",
-        "namespaceSelector": {"matchExpressions": [outside]},
+        "namespaceSelector": {"matchExpressions": [outside_install(options.namespace)]},
     }

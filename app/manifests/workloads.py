@@ -40,13 +40,16 @@ def workloads(options: Options) -> list[Manifest]:
 
 
 def controller_deployment(options: Options) -> Manifest:
-    """Two replicas under leader election; probes on the health port; metrics exposed."""
+    """Two replicas under leader election; probes on the health port; metrics exposed; the
+    Trials run as Katib's trial controller runs them (``--run-trials``), their observations read
+    from katib-db-manager."""
     args = [
         *("controller", "--all-namespaces"),
         *("--config-map", f"{options.namespace}/{CONFIG_MAP_NAME}"),
         *("--metrics-addr", f":{wiring.METRICS_PORT}"),
         *("--health-addr", f":{wiring.HEALTH_PORT}"),
         "--leader-elect",
+        *("--run-trials", "--db-manager-address", options.db_manager_address),
     ]
     container = _container("controller", options.image, args)
     container["ports"] = [
@@ -63,6 +66,7 @@ def webhook_deployment(options: Options) -> Manifest:
     args = [
         *("webhook", "--cert-dir", names.CERT_DIR, "--port", str(wiring.WEBHOOK_PORT)),
         *("--config-map", f"{options.namespace}/{CONFIG_MAP_NAME}"),
+        *("--db-manager-address", options.db_manager_address),
     ]
     container = _container("webhook", options.image, args)
     container["ports"] = [_port("https", wiring.WEBHOOK_PORT)]

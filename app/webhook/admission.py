@@ -1,4 +1,5 @@
-"""The two admission decisions over the ports: Katib's validating and mutating webhooks.
+"""The admission decisions over the ports: Katib's validating and mutating webhooks for
+Experiments, and its pod webhook (``pod.py``, the metrics-collector sidecar).
 
 Both decide with the core, exactly as ``run -f`` and ``edit`` do: the validating one calls
 ``core.admission.admit`` (Katib's rules and messages), the mutating one answers with
@@ -20,7 +21,7 @@ already been defaulted. DELETE and CONNECT are allowed untouched (nothing to jud
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
@@ -33,7 +34,9 @@ from katib_resume.app.webhook.lookups import (
     PVLookupFailed,
 )
 from katib_resume.app.webhook.patch import json_patch
+from katib_resume.app.webhook.pod import PodInjector
 from katib_resume.app.webhook.review import JUDGED, Malformed, Request, allowed, denied
+from katib_resume.core.addresses import DB_MANAGER_ADDRESS
 from katib_resume.core.admission import Denied, admit
 from katib_resume.core.defaults import default_experiment
 from katib_resume.core.kube import Manifest
@@ -48,6 +51,12 @@ SERVER_ERROR = 500
 class Admission:
     cluster: Cluster
     config: ConfigSource
+    db_manager: str = DB_MANAGER_ADDRESS
+    """katib-db-manager's address, handed to the sidecar as ``-s-db``."""
+    pods: PodInjector = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "pods", PodInjector(self.cluster, self.config, self.db_manager))
 
     def validate(self, request: Request) -> Manifest:
         """``/validate-experiment``: the AdmissionReview answering ``request``."""
@@ -79,6 +88,10 @@ class Admission:
         given = experiment(request, "object")
         patch = json_patch(given.to_dict(), default_experiment(given).to_dict())
         return allowed(request.uid, patch)
+
+    def mutate_pod(self, request: Request) -> Manifest:
+        """``/mutate-pod``: Katib's metrics-collector sidecar in a Trial's pod."""
+        return self.pods.mutate(request)
 
 
 def experiment(request: Request, field: str) -> Experiment:

@@ -49,6 +49,7 @@ def webhook(args: argparse.Namespace, connect: Connect | None = None) -> int:
     from katib_resume.app.webhook import (
         HEALTHZ,
         MUTATE,
+        MUTATE_POD,
         VALIDATE,
         Admission,
         CertificateError,
@@ -59,8 +60,9 @@ def webhook(args: argparse.Namespace, connect: Connect | None = None) -> int:
     configure()
     log = JsonLog()
     cluster, config = (connect or _connect)(args.kubeconfig, args.config_map)
+    admission = Admission(cluster, config, args.db_manager_address)
     try:
-        server = create_server(Admission(cluster, config), Path(args.cert_dir), args.port, log)
+        server = create_server(admission, Path(args.cert_dir), args.port, log)
     except CertificateError as error:
         raise InputError(f"--cert-dir {error}") from None
     except OSError as error:
@@ -72,7 +74,7 @@ def webhook(args: argparse.Namespace, connect: Connect | None = None) -> int:
         "serving",
         port=server.port,
         cert_dir=args.cert_dir,
-        paths=[VALIDATE, MUTATE, HEALTHZ],
+        paths=[VALIDATE, MUTATE, MUTATE_POD, HEALTHZ],
     )
     while not stop.wait(0.5):
         pass

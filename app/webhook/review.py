@@ -27,6 +27,9 @@ OPERATIONS = frozenset({"CREATE", "UPDATE", "DELETE", "CONNECT"})
 JUDGED = frozenset({"CREATE", "UPDATE"})
 """The operations admission decides on, and for which ``request.object`` is required."""
 EXPERIMENT_KIND = "Experiment"
+EXPERIMENT = (GROUP, EXPERIMENT_KIND)
+POD = ("", "Pod")
+"""``request.kind`` (group, kind) of the two admitted kinds."""
 
 
 class Malformed(Exception):
@@ -67,8 +70,11 @@ def uid_of(document: object) -> str | None:
     return uid if isinstance(uid, str) and uid else None
 
 
-def parse_request(document: object, uid: str | None) -> Request:
-    """The typed request of a decoded review whose uid (if any) was read with ``uid_of``."""
+def parse_request(
+    document: object, uid: str | None, expected: tuple[str, str] = EXPERIMENT
+) -> Request:
+    """The typed request of a decoded review whose uid (if any) was read with ``uid_of``;
+    ``expected`` is the ``request.kind`` (group, kind) the path admits."""
     if not isinstance(document, dict):
         raise Malformed(f"expected a JSON object (an {KIND}), found {_json_type(document)}")
     if (document.get("apiVersion"), document.get("kind")) != (API_VERSION, KIND):
@@ -82,16 +88,16 @@ def parse_request(document: object, uid: str | None) -> Request:
         raise Malformed(f"request: expected an object, found {_json_type(raw)}", uid)
     if uid is None:
         raise Malformed("request.uid: expected a non-empty string")
-    return _request(raw, uid)
+    return _request(raw, uid, expected)
 
 
-def _request(raw: dict[str, Any], uid: str) -> Request:
+def _request(raw: dict[str, Any], uid: str, expected: tuple[str, str]) -> Request:
     operation = raw.get("operation")
     if not isinstance(operation, str) or operation not in OPERATIONS:
-        expected = ", ".join(sorted(OPERATIONS))
+        known = ", ".join(sorted(OPERATIONS))
         found = _shown(operation)
-        raise Malformed(f"request.operation: expected one of {expected}, found {found}", uid)
-    _check_kind(raw.get("kind"), uid)
+        raise Malformed(f"request.operation: expected one of {known}, found {found}", uid)
+    _check_kind(raw.get("kind"), uid, expected)
     namespace = raw.get("namespace")
     if namespace is not None and not isinstance(namespace, str):
         raise Malformed(f"request.namespace: expected a string, found {_json_type(namespace)}", uid)
@@ -100,14 +106,16 @@ def _request(raw: dict[str, Any], uid: str) -> Request:
     return Request(uid, operation, namespace or None, obj, old)
 
 
-def _check_kind(kind: object, uid: str) -> None:
-    """``request.kind`` must be an Experiment: a webhook registered too widely must not allow."""
+def _check_kind(kind: object, uid: str, expected: tuple[str, str]) -> None:
+    """``request.kind`` must be the path's kind: a webhook registered too widely must not
+    allow (a core Pod's group is the empty string)."""
     if not isinstance(kind, dict):
         raise Malformed(f"request.kind: expected an object, found {_json_type(kind)}", uid)
     group, name = kind.get("group"), kind.get("kind")
-    if (group, name) != (GROUP, EXPERIMENT_KIND):
+    if (group, name) != expected:
+        want_group, want_kind = expected
         raise Malformed(
-            f"request.kind: this webhook admits {EXPERIMENT_KIND} ({GROUP}) only, "
+            f"request.kind: this webhook admits {want_kind} ({want_group or 'core'}) only, "
             f"found {_shown(name)} ({_shown(group)})",
             uid,
         )

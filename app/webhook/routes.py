@@ -6,7 +6,8 @@ client gets back:
 
 * a POST whose body carries a readable ``request.uid`` always gets an AdmissionReview answer
   (HTTP 200): the decision, or a denial saying what is wrong with the request (wrong
-  Content-Type, path, apiVersion or kind, a missing object, an object that is not an Experiment);
+  Content-Type, path, apiVersion or kind, a missing object, an object that is not an Experiment
+  or not a Pod);
   the API server shows that message to the user;
 * otherwise an HTTP error with a one-line JSON message: 400 for a body without a usable uid,
   404 for an unknown path, 405 for a wrong method, 415 for a wrong Content-Type;
@@ -27,6 +28,8 @@ from katib_resume.app.common import wiring
 from katib_resume.app.common.logs import JsonLog
 from katib_resume.app.webhook.admission import Admission
 from katib_resume.app.webhook.review import (
+    EXPERIMENT,
+    POD,
     Malformed,
     Request,
     decode,
@@ -37,10 +40,14 @@ from katib_resume.app.webhook.review import (
 from katib_resume.core.kube import Manifest
 
 VALIDATE, MUTATE, HEALTHZ = wiring.VALIDATE_PATH, wiring.MUTATE_PATH, wiring.HEALTHZ_PATH
+MUTATE_POD = wiring.POD_PATH
 ROUTES: dict[str, Callable[[Admission, Request], Manifest]] = {
     VALIDATE: Admission.validate,
     MUTATE: Admission.mutate,
+    MUTATE_POD: Admission.mutate_pod,
 }
+KINDS = {VALIDATE: EXPERIMENT, MUTATE: EXPERIMENT, MUTATE_POD: POD}
+"""The ``request.kind`` (group, kind) each path admits."""
 JSON = "application/json"
 
 
@@ -99,7 +106,7 @@ def _request(route: str, content_type: str | None, body: bytes) -> Request:
         raise Malformed(wrong_type, uid)
     if route not in ROUTES:
         raise Malformed(f"no admission webhook at {route!r}: {_routes()}", uid)
-    return parse_request(document, uid)
+    return parse_request(document, uid, KINDS[route])
 
 
 def _content_type_problem(content_type: str | None) -> str | None:
@@ -136,7 +143,7 @@ def _unknown(route: str) -> Reply:
 
 
 def _routes() -> str:
-    return f"POST {VALIDATE} or {MUTATE}"
+    return f"POST {VALIDATE}, {MUTATE} or {MUTATE_POD}"
 
 
 def _quiet_decode(body: bytes) -> object:

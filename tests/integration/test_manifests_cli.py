@@ -19,7 +19,7 @@ def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=False)
 
 
-def test_a_ca_bundle_from_a_pem_file_reaches_both_webhooks(tmp_path: Path) -> None:
+def test_a_ca_bundle_from_a_pem_file_reaches_every_webhook(tmp_path: Path) -> None:
     ca = trustme.CA()
     pem = tmp_path / "ca.crt"
     ca.cert_pem.write_to_path(str(pem))
@@ -28,7 +28,7 @@ def test_a_ca_bundle_from_a_pem_file_reaches_both_webhooks(tmp_path: Path) -> No
     assert done.stderr == ""
     docs = list(yaml.safe_load_all(done.stdout))
     hooks = [h for d in docs if d["kind"].endswith("WebhookConfiguration") for h in d["webhooks"]]
-    assert len(hooks) == 2
+    assert len(hooks) == 3, "the two Experiment webhooks and Katib's pod webhook"
     for hook in hooks:
         assert base64.b64decode(hook["clientConfig"]["caBundle"]) == ca.cert_pem.bytes()
 
@@ -59,6 +59,8 @@ def test_without_a_trust_setting_the_stream_comes_with_a_warning() -> None:
         (["--ca-bundle", "pyproject.toml"], "pyproject.toml: no PEM certificate"),
         (["--config", "pyproject.toml"], "pyproject.toml: invalid YAML"),
         (["--frobnicate"], "unrecognized arguments: --frobnicate"),
+        (["--db-manager-address", "katib-db-manager"], "expected HOST:PORT"),
+        (["--db-manager-address", "db:99999"], "expected HOST:PORT"),
     ],
 )
 def test_bad_flags_get_one_line_and_status_2(args: list[str], message: str) -> None:
@@ -74,3 +76,14 @@ def test_a_broken_pem_block_is_named(tmp_path: Path) -> None:
     done = run("--ca-bundle", pem)
     assert done.returncode == 2
     assert done.stderr.strip().endswith("broken.pem: certificate 1 is not valid PEM")
+
+
+def test_the_db_manager_address_reaches_the_controller_and_the_webhook() -> None:
+    done = run("--db-manager-address", "katib-db-manager.katib:6789", "--cert-manager")
+    assert done.returncode == 0, done.stderr
+    deployments = [d for d in yaml.safe_load_all(done.stdout) if d["kind"] == "Deployment"]
+    for deployment in deployments:
+        [container] = deployment["spec"]["template"]["spec"]["containers"]
+        args = container["args"]
+        assert args[args.index("--db-manager-address") + 1] == "katib-db-manager.katib:6789"
+    assert len(deployments) == 2

@@ -2,6 +2,7 @@
 
 The stale-volume check must read the API server as it is *now*: a PersistentVolume created a
 moment ago denies the Experiment, and deleting it admits it again, with no cache in between.
+The pod webhook reads a pod's owners and its Trial the same way.
 """
 
 from __future__ import annotations
@@ -20,8 +21,20 @@ from katib_resume.adapters.k8s.connect import to_url
 from katib_resume.adapters.k8s.transport import Transport
 from katib_resume.core.ports import AlreadyExists
 from tests.support.kube_mock import MockServer, config_map, write_kubeconfig
+from tests.support.pod_player import sidecar_flags
+from tests.support.pods import job_pod, owner, pod_review
+from tests.support.trials import new_trial
 from tests.support.waiting import eventually
-from tests.support.webhook import INJECTION, NAMESPACE, Certs, Client, example, review
+from tests.support.webhook import (
+    INJECTION,
+    NAMESPACE,
+    Certs,
+    Client,
+    apply_patch,
+    example,
+    patch_of,
+    review,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "app" / "data"
@@ -93,3 +106,36 @@ def test_a_missing_config_map_denies_with_its_name_until_it_appears(
 
     eventually(denied, seconds=5.0, what="the watch bringing the ConfigMap's deletion")
     assert "ConfigMap ops/katib-config" in answers[-1]["response"]["status"]["message"]
+
+
+def test_a_trial_pod_gets_katibs_sidecar_through_the_binary(
+    live: tuple[Client, Transport],
+) -> None:
+    """The pod's owners, its Trial, the Experiment and the Suggestion, all read live."""
+    client, transport = live
+    katib = f"/apis/kubeflow.org/v1beta1/namespaces/{NAMESPACE}"
+    for kind, plural in (("Experiment", "experiments"), ("Suggestion", "suggestions")):
+        meta = {"name": "exp", "namespace": NAMESPACE}
+        body = {"apiVersion": "kubeflow.org/v1beta1", "kind": kind, "metadata": meta}
+        put(
+            transport,
+            f"{katib}/{plural}",
+            {**body, "spec": {"algorithm": {"algorithmName": "random"}}},
+        )
+    trial = new_trial("live-trial", namespace=NAMESPACE)
+    del trial["metadata"]["uid"]
+    stored = transport.request("POST", f"{katib}/trials", body=trial)
+    job = {**trial["spec"]["runSpec"]}
+    job["metadata"] = {**job["metadata"], "ownerReferences": [owner(stored)]}
+    job = transport.request("POST", f"/apis/batch/v1/namespaces/{NAMESPACE}/jobs", body=job)
+    status, answer = client.post("/mutate-pod", pod_review(job_pod(job)))
+    assert status == 200 and answer["response"]["allowed"] is True, answer
+    patched = apply_patch(job_pod(job), patch_of(answer))
+    flags = sidecar_flags(patched)
+    assert (flags["-t"], flags["-s-db"]) == ("live-trial", "katib-db-manager.kubeflow:6789")
+    transport.request("DELETE", f"{katib}/trials/live-trial")
+    _, answer = client.post("/mutate-pod", pod_review(job_pod(job)))
+    assert answer["response"]["status"] == {
+        "code": 500,
+        "message": f'Trial "live-trial" not found in namespace "{NAMESPACE}"',
+    }

@@ -23,7 +23,16 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from katib_resume.app.webhook import MUTATE, VALIDATE, Incoming, JsonLog, Reply, handle
+from katib_resume.app.webhook import (
+    MUTATE,
+    MUTATE_POD,
+    VALIDATE,
+    Admission,
+    Incoming,
+    JsonLog,
+    Reply,
+    handle,
+)
 from katib_resume.core.defaults import default_experiment
 from katib_resume.core.model import Experiment
 from tests.support.documents import paths
@@ -111,9 +120,14 @@ BASE_PATHS = [paths(base) for base in BASES]
 def reviews(draw: st.DrawFn) -> Any:
     """A well-formed review with one to three nodes replaced, deleted or given a stray key."""
     index = draw(st.integers(0, len(BASES) - 1))
-    document = copy.deepcopy(BASES[index])
+    return broken(draw, BASES[index], BASE_PATHS[index])
+
+
+def broken(draw: st.DrawFn, base: Any, base_paths: list[tuple[Any, ...]]) -> Any:
+    """A copy of ``base`` with one to three of its nodes replaced, deleted or given a stray key."""
+    document = copy.deepcopy(base)
     for _ in range(draw(st.integers(1, 3))):
-        path = draw(st.sampled_from(BASE_PATHS[index]))
+        path = draw(st.sampled_from(base_paths))
         parent = _walk(document, path[:-1])
         if parent is None:
             continue
@@ -170,7 +184,8 @@ content_types = st.sampled_from(
 )
 methods = st.sampled_from(["POST"] * 8 + ["GET", "PUT", "DELETE"])
 routes = st.sampled_from(
-    [VALIDATE, MUTATE] * 4 + [f"{VALIDATE}?timeout=10s", "/healthz", "/", "/validate-pod"]
+    [VALIDATE, MUTATE] * 4
+    + [MUTATE_POD, f"{VALIDATE}?timeout=10s", "/healthz", "/", "/validate-pod"]
 )
 
 
@@ -210,10 +225,13 @@ def check_patch(incoming: Incoming, response: dict[str, Any]) -> None:
     """An allowed mutation's patch applies to the object as sent and gives Katib's defaults."""
     if "patch" not in response:
         return
-    assert incoming.path.startswith(MUTATE)
     ops = json.loads(base64.b64decode(response["patch"]))
     request = json.loads(incoming.body)["request"]
     sent = request["object"]
+    if incoming.path.startswith(MUTATE_POD):
+        check_pod_patch(sent, apply_patch(sent, ops))
+        return
+    assert incoming.path.startswith(MUTATE)
     if not sent.get("metadata", {}).get("namespace") and request.get("namespace"):
         sent["metadata"]["namespace"] = request["namespace"]
     patched = apply_patch(sent, ops)
@@ -221,10 +239,19 @@ def check_patch(incoming: Incoming, response: dict[str, Any]) -> None:
     assert Experiment.model_validate(patched).to_dict() == expected
 
 
-def run_direct(incoming: Incoming) -> None:
+def check_pod_patch(sent: Any, patched: Any) -> None:
+    """The pod webhook only adds: the pod's containers stay, first and in order, and the Trial's
+    label is set."""
+    names = [c["name"] for c in sent["spec"]["containers"]]
+    assert [c["name"] for c in patched["spec"]["containers"]][: len(names)] == names
+    assert patched["metadata"]["labels"]["katib.kubeflow.org/trial"]
+
+
+def run_direct(incoming: Incoming, admission: Admission | None = None) -> Reply:
     sink = io.StringIO()
-    reply: Reply = handle(ADMISSION, JsonLog(sink), incoming)
+    reply: Reply = handle(admission or ADMISSION, JsonLog(sink), incoming)
     check(incoming, reply.status, reply.body, sink.getvalue())
+    return reply
 
 
 ADMISSION = default_admission()

@@ -15,6 +15,7 @@ condition pairs (``conditions``).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from typing import Any
 from katib_resume.adapters.k8s.transport import MERGE_PATCH, Transport
 from katib_resume.core.defaults import default_experiment
 from katib_resume.core.model import Experiment
+from katib_resume.core.ports import NotFound
 from tests.support.harness import load
 from tests.support.kube_mock import MockServer, config_map
 
@@ -159,6 +161,9 @@ class ClusterPlayer:
             for obj in self.objects(resource):
                 meta = obj["metadata"]
                 refs = meta.get("ownerReferences") or []
+                if meta.get("deletionTimestamp"):
+                    continue  # deleting already: its finalizer's owner is at work
                 if refs and all((meta["namespace"], r["uid"]) not in owners for r in refs):
                     path = f"{root}/namespaces/{meta['namespace']}/{plural}/{meta['name']}"
-                    self.transport.request("DELETE", path)
+                    with contextlib.suppress(NotFound):  # gone since the listing
+                        self.transport.request("DELETE", path)

@@ -1,15 +1,19 @@
 """Kubernetes' Job controller and Katib's metrics collector, played over the API for tests.
 
-Each new Job (of a live Trial) reports one ``loss`` row for its Trial to the katib-db-manager
-stand-in, then completes; a Job whose Trial is gone is deleted (the garbage collector).
+Each new Job (of a live Trial) gets its pod, admitted through our pod webhook
+(``tests.support.pod_player``: the sidecar must be there, pointed at the Trial and the
+katib-db-manager stand-in), whose collector reports one ``loss`` row over gRPC; then the Job
+completes. A Job whose Trial is gone is deleted (the garbage collector).
 """
 
 from __future__ import annotations
 
 from katib_resume.adapters.k8s.transport import Transport
+from katib_resume.core.observation import MetricRow
 from tests.support.cluster_player import ClusterPlayer
 from tests.support.db_manager import DbManagerServer
 from tests.support.kube_mock import MockServer
+from tests.support.pod_player import PodPlayer, sidecar_flags
 
 
 class JobPlayer:
@@ -17,6 +21,7 @@ class JobPlayer:
 
     def __init__(self, cluster: ClusterPlayer, db: DbManagerServer) -> None:
         self.cluster, self.db = cluster, db
+        self.pods = PodPlayer(cluster.transport, db.address)
         self.losses: dict[str, str] = {}
 
     def tick(self) -> None:
@@ -30,10 +35,14 @@ class JobPlayer:
                 continue
             if (job.get("status") or {}).get("conditions"):
                 continue
+            if meta["name"] in self.losses:
+                continue  # reported, the completion below not seen yet
+            pod = self.pods.admit(job)
+            flags = sidecar_flags(pod)
+            assert (flags["-t"], flags["-s-db"]) == (meta["name"], self.db.address), flags
             loss = f"0.{len(self.losses) + 10}"
             self.losses[meta["name"]] = loss
-            row = {"time_stamp": "2026-01-01T00:00:00Z", "metric": {"name": "loss", "value": loss}}
-            self.db.rows.setdefault(meta["name"], []).append(row)
+            self.pods.collect(pod, [MetricRow("2026-01-01T00:00:00Z", "loss", loss)])
             status = {"conditions": [{"type": "Complete", "status": "True"}]}
             self.cluster.patch(path, {"status": status})
 

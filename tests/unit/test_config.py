@@ -257,6 +257,7 @@ def test_init_defaults() -> None:
         "enable_grpc_probe_in_suggestion": True,
         "trial_resources": ("Job.v1.batch",),
         "webhook_port": 8443,
+        "inject_security_context": False,
         "leader_election_id": "3fbc96e9.katib.kubeflow.org",
     }
     assert parse_katib_config(HEAD).grpc_probes

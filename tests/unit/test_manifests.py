@@ -108,7 +108,7 @@ def test_the_webhook_service_deployment_and_configurations_agree() -> None:
         ("ValidatingWebhookConfiguration", "/validate-experiment"),
         ("MutatingWebhookConfiguration", "/mutate-experiment"),
     ]:
-        [hook] = find(docs, kind)["webhooks"]
+        [hook] = find(docs, kind, n.WEBHOOK_CONFIGURATION)["webhooks"]
         assert hook["clientConfig"]["service"] == {
             "name": service["metadata"]["name"],
             "namespace": service["metadata"]["namespace"],
@@ -119,7 +119,7 @@ def test_the_webhook_service_deployment_and_configurations_agree() -> None:
 
 @pytest.mark.parametrize("kind", ["ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"])
 def test_admission_fails_closed_on_experiments_and_skips_the_install_namespace(kind: str) -> None:
-    [hook] = find(stream(namespace="team-ops"), kind)["webhooks"]
+    [hook] = find(stream(namespace="team-ops"), kind, n.WEBHOOK_CONFIGURATION)["webhooks"]
     assert hook["rules"] == [
         {
             "apiGroups": ["kubeflow.org"],
@@ -179,8 +179,12 @@ def test_certificates_by_ca_bundle_or_cert_manager() -> None:
         "kind": "Issuer",
         "name": issuer["metadata"]["name"],
     }
-    for kind in ("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"):
-        annotations = find(docs, kind)["metadata"]["annotations"]
+    for kind, name in (
+        ("ValidatingWebhookConfiguration", n.WEBHOOK_CONFIGURATION),
+        ("MutatingWebhookConfiguration", n.WEBHOOK_CONFIGURATION),
+        ("MutatingWebhookConfiguration", n.POD_WEBHOOK_CONFIGURATION),
+    ):
+        annotations = find(docs, kind, name)["metadata"]["annotations"]
         assert annotations == {"cert-manager.io/inject-ca-from": f"ns1/{n.WEBHOOK}"}
     assert all("caBundle" not in hook["clientConfig"] for hook in _hooks(docs))
 
