@@ -2,7 +2,9 @@
 
 It runs to its budget; its Trials carry Katib's generation and parent labels, a later
 generation descends from Trials of the one before, each Trial has its checkpoint directory on
-the suggestion volume, and raising the budget resumes the same population from the volume.
+the suggestion volume. Raising the budget resumes the population from the volume (or, its state
+file lost, from the labels of the history, with a Warning event): the Trials are those of a run
+that was never stopped.
 """
 
 from __future__ import annotations
@@ -83,9 +85,14 @@ def trials(state: Path) -> list[dict[str, Any]]:
     return sorted(listed, key=lambda t: t["metadata"]["creationTimestamp"])
 
 
-def test_a_pbt_experiment_runs_its_generations_and_resumes_from_the_volume(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def assignments(state: Path) -> list[tuple[str, dict[str, str], list[Any]]]:
+    return [
+        (t["metadata"]["name"], t["metadata"]["labels"], t["spec"]["parameterAssignments"])
+        for t in trials(state)
+    ]
+
+
+def test_a_pbt_experiment_runs_its_generations(tmp_path: Path) -> None:
     state = tmp_path / "state"
     assert main(["run", "-f", str(simple_pbt(tmp_path, 15)), "--state-dir", str(state)]) == 0
     first = trials(state)
@@ -101,15 +108,29 @@ def test_a_pbt_experiment_runs_its_generations_and_resumes_from_the_volume(
     directories = {p.name for p in (state / "volumes").rglob(f"{NAME}-*") if p.is_dir()}
     assert set(by_name) <= directories  # one checkpoint directory per Trial, on the volume
 
+
+@pytest.mark.parametrize(
+    ("lose_state", "event"), [(False, "SuggestionStateRestored"), (True, "SuggestionStateRebuilt")]
+)
+def test_a_resumed_pbt_experiment_equals_an_uninterrupted_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], lose_state: bool, event: str
+) -> None:
+    """Resumed from its state file, or rebuilt from the history's labels when it is lost (with a
+    Warning event), the population goes on as if the Experiment had never stopped."""
+    straight = tmp_path / "straight"
+    assert main(["run", "-f", str(simple_pbt(tmp_path, 21)), "--state-dir", str(straight)]) == 0
+    state = tmp_path / "state"
+    assert main(["run", "-f", str(simple_pbt(tmp_path, 15)), "--state-dir", str(state)]) == 0
+    if lose_state:
+        for saved in (state / "volumes").rglob("suggestion-state.json"):
+            saved.unlink()
     edit = ["edit", "experiment", NAME, "-n", NS, "--max-trial-count", "21"]
     assert main([*edit, "--state-dir", str(state)]) == 0
     assert main(["run", NAME, "-n", NS, "--state-dir", str(state)]) == 0
+    assert assignments(state) == assignments(straight)
     capsys.readouterr()
-    resumed = trials(state)
-    assert len(resumed) == len({t["metadata"]["name"] for t in resumed}) == 21
-    later = [int(t["metadata"]["labels"][GENERATION]) for t in resumed[15:]]
-    assert min(later) >= max(generations)  # the same population goes on, not a new one
     assert main(["get", "events", NAME, "-n", NS, "-o", "json", "--state-dir", str(state)]) == 0
     events = json.loads(capsys.readouterr().out)["items"]
-    restored = [e["message"] for e in events if e["reason"] == "SuggestionStateRestored"]
-    assert len(restored) == 1 and restored[0].endswith("(15 assignments)")
+    said = [(e["type"], e["message"]) for e in events if e["reason"] == event]
+    assert len(said) == 1 and said[0][0] == ("Warning" if lose_state else "Normal")
+    assert "15 assignment" in said[0][1]
