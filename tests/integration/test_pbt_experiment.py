@@ -10,6 +10,8 @@ that was never stopped.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -134,3 +136,20 @@ def test_a_resumed_pbt_experiment_equals_an_uninterrupted_one(
     said = [(e["type"], e["message"]) for e in events if e["reason"] == event]
     assert len(said) == 1 and said[0][0] == ("Warning" if lose_state else "Normal")
     assert "15 assignment" in said[0][1]
+
+
+def test_run_refuses_katibs_invalid_pbt_settings_before_writing_anything(tmp_path: Path) -> None:
+    path = simple_pbt(tmp_path, 15)
+    experiment = yaml.safe_load(path.read_text())
+    experiment["spec"]["algorithm"]["algorithmSettings"][1]["value"] = "3"  # n_population
+    path.write_text(yaml.safe_dump(experiment))
+    state = tmp_path / "state"
+    command = [sys.executable, "-m", "katib_resume", "run", "-f", str(path)]
+    done = subprocess.run(
+        [*command, "--state-dir", str(state)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 1
+    assert done.stderr.strip() == (
+        "Validation failed: ValidateAlgorithmSettings Error: Param(n_population) should be >= 5"
+    ), done.stderr
+    assert not state.exists()
