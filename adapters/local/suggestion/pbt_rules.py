@@ -68,7 +68,7 @@ def breed(
     cut = min(len(pool) - 1, max(len(pool) - len(valued), int(len(pool) * threshold)))
     weak, strong = ranked[len(pool) - cut :], ranked[: len(pool) - cut]
     bound = quantile([m.value for m in valued if m.value is not None], 1 - threshold)
-    top = [m for m in strong if m.value is not None and m.value >= bound]
+    top = [m for m in strong if m.value is not None and m.value >= bound] or strong[:1]
     rng.shuffle(weak)
     rng.shuffle(strong)
     children = []
