@@ -3,8 +3,11 @@
 It runs to its budget; its Trials carry Katib's generation and parent labels, a later
 generation descends from Trials of the one before, each Trial has its checkpoint directory on
 the suggestion volume. Raising the budget resumes the population from the volume (or, its state
-file lost, from the labels of the history, with a Warning event): the Trials are those of a run
-that was never stopped.
+file lost, from the labels of the history, with a Warning event). The first budget (15) is a
+multiple of the parallelism (3), so the resumed run asks in the same batches, knowing the same
+results, as a run that never stopped: its Trials are exactly that run's. (With a budget that
+cuts a batch short, the two ask at different moments and PBT, which breeds from the results it
+knows, may then differ: the suggestion property tests hold the plan of asks fixed.)
 """
 
 from __future__ import annotations
@@ -118,7 +121,8 @@ def test_a_resumed_pbt_experiment_equals_an_uninterrupted_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], lose_state: bool, event: str
 ) -> None:
     """Resumed from its state file, or rebuilt from the history's labels when it is lost (with a
-    Warning event), the population goes on as if the Experiment had never stopped."""
+    Warning event), the population goes on as if the Experiment had never stopped (see the
+    module docstring)."""
     straight = tmp_path / "straight"
     assert main(["run", "-f", str(simple_pbt(tmp_path, 21)), "--state-dir", str(straight)]) == 0
     state = tmp_path / "state"
