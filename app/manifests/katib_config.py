@@ -32,6 +32,7 @@ OWN_ALGORITHMS = (
     "sobol",
     "bayesianoptimization",
     "hyperband",
+    "pbt",
 )
 """The algorithms ``katib-resume suggestion-server`` implements (docs/algorithms.md)."""
 

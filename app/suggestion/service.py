@@ -79,6 +79,7 @@ class SuggestionApi:
             )
         items = [
             {"trial_name": item["name"], "assignments": item["parameterAssignments"]}
+            | ({"labels": item["labels"]} if item.get("labels") else {})
             for item in fresh
         ]
         return {"parameter_assignments": items}
@@ -144,6 +145,7 @@ def _history(trials: Sequence[Manifest]) -> list[Manifest]:
             "name": t["metadata"]["name"],
             "parameterAssignments": t["spec"].get("parameterAssignments", []),
         }
+        | ({"labels": t["spec"]["labels"]} if t["spec"].get("labels") else {})  # PBT's lineage
         for t in ordered
     ]
 

@@ -27,7 +27,9 @@ def test_our_algorithms_run_our_image_and_katibs_stay() -> None:
     for name in OWN_ALGORITHMS:
         assert by_name[name]["image"] == IMAGE
         assert by_name[name]["args"] == ["suggestion-server", "--early-stopping-port", "0"]
-    assert by_name["pbt"]["image"] == "ghcr.io/kubeflow/katib/suggestion-pbt:latest"
+    assert by_name["darts"]["image"] == "ghcr.io/kubeflow/katib/suggestion-darts:latest"
+    claim = by_name["pbt"]["persistentVolumeClaimSpec"]  # ours now, on Katib's shared claim
+    assert claim["accessModes"] == ["ReadWriteMany"]
     assert by_name["enas"]["resources"] == {"limits": {"memory": "400Mi"}}
     assert runtime["earlyStoppings"][0]["image"].startswith("ghcr.io/kubeflow/katib/")
     parse_katib_config(katib_config(own_suggestions=True, local_volumes=True))

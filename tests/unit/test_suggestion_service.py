@@ -156,7 +156,7 @@ def test_the_defaulted_uniform_distribution_is_accepted() -> None:
         (
             experiment(algorithm="enas"),
             "unknown algorithm 'enas': this service implements bayesianoptimization, cmaes, grid,"
-            " hyperband, multivariate-tpe, random, sobol, tpe",
+            " hyperband, multivariate-tpe, pbt, random, sobol, tpe",
         ),
         (
             experiment(settings={"n_startup": "3"}),

@@ -2,6 +2,7 @@
 
 ``random`` and ``grid`` are written here; ``tpe``, ``multivariate-tpe``, ``cmaes`` and ``sobol``
 are Optuna samplers (``optuna_search``), with Katib's settings (``settings``).
+``hyperband`` and ``pbt`` are Katib's own rules, by hand (``hyperband``, ``pbt``).
 
 An algorithm is written so that its whole progress is one JSON value, the *cursor*: the index of
 the next point, for both algorithms. That is what makes resuming exact. ``draw(cursor, n, seen)``
@@ -26,7 +27,7 @@ import random
 from collections.abc import Sequence, Set
 from typing import Any, Protocol
 
-from katib_resume.adapters.local.suggestion import hyperband, medianstop
+from katib_resume.adapters.local.suggestion import hyperband, medianstop, pbt
 from katib_resume.adapters.local.suggestion import settings as katib_settings
 from katib_resume.adapters.local.suggestion.hyperband import HyperbandSearch
 from katib_resume.adapters.local.suggestion.optuna_search import OptunaSearch, Results
@@ -45,7 +46,7 @@ from katib_resume.core.observed import VALID, Outcome, Validation
 
 SETTINGS: dict[str, tuple[str, ...]] = {"random": ("random_state",), "grid": ()}
 """The algorithms written here, with the algorithm settings each accepts."""
-ALGORITHMS = (*SETTINGS, *FACTORIES, "hyperband")
+ALGORITHMS = (*SETTINGS, *FACTORIES, "hyperband", "pbt")
 """Every algorithm this service implements."""
 CMAES_DIMENSIONS = "CMA-ES only supports two or more dimensional continuous search space."
 
@@ -169,6 +170,8 @@ def build(experiment: Experiment, seed: int) -> Search:
         return _optuna(experiment, algorithm, seed)
     if algorithm == "hyperband":
         return _hyperband(experiment, seed)
+    if algorithm == "pbt":
+        return pbt.build(experiment, seed)
     settings = _settings(experiment)
     space = parse_space((experiment.spec.model_extra or {}).get("parameters"))
     if algorithm == "grid":
@@ -192,8 +195,8 @@ def validate(experiment: Experiment) -> Validation:
 def seed_of(experiment: Experiment, seed: int) -> int:
     """The seed the search really uses: ``random_state`` when given, else ``seed``."""
     algorithm = experiment.spec.algorithm.algorithm_name
-    if algorithm == "hyperband":
-        return seed  # Katib's hyperband has no seed setting
+    if algorithm in ("hyperband", "pbt"):
+        return seed  # Katib's hyperband and PBT have no seed setting
     if algorithm in FACTORIES:
         state = katib_settings.read(algorithm, _given(experiment)).get("random_state")
         return seed if state is None else int(state)

@@ -38,6 +38,7 @@ from typing import Literal
 
 from katib_resume.adapters.local.suggestion import state as store
 from katib_resume.adapters.local.suggestion.algorithms import Search, build, seed_of, validate
+from katib_resume.adapters.local.suggestion.annotate import Annotating
 from katib_resume.adapters.local.suggestion.assignments import (
     assignment,
     key_of,
@@ -146,7 +147,17 @@ class SuggestionServer:
                 search.forget()  # its live model ran ahead of the saved state
                 raise
         self._state = state
-        return list(normalized(state.issued[len(have) : total]))
+        items = list(normalized(state.issued[len(have) : total]))
+        if isinstance(search, Annotating):  # PBT: labels, checkpoint directories
+            return search.annotate(
+                state.cursor,
+                state.issued,
+                len(have),
+                items,
+                results=results or {},
+                data_dir=self.data_dir,
+            )
+        return items
 
     def exhausted(self, total: int) -> str:
         """Why no assignment can be issued beyond the ``len(issued) < total`` held, or ""
@@ -224,6 +235,8 @@ class SuggestionServer:
     ) -> tuple[SearchState, int | None]:
         issued = normalized(history)
         cursor, differ = search.replay([point_of(m) for m in issued])
+        if isinstance(search, Annotating):  # PBT reads its lineage from the history's labels
+            cursor = search.relabel(cursor, history)
         return replace(self._new_state(search), cursor=cursor, issued=issued), differ
 
     def _extend(

@@ -1,0 +1,107 @@
+"""The PBT population record (the search's cursor), and how a trial history rebuilds it.
+
+The record is ``{"starts", "parents", "pools"}``: ``starts[G]`` is the index of generation
+``G``'s first assignment, ``parents[k]`` the index of the assignment whose checkpoint the
+``k``-th starts from (-1: none), ``pools[G - 1]`` the values (scaled so that bigger is better;
+``None``: failed) of the ``n_population`` members generation ``G`` was bred from, as they were
+when it was bred. With it a restored search needs nothing but its file.
+
+A search rebuilt from a trial history (its file lost or damaged) has only the assignments and
+their labels, Katib's ``pbt.suggestion.katib.kubeflow.org/generation`` and ``.../parent``: values
+alone cannot tell a lineage, since an exploiting child has exactly its source's values. Its
+cursor is ``{"replayed": n, "labels": [[generation, parent index], ...]}`` until the next call,
+which brings the results the pools are made of (a pool's results never change once known).
+An assignment without a readable generation label counts in the generation of the one before.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from katib_resume.core.kube import Manifest
+
+GENERATION = "pbt.suggestion.katib.kubeflow.org/generation"
+PARENT = "pbt.suggestion.katib.kubeflow.org/parent"
+Lineage = tuple[list[int], list[int], list[list[float | None]]]
+"""``(starts, parents, pools)``."""
+
+
+def start() -> dict[str, Any]:
+    return {"starts": [0], "parents": [], "pools": []}
+
+
+def complete(cursor: Any, issued: int) -> bool:
+    """Whether ``cursor`` is a whole record of ``issued`` assignments (no walk needed)."""
+    return "replayed" not in cursor and len(cursor["parents"]) == issued
+
+
+def copy(cursor: Any) -> Lineage:
+    pools = [list(pool) for pool in cursor["pools"]]
+    return list(cursor["starts"]), list(cursor["parents"]), pools
+
+
+def labels_of(history: Sequence[Manifest]) -> list[list[int]]:
+    """``[generation, parent index]`` per assignment, from its labels (-1: none readable)."""
+    index: dict[str, int] = {}
+    read: list[list[int]] = []
+    for k, item in enumerate(history):
+        labels = item.get("labels") or {}
+        generation = str(labels.get(GENERATION, ""))
+        parent = index.get(str(labels.get(PARENT, "")), -1)
+        read.append([int(generation) if generation.isdigit() else -1, parent])
+        index.setdefault(str(item.get("name", "")), k)
+    return read
+
+
+def from_labels(
+    labels: Sequence[Sequence[int]], size: int, pool: Callable[[int], list[float | None]]
+) -> Lineage:
+    """The record the labels give; ``pool(first)`` is the pool starting at ``first``. A
+    generation begins where the label rises past the current one and the current generation
+    already has its ``size`` members."""
+    starts, parents, pools = [0], [], []
+    for k, (generation, parent) in enumerate(labels):
+        if generation > len(starts) - 1 and k >= starts[-1] + size:
+            pools.append(pool(starts[-1]))
+            starts.append(k)
+        parents.append(parent if 0 <= parent < k else -1)
+    return starts, parents, pools
+
+
+def sound(cursor: Any, size: int) -> bool:
+    """Whether ``cursor`` has a shape this module writes (the file's checksum vouches for the
+    rest)."""
+    if not isinstance(cursor, dict):
+        return False
+    if "replayed" in cursor:
+        return _sound_replay(cursor)
+    if set(cursor) != {"starts", "parents", "pools"}:
+        return False
+    starts, parents, pools = cursor["starts"], cursor["parents"], cursor["pools"]
+    if not _ints(starts) or not _ints(parents) or not isinstance(pools, list):
+        return False
+    rising = all(b - a >= size for a, b in itertools.pairwise(starts))
+    if not starts or starts[0] != 0 or not rising or starts[-1] > len(parents):
+        return False
+    if any(not -1 <= p < k for k, p in enumerate(parents)) or len(pools) != len(starts) - 1:
+        return False
+    return all(isinstance(p, list) and len(p) == size and all(map(_value, p)) for p in pools)
+
+
+def _sound_replay(cursor: dict[str, Any]) -> bool:
+    count, labels = cursor.get("replayed"), cursor.get("labels", [])
+    if set(cursor) - {"replayed", "labels"} or type(count) is not int or count < 0:
+        return False
+    pairs = isinstance(labels, list) and all(_ints(pair) and len(pair) == 2 for pair in labels)
+    return pairs and len(labels) in (0, count)
+
+
+def _ints(values: Any) -> bool:
+    return isinstance(values, list) and all(type(v) is int for v in values)
+
+
+def _value(value: Any) -> bool:
+    return value is None or (type(value) in (int, float) and math.isfinite(value))
