@@ -38,7 +38,8 @@ MAX_GRACE = 30.0
 LOST = "The container could not be located when the pod was terminated"
 Logs = Mapping[str, str]
 """Container name -> its log."""
-OnSuccess = Callable[[Manifest, Logs], None]
+OnSuccess = Callable[[Manifest, Logs, Path], None]
+"""(pod, its containers' logs, its working directory)."""
 EventSink = Callable[[ObjectRef, str, str], None]
 """(pod, reason, message): a Warning Event."""
 
@@ -101,7 +102,7 @@ class PodKubelet:
         self.api, self.root = api, root
         self.runtime: ContainerRuntime | None = None
         """None: pods are not run (a world nobody gave a container runtime)."""
-        self.on_success: OnSuccess = lambda pod, logs: None
+        self.on_success: OnSuccess = lambda pod, logs, workdir: None
         self.warn: EventSink = lambda ref, reason, message: None
         self.started: dict[str, tuple[Container, ...]] = {}
         """Pod UID -> the containers this kubelet started for it."""
@@ -137,7 +138,8 @@ class PodKubelet:
                 self._write(pod, "Running", self._running(pod, containers))
             return
         if all(code == 0 for code in codes):
-            self.on_success(pod, {c.spec_name: runtime.log(c) for c in containers})
+            logs = {c.spec_name: runtime.log(c) for c in containers}
+            self.on_success(pod, logs, containers[0].workdir if containers else self.root)
         self._end(pod, containers, [code or 0 for code in codes])
         for container in self.started.pop(uid):
             runtime.forget(container.name)

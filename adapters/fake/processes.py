@@ -34,6 +34,9 @@ from pathlib import Path
 
 from katib_resume.core.kube import Manifest
 
+MARKER = "KATIB_RESUME_CONTAINER"
+"""Set to the container's name in its processes' environment: how a later command recognises
+what is left of a group whose leader is gone."""
 CLOSE_GRACE = 2.0
 """Seconds a group gets between SIGTERM and SIGKILL when the command itself ends."""
 _PR_SET_PDEATHSIG = 1
@@ -87,14 +90,14 @@ class ProcessRuntime:
     def start(self, container: Container) -> None:
         """Start ``container`` (``StartError`` if it cannot be), after stopping any group a
         dead command left under its record."""
-        reap(container.record)
+        reap(container.record, container.name)
         try:
             container.workdir.mkdir(parents=True, exist_ok=True)
             with container.log.open("ab") as log:
                 process = subprocess.Popen(
                     container.argv,
                     cwd=container.workdir,
-                    env={**os.environ, **container.env},
+                    env={**os.environ, **container.env, MARKER: container.name},
                     stdin=subprocess.DEVNULL,
                     stdout=log,
                     stderr=subprocess.STDOUT,
@@ -146,7 +149,7 @@ class ProcessRuntime:
 
     def recover(self, container: Container) -> None:
         """Stop the group a dead command left running for ``container`` (``reap``)."""
-        reap(container.record)
+        reap(container.record, container.name)
 
     def forget(self, name: str) -> None:
         """Drop what is known of an ended container."""
@@ -194,15 +197,18 @@ class ProcessRuntime:
         return code
 
 
-def reap(record: Path) -> bool:
-    """Stop the group a dead command left under ``record``, if it still runs (same pid and
-    start time); whether there was one. The record is removed."""
+def reap(record: Path, marker: str = "") -> bool:
+    """Stop the group a dead command left under ``record``, if it still runs; whether there
+    was one. The record is removed. The group is recognised by its leader (the same pid and
+    start time) or, once the leader has gone (killed with its parent), by a member that
+    carries ``marker`` in its environment (``MARKER``); a group that is neither is another's
+    (a recycled pid) and is never signalled."""
     try:
         pid_text, started = record.read_text().split()
         pid = int(pid_text)
     except (OSError, ValueError):
         return False
-    found = started != "?" and _started(pid) == started
+    found = (started != "?" and _started(pid) == started) or _marked_member(pid, marker)
     if found:
         _signal(pid, signal.SIGTERM)
         deadline = time.monotonic() + CLOSE_GRACE
@@ -276,6 +282,21 @@ def _group_alive(pgid: int) -> bool:
         with contextlib.suppress(OSError, IndexError):
             fields = stat.read_text().rsplit(")", 1)[1].split()
             if int(fields[2]) == pgid and fields[0] != "Z":
+                return True
+    return False
+
+
+def _marked_member(pgid: int, marker: str) -> bool:
+    """Whether a live process of group ``pgid`` has ``MARKER=marker`` in its environment."""
+    if not marker:
+        return False
+    wanted = f"{MARKER}={marker}".encode()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[2]) != pgid or fields[0] == "Z":
+                continue
+            if wanted in (stat.parent / "environ").read_bytes().split(b"\0"):
                 return True
     return False
 

@@ -174,7 +174,7 @@ def test_simulated_containers_print_their_script_and_succeed(tmp_path: Path) -> 
     world = FakeWorld(cluster, tmp_path / "volumes")
     seen: list[str] = []
     world.pods.runtime = SimulatedRuntime(lambda pod: f"loss=0.5 for {pod['metadata']['name']}\n")
-    world.pods.on_success = lambda pod, logs: seen.append(logs["main"])
+    world.pods.on_success = lambda pod, logs, workdir: seen.append(logs["main"])
     cluster.create(job("sim", ["python3", "/opt/train.py"]))
     world.tick(2)
     assert finished(cluster.get(ObjectRef("batch/v1", "Job", NS, "sim")))
