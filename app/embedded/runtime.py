@@ -144,8 +144,8 @@ class Runtime:
         for key in every_key(self.cluster):
             self._enqueue(key)
         for trial in self.informer.list(API_VERSION, "Trial", None, {}):
-            if not _finished(trial) and (key := trial_key_of(trial)) is not None:
-                self._enqueue(key)
+            if not _finished(trial) and (ref := trial_key_of(trial)) is not None:
+                self._enqueue(ref)
 
     def pump(self) -> int:
         """Bring the controller's cache up to date and turn the changes into reconcile keys."""
