@@ -13,33 +13,34 @@ When the command is killed outright (``kill -9``) the kernel kills each direct c
 (``PR_SET_PDEATHSIG``, Linux); what that child started lives on, out of reach. So every group
 is recorded while it runs (``<pod>.<container>.pid``: its id and start time), and a later
 command that finds a record of a pod it did not start stops that group before anything else
-runs for the pod (``reap``): it is stopped, not adopted, because its exit status, which
+runs for the pod (``groups.reap``): it is stopped, not adopted, because its exit status, which
 decides whether the pod succeeded, can only be waited for by the parent that died.
-A recycled pid is never signalled: the start time must match.
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import select
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from katib_resume.adapters.fake.groups import (
+    MARKER,
+    dying_with_parent,
+    forget,
+    reap,
+    remember,
+    signal_group,
+)
 from katib_resume.core.kube import Manifest
 
-MARKER = "KATIB_RESUME_CONTAINER"
-"""Set to the container's name in its processes' environment: how a later command recognises
-what is left of a group whose leader is gone."""
 CLOSE_GRACE = 2.0
 """Seconds a group gets between SIGTERM and SIGKILL when the command itself ends."""
-_PR_SET_PDEATHSIG = 1
 
 
 class StartError(Exception):
@@ -91,24 +92,26 @@ class ProcessRuntime:
         """Start ``container`` (``StartError`` if it cannot be), after stopping any group a
         dead command left under its record."""
         reap(container.record, container.name)
+        env = {**os.environ, **container.env, MARKER: container.name}
         try:
             container.workdir.mkdir(parents=True, exist_ok=True)
+            argv, preexec = dying_with_parent(container.argv, env, container.workdir)
             with container.log.open("ab") as log:
                 process = subprocess.Popen(
-                    container.argv,
+                    argv,
                     cwd=container.workdir,
-                    env={**os.environ, **container.env, MARKER: container.name},
+                    env=env,
                     stdin=subprocess.DEVNULL,
                     stdout=log,
                     stderr=subprocess.STDOUT,
                     start_new_session=True,
-                    preexec_fn=_die_with_parent,  # noqa: PLW1509 - only a prctl, no lock taken
+                    preexec_fn=preexec,  # noqa: PLW1509 - only a prctl, no lock taken
                 )
         except FileNotFoundError:
             raise StartError(f'exec: "{container.argv[0]}": executable file not found') from None
         except OSError as error:
             raise StartError(f"cannot run {container.argv[0]}: {error.strerror or error}") from None
-        _remember(container.record, process.pid)
+        remember(container.record, process.pid)
         self.running[container.name] = _Running(container, process, _pidfd(process.pid))
         self.times[container.name] = (time.time(), 0.0)
 
@@ -130,7 +133,7 @@ class ProcessRuntime:
         have passed (``finish_stopping``, called on every tick, sees to it)."""
         entry = self.running.get(name)
         if entry is not None and entry.stop_at is None:
-            _signal(entry.process.pid, signal.SIGTERM)
+            signal_group(entry.process.pid, signal.SIGTERM)
             entry.stop_at = time.monotonic() + grace
         self.forget(name)
 
@@ -159,7 +162,7 @@ class ProcessRuntime:
     def stop_all(self, grace: float = CLOSE_GRACE) -> None:
         """Stop every group now: SIGTERM, up to ``grace`` seconds, then SIGKILL (blocking)."""
         for entry in self.running.values():
-            _signal(entry.process.pid, signal.SIGTERM)
+            signal_group(entry.process.pid, signal.SIGTERM)
         deadline = time.monotonic() + grace
         while not all(_exited(e.process) for e in self.running.values()):
             if time.monotonic() >= deadline:
@@ -185,38 +188,16 @@ class ProcessRuntime:
     def _ended(self, name: str, entry: _Running) -> int:
         """Kill what the main process left in its group (its pid is not reusable before it is
         reaped, so the group cannot be another's yet), reap it, and record its exit code."""
-        _signal(entry.process.pid, signal.SIGKILL)
+        signal_group(entry.process.pid, signal.SIGKILL)
         code = entry.process.wait()
         if entry.pidfd is not None:
             os.close(entry.pidfd)
-        _forget(entry.container.record)
+        forget(entry.container.record)
         del self.running[name]
         self.exits[name] = code
         started, _ = self.times.get(name, (time.time(), 0.0))
         self.times[name] = (started, time.time())
         return code
-
-
-def reap(record: Path, marker: str = "") -> bool:
-    """Stop the group a dead command left under ``record``, if it still runs; whether there
-    was one. The record is removed. The group is recognised by its leader (the same pid and
-    start time) or, once the leader has gone (killed with its parent), by a member that
-    carries ``marker`` in its environment (``MARKER``); a group that is neither is another's
-    (a recycled pid) and is never signalled."""
-    try:
-        pid_text, started = record.read_text().split()
-        pid = int(pid_text)
-    except (OSError, ValueError):
-        return False
-    found = (started != "?" and _started(pid) == started) or _marked_member(pid, marker)
-    if found:
-        _signal(pid, signal.SIGTERM)
-        deadline = time.monotonic() + CLOSE_GRACE
-        while _group_alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.01)
-        _signal(pid, signal.SIGKILL)
-    _forget(record)
-    return found
 
 
 def _exited(process: subprocess.Popen[bytes]) -> bool:
@@ -236,19 +217,7 @@ def _exited(process: subprocess.Popen[bytes]) -> bool:
 
 def _escalate(entry: _Running) -> None:
     if entry.stop_at is not None and time.monotonic() >= entry.stop_at:
-        _signal(entry.process.pid, signal.SIGKILL)
-
-
-def _signal(pgid: int, number: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):  # the group already ended
-        os.killpg(pgid, number)
-
-
-def _die_with_parent() -> None:
-    """``preexec_fn``: SIGKILL when the parent dies (Linux; elsewhere nothing)."""
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        signal_group(entry.process.pid, signal.SIGKILL)
 
 
 def _pidfd(pid: int) -> int | None:
@@ -260,51 +229,3 @@ def _pidfd(pid: int) -> int | None:
     except OSError:
         return None
     return fd
-
-
-def _remember(record: Path, pid: int) -> None:
-    with contextlib.suppress(OSError):
-        record.write_text(f"{pid} {_started(pid)}\n")
-
-
-def _forget(record: Path) -> None:
-    with contextlib.suppress(OSError):
-        record.unlink()
-
-
-def _group_alive(pgid: int) -> bool:
-    """Whether any process of group ``pgid`` still runs (zombies do not count)."""
-    try:
-        os.killpg(pgid, 0)
-    except (ProcessLookupError, PermissionError):
-        return False
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError, IndexError):
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            if int(fields[2]) == pgid and fields[0] != "Z":
-                return True
-    return False
-
-
-def _marked_member(pgid: int, marker: str) -> bool:
-    """Whether a live process of group ``pgid`` has ``MARKER=marker`` in its environment."""
-    if not marker:
-        return False
-    wanted = f"{MARKER}={marker}".encode()
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError, IndexError, ValueError):
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            if int(fields[2]) != pgid or fields[0] == "Z":
-                continue
-            if wanted in (stat.parent / "environ").read_bytes().split(b"\0"):
-                return True
-    return False
-
-
-def _started(pid: int) -> str:
-    """The process's start time in clock ticks since boot (``/proc``), or ``?``."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return "?"
-    return stat.rsplit(")", 1)[1].split()[19]  # field 22; the name may hold spaces

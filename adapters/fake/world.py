@@ -10,9 +10,10 @@ controller relies on, each simulated controller running once per ``tick()`` in t
 3. the PV controller's reclaimer (``reclaim.py``);
 4. the pvc- and pv-protection controllers (``reclaim.py``);
 5. the Deployment controller and the kubelet (``kubelet.py``);
-6. the Job controller (``jobs.py``) and the kubelet of pods (``pods.py``), which runs their
+6. the Job controller (``jobs.py``), the kubelet of pods (``pods.py``), which runs their
    containers on the container runtime it is given (none: pods are not run), each pod in a
-   working directory under ``<volume root>/../trials``.
+   working directory under ``<volume root>/../trials``, and the Job controller again, so that
+   a pod that ended finishes its Job in the same tick.
 
 Creating the world also installs the ``StorageObjectInUseProtection`` admission plugin on the
 API server: the protection finalizers are only honest together with the controllers that
@@ -84,8 +85,9 @@ class FakeWorld:
             self.reclaimer.run()
             self.protection.run()
             self.kubelet.run()
-            self.jobs.run()
+            self.jobs.run()  # a new Job's pod, started at once by the kubelet
             self.pods.run()
+            self.jobs.run()  # and a pod that just ended ends its Job in the same tick
 
     def save(self, state_dir: Path) -> Path:
         """Commit this world and its cluster to ``state_dir`` (``persistence.save``)."""

@@ -37,7 +37,10 @@ class SqliteObservationLog:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.db = sqlite3.connect(path, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA busy_timeout = 10000")
+        self.db.execute("PRAGMA journal_mode = WAL")
+        self.db.execute("PRAGMA synchronous = NORMAL")  # as cluster.db: a killed command loses
+        # nothing committed (only a power cut may lose the last transactions)
         self.db.executescript(_SCHEMA)
 
     def get(self, key: TrialKey, metrics: Sequence[str]) -> tuple[MetricRow, ...]:
