@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from katib_resume.adapters.fake import FakeClock, FakeCluster, FakeWorld
+from katib_resume.adapters.fake.groups import reap
 from katib_resume.adapters.fake.jobs import finished
 from katib_resume.adapters.fake.pods import SimulatedRuntime
-from katib_resume.adapters.fake.processes import ProcessRuntime, reap
+from katib_resume.adapters.fake.processes import ProcessRuntime
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.kube import Manifest
 
