@@ -11,7 +11,7 @@ that cannot run here). Once per tick, for every pod that has not finished:
 - a running pod whose containers have all exited gets its final phase: ``Succeeded`` when every
   exit code is 0, else ``Failed`` (reason ``Error``); just before, ``on_success`` is told about
   a pod that succeeded, with its containers' logs (what Katib's metrics collector sidecar
-  reads); if that raises, the pod stays Running and is finished on a later tick;
+  reads); if that fails (a ``ClusterError``), the pod stays Running and ends on a later tick;
 - a pod marked Running that this kubelet did not start was left by a command that died: its
   container groups are stopped (``ContainerRuntime.recover``) and the pod fails as Kubernetes
   reports a container that was lost (``ContainerStatusUnknown``, exit code 137), so its Job
@@ -29,10 +29,12 @@ from pathlib import Path
 from typing import Protocol
 
 from katib_resume.adapters.fake.api import ApiServer
+from katib_resume.adapters.fake.groups import reap
 from katib_resume.adapters.fake.jobs import LABEL_JOB_NAME, POD, phase
 from katib_resume.adapters.fake.processes import Container, StartError
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.kube import Manifest, format_time
+from katib_resume.core.ports import ClusterError
 
 MAX_GRACE = 30.0
 LOST = "The container could not be located when the pod was terminated"
@@ -75,7 +77,9 @@ class SimulatedRuntime:
         return self.logs.get(container.name, "")
 
     def recover(self, container: Container) -> None:
-        return None
+        """A process a killed command started (with ``--trial-command``) is stopped all the
+        same: a command given no such flag must not leave one running."""
+        reap(container.record, container.name)
 
     def stop(self, name: str, grace: float) -> None:
         self.logs.pop(name, None)
@@ -139,7 +143,10 @@ class PodKubelet:
             return
         if all(code == 0 for code in codes):
             logs = {c.spec_name: runtime.log(c) for c in containers}
-            self.on_success(pod, logs, containers[0].workdir if containers else self.root)
+            try:
+                self.on_success(pod, logs, containers[0].workdir if containers else self.root)
+            except ClusterError:  # the report did not get through: the pod ends next tick
+                return
         self._end(pod, containers, [code or 0 for code in codes])
         for container in self.started.pop(uid):
             runtime.forget(container.name)

@@ -123,6 +123,7 @@ class Runtime:
         runtime = ProcessRuntime() if trial_command else SimulatedRuntime(collector.script)
         pods = self.world.pods
         pods.runtime, pods.on_success = runtime, collector.collect
+        pods.started.clear()  # the previous runtime's containers are gone: lost pods, if any
         if workdir is not None:
             pods.root = workdir
         return runtime

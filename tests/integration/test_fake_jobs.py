@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -16,6 +16,7 @@ from katib_resume.adapters.fake.pods import SimulatedRuntime
 from katib_resume.adapters.fake.processes import ProcessRuntime
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.kube import Manifest
+from katib_resume.core.ports import Unavailable
 
 NS = "default"
 needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
@@ -181,3 +182,24 @@ def test_simulated_containers_print_their_script_and_succeed(tmp_path: Path) -> 
     assert finished(cluster.get(ObjectRef("batch/v1", "Job", NS, "sim")))
     (pod,) = pods(cluster)
     assert seen == [f"loss=0.5 for {pod['metadata']['name']}\n"]
+
+
+def test_a_report_that_fails_is_made_again_before_the_pod_ends(tmp_path: Path) -> None:
+    cluster = FakeCluster(FakeClock())
+    world = FakeWorld(cluster, tmp_path / "volumes")
+    world.pods.runtime = SimulatedRuntime(lambda pod: "loss=0.5\n")
+    attempts: list[str] = []
+
+    def report(pod: Manifest, logs: Mapping[str, str], workdir: Path) -> None:
+        attempts.append(logs["main"])
+        if len(attempts) == 1:
+            raise Unavailable("db-manager is down")
+
+    world.pods.on_success = report
+    cluster.create(job("flaky", ["python3", "/opt/train.py"]))
+    world.tick()
+    (pod,) = pods(cluster)
+    assert pod.get("status", {}).get("phase", "Pending") != "Succeeded"  # not before its report
+    world.tick()
+    assert attempts == ["loss=0.5\n", "loss=0.5\n"]
+    assert finished(cluster.get(ObjectRef("batch/v1", "Job", NS, "flaky")))
