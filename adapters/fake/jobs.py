@@ -59,7 +59,9 @@ class JobController:
     def __init__(self, api: ApiServer) -> None:
         self.api = api
 
-    def run(self) -> None:
+    def run(self, *, write_status: bool = True) -> None:
+        """One pass; without ``write_status`` only the missing pods are made (the world's first
+        pass of a tick: the second writes each Job's status once, after the kubelet)."""
         jobs = [j for j in self.api.observe(*JOB, None) if not finished(j)]
         if not jobs:
             return
@@ -70,9 +72,9 @@ class JobController:
                 pods[owner].append(pod)
         for job in jobs:
             if not job["metadata"].get("deletionTimestamp"):
-                self._sync(job, pods.get(job["metadata"]["uid"], []))
+                self._sync(job, pods.get(job["metadata"]["uid"], []), write_status)
 
-    def _sync(self, job: Manifest, pods: Sequence[Manifest]) -> None:
+    def _sync(self, job: Manifest, pods: Sequence[Manifest], write_status: bool) -> None:
         spec = job.get("spec") or {}
         phases = [phase(pod) for pod in pods]
         succeeded, failed = phases.count("Succeeded"), phases.count("Failed")
@@ -88,7 +90,8 @@ class JobController:
         elif active == 0:
             self._create_pod(job, len(pods))
             active = 1
-        self._write(job, active, succeeded, failed, ending)
+        if write_status:
+            self._write(job, active, succeeded, failed, ending)
 
     def _create_pod(self, job: Manifest, index: int) -> None:
         meta, template = job["metadata"], (job.get("spec") or {}).get("template") or {}

@@ -12,8 +12,9 @@ controller relies on, each simulated controller running once per ``tick()`` in t
 5. the Deployment controller and the kubelet (``kubelet.py``);
 6. the Job controller (``jobs.py``), the kubelet of pods (``pods.py``), which runs their
    containers on the container runtime it is given (none: pods are not run), each pod in a
-   working directory under ``<volume root>/../trials``, and the Job controller again, so that
-   a pod that ended finishes its Job in the same tick.
+   working directory under ``<volume root>/../trials``, and the Job controller again, which
+   writes each Job's status once a tick, after the kubelet: a pod that ended finishes its Job
+   in the same tick.
 
 Creating the world also installs the ``StorageObjectInUseProtection`` admission plugin on the
 API server: the protection finalizers are only honest together with the controllers that
@@ -85,9 +86,9 @@ class FakeWorld:
             self.reclaimer.run()
             self.protection.run()
             self.kubelet.run()
-            self.jobs.run()  # a new Job's pod, started at once by the kubelet
+            self.jobs.run(write_status=False)  # a new Job's pod, started at once by the kubelet
             self.pods.run()
-            self.jobs.run()  # and a pod that just ended ends its Job in the same tick
+            self.jobs.run()  # the Jobs' status, once: a pod that just ended ends its Job now
 
     def save(self, state_dir: Path) -> Path:
         """Commit this world and its cluster to ``state_dir`` (``persistence.save``)."""
