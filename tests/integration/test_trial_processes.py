@@ -94,7 +94,7 @@ def test_up_to_parallel_trial_count_processes_run_at_once(
     world: tuple[FakeCluster, FakeWorld], tmp_path: Path
 ) -> None:
     cluster, _ = world
-    argv = [sys.executable, "-c", RECORDING, "0.4", "loss=0.25", "0"]
+    argv = [sys.executable, "-c", RECORDING, "1", "loss=0.25", "0"]  # each outlasts the starts
     cluster.create(experiment(tmp_path, argv, trials=7, parallel=3))
     running = runtime(world, tmp_path)
     try:
