@@ -157,8 +157,9 @@ class Counts:
     """What ``count`` lifecycles cost, in all."""
 
     api: Counter[str]
-    """Every API call of the runtime, behind its watch-fed cache: the controller's, the local
-    trial controller's and the suggestion services' (reads, watch polls, writes, Events)."""
+    """Every API call of the runtime, behind its watch-fed cache: the controller's (its
+    Trials' reconciles included) and the suggestion services' (reads, watch polls, writes,
+    Events); Kubernetes' own simulated controllers write to the API server directly."""
     controller: Counter[str]
     """The controller's own calls (its writes, their no-ops and condition changes)."""
     reconciles: int

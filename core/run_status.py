@@ -45,6 +45,13 @@ def matches(run: Mapping[str, Any], query: str) -> object | None:
     is, a non-empty array by its first element (scalars, null and ``[]`` do not match)."""
     if not query:
         return None
+    if query in _JOB_QUERIES:
+        return _job_condition(run, _JOB_QUERIES[query])
+    return gjson_match(run, query)
+
+
+def gjson_match(run: Mapping[str, Any], query: str) -> object | None:
+    """``matches`` through gjson itself, for any query."""
     try:
         result: object = gjson.get(dict(run), query)
     except (gjson.GJSONError, ValueError, TypeError, KeyError, IndexError):
@@ -54,6 +61,29 @@ def matches(run: Mapping[str, Any], query: str) -> object | None:
     if isinstance(result, list) and result:
         first: object = result[0]
         return first
+    return None
+
+
+_JOB_QUERIES = {JOB_SUCCESS_CONDITION: "Complete", JOB_FAILURE_CONDITION: "Failed"}
+"""The batch Job's default conditions, answered without parsing the query each time (every
+Trial of Katib's examples uses them; ``tests/property/test_run_status.py`` checks that both
+answers agree with gjson's)."""
+
+
+def _job_condition(run: Mapping[str, Any], type_: str) -> object | None:
+    """``status.conditions.#(type=="T")#|#(status=="True")#``: the first condition of type
+    ``T`` with status ``"True"`` (a missing or malformed path: no match, as in gjson)."""
+    status = run.get("status")
+    conditions = status.get("conditions") if isinstance(status, Mapping) else None
+    if not isinstance(conditions, list):
+        return None
+    for condition in conditions:
+        if (
+            isinstance(condition, Mapping)
+            and condition.get("type") == type_
+            and condition.get("status") == "True"
+        ):
+            return condition
     return None
 
 

@@ -9,7 +9,12 @@ controller relies on, each simulated controller running once per ``tick()`` in t
 2. the PV controller's binder and dynamic provisioner (``volumes.py``);
 3. the PV controller's reclaimer (``reclaim.py``);
 4. the pvc- and pv-protection controllers (``reclaim.py``);
-5. the Deployment controller and the kubelet (``kubelet.py``).
+5. the Deployment controller and the kubelet (``kubelet.py``);
+6. the Job controller (``jobs.py``), the kubelet of pods (``pods.py``), which runs their
+   containers on the container runtime it is given (none: pods are not run), each pod in a
+   working directory under ``<volume root>/../trials``, and the Job controller again, which
+   writes each Job's status once a tick, after the kubelet: a pod that ended finishes its Job
+   in the same tick.
 
 Creating the world also installs the ``StorageObjectInUseProtection`` admission plugin on the
 API server: the protection finalizers are only honest together with the controllers that
@@ -26,8 +31,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from katib_resume.adapters.fake.cluster import FakeCluster
+from katib_resume.adapters.fake.jobs import JobController
 from katib_resume.adapters.fake.kubelet import Kubelet
 from katib_resume.adapters.fake.node import ensure_dir
+from katib_resume.adapters.fake.pods import PodKubelet
 from katib_resume.adapters.fake.reclaim import Protection, Reclaimer, mounted_claims, protect
 from katib_resume.adapters.fake.volumes import Binder, phase, pv_ref
 from katib_resume.core.actions import ObjectRef
@@ -60,6 +67,11 @@ class FakeWorld:
         self.reclaimer = Reclaimer(api, self.volume_root, delete_any_hostpath)
         self.protection = Protection(api)
         self.kubelet = Kubelet(api, ready_after_ticks)
+        self.jobs = JobController(api)
+        self.pods = PodKubelet(api, self.volume_root.parent / "trials")
+        self.pods.warn = lambda ref, reason, message: cluster.record_event(
+            ref, "Warning", reason, message
+        )
 
     @property
     def ready_after_ticks(self) -> int:
@@ -74,6 +86,9 @@ class FakeWorld:
             self.reclaimer.run()
             self.protection.run()
             self.kubelet.run()
+            self.jobs.run(write_status=False)  # a new Job's pod, started at once by the kubelet
+            self.pods.run()
+            self.jobs.run()  # the Jobs' status, once: a pod that just ended ends its Job now
 
     def save(self, state_dir: Path) -> Path:
         """Commit this world and its cluster to ``state_dir`` (``persistence.save``)."""

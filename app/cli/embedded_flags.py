@@ -88,7 +88,9 @@ def _add_run(commands: argparse._SubParsersAction[Parser]) -> None:
     run.add_argument(
         "--trial-command",
         action="store_true",
-        help="run the trial template's command locally (default: a synthetic objective)",
+        help="run each Trial's primary container command as a local process, up to "
+        "parallelTrialCount at once (default: a simulated container printing a synthetic "
+        "objective)",
     )
     _cluster(run)
     _config(run)

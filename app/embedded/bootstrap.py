@@ -1,10 +1,11 @@
 """The composition root of the embedded runtime: one place that wires the adapters together.
 
 ``session(state_dir, ...)`` opens the persisted fake cluster (``adapters.fake``), wires the
-controller, the suggestion services and the trial runner (``adapters.local``) into a
-``Runtime``. Every change to the cluster is committed as it happens (``cluster.db``, SQLite),
-and the world's own state at every step and when the command is done, whatever happened; so a
-command killed at any moment loses only the write in flight. A lock file keeps two commands from
+controller, the suggestion services, the pods' container runtime and metrics collector and the
+observation log (``adapters.local``, ``observations.db``) into a ``Runtime``. Every change to
+the cluster is committed as it happens (``cluster.db``, SQLite), and the world's own state at
+every step and when the command is done, whatever happened; so a command killed at any moment
+loses only the write in flight. A lock file keeps two commands from
 writing to the same state directory at once; readers (``get``, ``describe``) take no lock. A
 state directory that cannot be used (unwritable, a full disk, ``.lock`` not a file) is an
 ``InputError`` naming the path (exit status 2), and the state committed before stays intact.
@@ -32,6 +33,8 @@ from pathlib import Path
 
 from katib_resume.adapters.fake import StateFileError, load
 from katib_resume.adapters.fake.persistence import STATE_FILE, close, exists
+from katib_resume.adapters.local.observations import FILE as OBSERVATIONS_FILE
+from katib_resume.adapters.local.observations import SqliteObservationLog
 from katib_resume.app.common.inputs import InputError, embedded_config_text, load_config, read_yaml
 from katib_resume.app.embedded.runtime import Runtime
 from katib_resume.app.loop.keys import Key
@@ -64,6 +67,7 @@ def session(options: Options) -> Iterator[Runtime]:
             cluster, world = load(state_dir)
         except StateFileError as error:
             raise InputError(str(error)) from None
+        observations = SqliteObservationLog(state_dir / OBSERVATIONS_FILE)
         try:
             runtime = Runtime(
                 cluster,
@@ -73,12 +77,14 @@ def session(options: Options) -> Iterator[Runtime]:
                 trial_command=options.trial_command,
                 workdir=state_dir / "trials",
                 focus=None if options.focus is None else frozenset(Key(*f) for f in options.focus),
+                observations=observations,
             )
             try:
                 yield runtime
             finally:
                 runtime.close()
         finally:
+            observations.close()
             close(world)
 
 

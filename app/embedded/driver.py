@@ -7,9 +7,9 @@ find finished. So ``settle`` steps until the goal holds and the world is at rest
 a row with no write to the cluster, no new Event and no reconcile due.
 
 The loop is bounded twice, so a command never hangs: ``max_steps`` in all, and a stall (an hour
-of simulated time with nothing written while the goal does not hold: a controller that keeps
-retrying something that cannot succeed) ends it early. Both are ``Unsettled``, exit status 2,
-with what was awaited and the last condition seen.
+of simulated time with nothing written while the goal does not hold and no Trial process runs:
+a controller that keeps retrying something that cannot succeed) ends it early. Both are
+``Unsettled``, exit status 2, with what was awaited and the last condition seen.
 """
 
 from __future__ import annotations
@@ -84,8 +84,8 @@ def settle(
             on_step()
         if quiet >= needed and done():
             return steps
-        if quiet >= STALL_STEPS:
-            why = f"nothing changed for {quiet} simulated seconds"
+        if quiet >= STALL_STEPS and not runtime.busy:  # a Trial process still running is not
+            why = f"nothing changed for {quiet} simulated seconds"  # a stall, however long
             raise Unsettled(_gave_up(what, why, status))
     raise Unsettled(_gave_up(what, f"not done after {max_steps} steps", status))
 

@@ -3,21 +3,31 @@ one fake clock.
 
 One ``step`` is one tick of the simulated world, in the order a cluster would see it:
 
-1. the world ticks (garbage collection, volume binding and reclaim, the kubelet);
-2. suggestion services start or stop with their Deployments; trials run (both read the
-   controller's watch-fed cache, brought up to date first, as Katib's components share
-   informers: a tick lists every Suggestion and Trial, and a cache hands them out without
-   the API server's private copies);
+1. the world ticks (garbage collection, volume binding and reclaim, the kubelet, the Job
+   controller and the kubelet of pods, which starts and polls the Trials' processes);
+2. suggestion services start or stop with their Deployments (they read the controller's
+   watch-fed cache, brought up to date first, as Katib's components share informers);
 3. every change since the last step reaches the controller's work queue through the watch (and,
-   every ``resync_seconds``, every Experiment does), and the controller reconciles every key
-   that is due, until its queue has nothing due;
-4. the clock advances by ``tick_seconds``, and the world's own state is committed (a kept
+   every ``resync_seconds``, every Experiment and unfinished Trial does), and the controller
+   reconciles every key that is due, until its queue has nothing due: the Experiments, and each
+   Trial with the trial reconcile a cluster's controller runs (``app.loop.trial_reconcile``:
+   its Job made from ``spec.runSpec``, judged by its success and failure conditions, its
+   observation read from the observation log that the pods' metrics collector reports to);
+4. when nothing moved and Trial processes are running, the step waits for one of them to end
+   (at most ``wait_seconds`` of real time), so a long training run neither spins the loop nor
+   races the simulated clock far ahead of it;
+5. the clock advances by ``tick_seconds``, and the world's own state is committed (a kept
    cluster's changes are committed as they happen: ``adapters.fake.persistence``).
+
+Pods run on a container runtime the runtime installs in the world: with ``trial_command`` the
+primary container's command as a local process (``adapters.fake.processes``), else a simulated
+container printing the synthetic objective's metrics (``adapters.local.trials.collector``);
+either way Katib's collector rules read the output. ``close`` stops every process still running.
 
 A runtime given a ``focus`` reconciles that one Experiment only: a command about one Experiment
 never waits on another one that keeps running (one with no trial limit). Kubernetes' own
-controllers and the trial runner still serve every object, so another Experiment's Trials that
-were already running finish, and nothing new is started for it.
+controllers and the Trials' reconciles still serve every object, so another Experiment's Trials
+that were already running finish, and nothing new is started for it.
 
 The controller is the same ``Controller`` a real cluster will use; only the adapters differ. It
 reads through an ``Informer`` (a watch-fed cache), so a reconcile costs no API read.
@@ -32,21 +42,31 @@ from datetime import timedelta
 from pathlib import Path
 
 from katib_resume.adapters.fake import FakeCluster, FakeWorld
+from katib_resume.adapters.fake.observations import FakeObservationLog
 from katib_resume.adapters.fake.persistence import checkpoint
-from katib_resume.adapters.local.trials import TrialRunner
+from katib_resume.adapters.fake.pods import ContainerRuntime, SimulatedRuntime
+from katib_resume.adapters.fake.processes import ProcessRuntime
+from katib_resume.adapters.local.trials.collector import Collector
 from katib_resume.app.embedded.models import ModelsByVersion
 from katib_resume.app.embedded.services import ServiceHost
 from katib_resume.app.loop.controller import Controller
-from katib_resume.app.loop.informer import Informer
-from katib_resume.app.loop.keys import Key, Resync, every_key, keys_of
+from katib_resume.app.loop.informer import KINDS, Informer
+from katib_resume.app.loop.keys import Key, Resync, every_key, keys_of, trial_key_of
+from katib_resume.app.loop.trial_reconcile import TrialWiring
 from katib_resume.core.config import KatibConfig
-from katib_resume.core.model import Trial
+from katib_resume.core.katib import API_VERSION
+from katib_resume.core.kube import Manifest
+from katib_resume.core.observation import ObservationLog
 from katib_resume.core.ports import ClusterError
 
 DRAIN_LIMIT = 10_000
 RESYNC_SECONDS = 60.0
 """Every Experiment is reconciled again this often, changed or not (an informer's resync): a
 reconcile that read a stale cache and so missed the event that mattered is repaired by it."""
+RUN_KIND = ("batch/v1", "Job")
+"""The one run kind the embedded cluster serves (katib-config's default ``trialResources``)."""
+METRICS_WAIT = 300.0
+"""Simulated seconds a succeeded run's metrics are awaited before MetricsUnavailable."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,32 +92,61 @@ class Runtime:
         tick_seconds: float = 1.0,
         resync_seconds: float = RESYNC_SECONDS,
         focus: frozenset[Key] | None = None,
+        observations: ObservationLog | None = None,
+        wait_seconds: float = 1.0,
     ) -> None:
         self.cluster, self.world, self.tick_seconds = cluster, world, tick_seconds
-        self.focus = focus
+        self.focus, self.wait_seconds = focus, wait_seconds
         self.clock = cluster.clock
-        self.informer = Informer(cluster.for_cache())
-        # one cache of models, by version: all three read the informer's objects
+        self.informer = Informer(cluster.for_cache(), (*KINDS, RUN_KIND))
+        # one cache of models, by version: the controller and the services read the same
         self.parsed = parsed = ModelsByVersion()
         self.services = ServiceHost(self.informer, world.volume_dir, seed, parsed)
-        config_source = StaticConfig(config)
+        self.observations = observations or FakeObservationLog()
+        wiring = TrialWiring(self.observations, METRICS_WAIT, frozenset({RUN_KIND}))
         self.controller = Controller(
-            self.informer, config_source, self.clock, self.services, parsed=parsed
-        )
-        self.trials = TrialRunner(
             self.informer,
-            self.clock.now,
-            command=trial_command,
-            workdir=workdir,
-            parse=lambda raw: parsed.parse(Trial, raw),
+            StaticConfig(config),
+            self.clock,
+            self.services,
+            parsed=parsed,
+            trials=wiring,
         )
+        self.containers = self._containers(trial_command, workdir)
         self.resync = Resync(resync_seconds, self.clock.now() + timedelta(seconds=resync_seconds))
         self.enqueue_all()
 
+    def _containers(self, trial_command: bool, workdir: Path | None) -> ContainerRuntime:
+        """Install the pods' container runtime and metrics collector in the world."""
+        collector = Collector(self.informer, self.observations)
+        runtime: ContainerRuntime
+        runtime = ProcessRuntime() if trial_command else SimulatedRuntime(collector.script)
+        pods = self.world.pods
+        pods.runtime, pods.on_success = runtime, collector.collect
+        pods.started.clear()  # the previous runtime's containers are gone: lost pods, if any
+        if workdir is not None:
+            pods.root = workdir
+        return runtime
+
+    @property
+    def busy(self) -> int:
+        """How many Trial processes are running."""
+        return self.containers.busy
+
     def enqueue_all(self) -> None:
-        """Reconcile every Experiment (at start, and when the watch fell too far behind)."""
+        """Reconcile every Experiment and Trial (at start, and when the watch fell too far
+        behind)."""
+        for key in every_key(self.cluster, trials=True):
+            self._enqueue(key)
+
+    def resync_all(self) -> None:
+        """Every Experiment, and every Trial that has not finished (a finished one changes
+        only through the watch): a resync costs no reconcile per Trial of the history."""
         for key in every_key(self.cluster):
             self._enqueue(key)
+        for trial in self.informer.list(API_VERSION, "Trial", None, {}):
+            if not _finished(trial) and (ref := trial_key_of(trial)) is not None:
+                self._enqueue(ref)
 
     def pump(self) -> int:
         """Bring the controller's cache up to date and turn the changes into reconcile keys."""
@@ -108,19 +157,20 @@ class Runtime:
         for event in events:
             if event.type == "DELETED":
                 self.parsed.forget(event.object["metadata"].get("uid", ""))
-        for key in keys_of(event.object for event in events):
+        for key in keys_of((event.object for event in events), trials=True):
             self._enqueue(key)
         return len(events)
 
     def _enqueue(self, key: Key) -> None:
-        if self.focus is None or key in self.focus:
+        """Trials are always served (module docstring); Experiments only when in focus."""
+        if self.focus is None or key.kind == "Trial" or key in self.focus:
             self.controller.enqueue(key)
 
     def drain(self) -> int:
         """Reconcile until no key is due now; the number of reconciles."""
         done = 0
         if self.resync.due(self.clock.now()):
-            self.enqueue_all()
+            self.resync_all()
         self.pump()
         while self.controller.due() and done < DRAIN_LIMIT:
             self.controller.step()
@@ -129,14 +179,15 @@ class Runtime:
         return done
 
     def step(self) -> None:
-        """One tick; a world error in the services or trials is retried on the next tick."""
+        """One tick; a world error in the services is retried on the next tick."""
+        before = self.cluster.store.version
         self.world.tick()
-        self.pump()  # the services and trials read the same cache, as of now
+        self.pump()  # the services read the same cache, as of now
         with contextlib.suppress(ClusterError):
             self.services.sync()
-        with contextlib.suppress(ClusterError):
-            self.trials.tick()
         self.drain()
+        if self.containers.busy and self.cluster.store.version == before:
+            self.containers.wait(self.wait_seconds)
         self.clock.advance(self.tick_seconds)
         checkpoint(self.world)
 
@@ -149,4 +200,19 @@ class Runtime:
         raise TimeoutError(f"not done after {max_steps} steps of the embedded runtime")
 
     def close(self) -> None:
-        self.services.stop()
+        """Stop the suggestion services and every Trial process still running."""
+        try:
+            self.services.stop()
+        finally:
+            self.containers.stop_all()
+
+
+_ENDED = frozenset({"Succeeded", "Failed", "MetricsUnavailable", "EarlyStopped", "Killed"})
+
+
+def _finished(trial: Manifest) -> bool:
+    """A Trial with a terminal condition that is not being deleted."""
+    if trial["metadata"].get("deletionTimestamp"):
+        return False
+    conditions = (trial.get("status") or {}).get("conditions") or ()
+    return any(c.get("type") in _ENDED and c.get("status") == "True" for c in conditions)

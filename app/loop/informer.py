@@ -57,8 +57,10 @@ class Watched(ChangeLog, Protocol):
 class Informer:
     """Implements ``core.ports.Cluster``: reads from the cache, writes through."""
 
-    def __init__(self, cluster: Watched) -> None:
+    def __init__(self, cluster: Watched, kinds: Sequence[tuple[str, str]] = KINDS) -> None:
         self.inner = cluster
+        self.kinds = tuple(kinds)
+        """What ``relist`` lists (the run objects' kinds too, for a controller that runs Trials)."""
         self.objects = Objects()
         """By kind, then by name: a list reads one kind, never the whole cache."""
         self.cursor = 0
@@ -74,7 +76,7 @@ class Informer:
         """
         self.objects = Objects()
         cursors = []
-        for api_version, kind in KINDS:
+        for api_version, kind in self.kinds:
             cursor, items = self.inner.list_at(api_version, kind)
             cursors.append(cursor)
             self.objects.fill(api_version, kind, items)

@@ -71,15 +71,20 @@ def test_a_full_disk_mid_run_is_one_line_and_keeps_what_was_committed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     state, writes = tmp_path / "state", [0]
-    real = journal_module.Journal.put
 
-    def filling(self: journal_module.Journal, *args: Any) -> None:
-        writes[0] += 1
-        if writes[0] > 60:  # what SQLite raises on ENOSPC
-            raise sqlite3.OperationalError("database or disk is full")
-        real(self, *args)
+    def filling(real: Any) -> Any:
+        def write(self: journal_module.Journal, *args: Any) -> None:
+            writes[0] += 1
+            if writes[0] > 60:  # what SQLite raises on ENOSPC
+                raise sqlite3.OperationalError("database or disk is full")
+            real(self, *args)
 
-    monkeypatch.setattr(journal_module.Journal, "put", filling)
+        return write
+
+    for method in ("put", "drop"):  # a change, or a deletion (a finished Job's pod, collected)
+        monkeypatch.setattr(
+            journal_module.Journal, method, filling(getattr(journal_module.Journal, method))
+        )
     code, _, err = cli(capsys, "run", "-f", EXAMPLE, "--state-dir", state)
     assert code == 2
     assert errors(err) == [

@@ -213,3 +213,47 @@ def test_get_from_another_terminal_reads_the_run_as_it_goes(tmp_path: Path) -> N
     finally:
         running.kill()
         running.communicate(timeout=60)
+
+
+GROUP = """
+import os, pathlib, signal, subprocess, sys, time
+runs, marker = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+def note(kind, *_):
+    with runs.open("a") as out:
+        out.write(f"{kind} {time.time_ns()}\\n")
+if marker.exists():
+    note("start"); note("end"); print("loss=0.5"); sys.exit(0)
+marker.touch(); note("start")
+last = "import signal, sys, time; from pathlib import Path; " + (
+    "signal.signal(signal.SIGTERM, lambda *_: (Path(sys.argv[1]).open('a').write("
+    "f'end {time.time_ns()}\\\\n'), sys.exit(0))); time.sleep(300)")
+child = subprocess.Popen([sys.executable, "-c", last, str(runs)])
+pathlib.Path("grandchild.pid").write_text(str(child.pid))
+pathlib.Path("child.pid").write_text(str(os.getpid()))
+time.sleep(300)
+"""
+"""The first attempt leaves a process that notes when it is stopped; the second one succeeds."""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_after_kill_9_the_rerun_never_runs_the_trial_twice_at_once(tmp_path: Path) -> None:
+    manifest = yaml.safe_load(EXAMPLE.read_text())
+    manifest["spec"].update(maxTrialCount=1, parallelTrialCount=1, maxFailedTrialCount=1)
+    job = manifest["spec"]["trialTemplate"]["trialSpec"]["spec"]["template"]["spec"]
+    runs, marker = tmp_path / "runs.log", tmp_path / "ran"
+    job["containers"][0]["command"] = [sys.executable, "-c", GROUP, str(runs), str(marker)]
+    path = tmp_path / "group.yaml"
+    path.write_text(yaml.safe_dump(manifest))
+    state = tmp_path / "state"
+    running = start("run", "-f", path, "--trial-command", "--state-dir", state)
+    _, grandchild = pids_when_started(running, state)
+    running.kill()
+    running.communicate(timeout=60)
+    assert alive(grandchild)
+    rerun = start("run", NAME, "-n", NS, "--trial-command", "--state-dir", state)
+    out, err = rerun.communicate(timeout=120)
+    assert rerun.returncode == 0, err
+    marks = [line.split() for line in runs.read_text().splitlines()]
+    kinds = [kind for kind, _ in sorted(marks, key=lambda mark: int(mark[1]))]
+    assert kinds == ["start", "end", "start", "end"]  # the first group ended before the rerun ran
+    assert "Succeeded=True" in out

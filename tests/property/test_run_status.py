@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from katib_resume.core.katib_trial import JOB_FAILURE_CONDITION, JOB_SUCCESS_CONDITION
-from katib_resume.core.run_status import RunOutcome, judge
+from katib_resume.core.run_status import RunOutcome, gjson_match, judge, matches
 
 condition = st.fixed_dictionaries(
     {
@@ -44,3 +44,26 @@ def test_the_default_job_conditions_match_katibs_reading(
     verdict = judge(job, JOB_SUCCESS_CONDITION, JOB_FAILURE_CONDITION, running=running)
     found = None if verdict is None else (verdict.outcome, verdict.reason, verdict.message)
     assert found == _oracle(status, running)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.sampled_from(["True", "Complete", "Failed"]),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.sampled_from(["type", "status", "reason"]), inner, max_size=3),
+    max_leaves=8,
+)
+conditions_field = st.one_of(json_values, st.lists(st.one_of(condition, json_values), max_size=4))
+runs = st.fixed_dictionaries(
+    {},
+    optional={
+        "status": st.one_of(
+            json_values, st.fixed_dictionaries({}, optional={"conditions": conditions_field})
+        )
+    },
+)
+
+
+@given(runs)
+def test_the_job_queries_read_without_gjson_agree_with_gjson(run: dict[str, Any]) -> None:
+    for query in (JOB_SUCCESS_CONDITION, JOB_FAILURE_CONDITION):
+        assert matches(run, query) == gjson_match(run, query)

@@ -1,8 +1,12 @@
-"""The local trial runtime: Katib's trial controller, Job and StdOut metrics collector in one.
+"""Trials on one machine: the metrics collector and synthetic objective the embedded runtime
+uses, and the older one-step ``TrialRunner``.
 
-``TrialRunner.tick`` runs every unfinished Trial through the ``Cluster`` port and writes its
-outcome on the Trial's status; metrics come from the synthetic objective (the default) or from
-the primary container's command run as a local process (``command=True``).
+The embedded runtime runs Trials as a cluster does (``docs/embedded.md``): the trial reconcile
+makes Jobs, the fake cluster's Job controller and kubelet run their pods, and ``collector``
+(Katib's metrics collector) reports what the pods printed; simulated pods print the synthetic
+objective (``objective``). ``TrialRunner`` is not wired into it any more: it runs every
+unfinished Trial synchronously through the ``Cluster`` port and writes its outcome itself, for
+an embedder that wants Trials finished without Jobs (``tests/unit/test_trial_runner.py``).
 """
 
 from katib_resume.adapters.local.trials.metrics import (
