@@ -40,7 +40,7 @@ def test_defaults_come_first_as_the_mutating_webhook_runs_first() -> None:
     """Unset ``parallelTrialCount`` is 3 by the time the validator looks, so a budget of 2 is
     refused on the command line as on a cluster; the validating webhook judges as given."""
     small = fake_instance(maxTrialCount=2)
-    with pytest.raises(Denied, match="spec.parallelTrialCount: Invalid value: 3: should be less"):
+    with pytest.raises(Denied, match=r"spec\.parallelTrialCount: Invalid value: 3: should be less"):
         admit(small, catalog=FakeCatalog(), existing_pvs=NO_VOLUMES)
     as_given = admit(small, catalog=FakeCatalog(), existing_pvs=NO_VOLUMES, mutated=True)
     assert as_given.spec.parallel_trial_count == 3
