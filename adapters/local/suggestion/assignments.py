@@ -64,7 +64,7 @@ def normalized(manifests: Iterable[Manifest]) -> tuple[Manifest, ...]:
 
 def well_formed(item: Any) -> bool:
     """Whether ``item`` has exactly the shape ``assignment`` produces (for loading state)."""
-    if not isinstance(item, dict) or set(item) != {"name", "parameterAssignments"}:
+    if not isinstance(item, dict) or item.keys() != _ITEM_KEYS:
         return False
     values = item["parameterAssignments"]
     return (
@@ -72,8 +72,13 @@ def well_formed(item: Any) -> bool:
         and isinstance(values, list)
         and all(
             isinstance(v, dict)
-            and set(v) == {"name", "value"}
-            and all(isinstance(x, str) for x in v.values())
+            and v.keys() == _VALUE_KEYS
+            and isinstance(v["name"], str)
+            and isinstance(v["value"], str)
             for v in values
         )
     )
+
+
+_ITEM_KEYS = frozenset(("name", "parameterAssignments"))
+_VALUE_KEYS = frozenset(("name", "value"))

@@ -86,6 +86,10 @@ def parse(parameter: Parameter, scale: str, text: str) -> Any:
     """
     if parameter.choices:
         return text if text in parameter.choices else None
+    if parameter.type == "double" and not _indexed(parameter, scale):
+        inside = _inside(parameter, text)
+        if inside is not None:
+            return inside
     try:
         number = Decimal(text)
     except InvalidOperation:
@@ -102,6 +106,20 @@ def parse(parameter: Parameter, scale: str, text: str) -> Any:
         step = 1 if scale else int(parameter.step or 1)
         return whole if whole == number and (whole - int(parameter.low)) % step == 0 else None
     return float(number)
+
+
+def _inside(parameter: Parameter, text: str) -> float | None:
+    """``text`` as a float if it is one we rendered (``repr``) strictly inside the bounds, else
+    ``None`` (the exact ``Decimal`` reading decides). A restore parses every assignment: this
+    is the common case at a fraction of the cost; rounding is monotonic, so a float strictly
+    inside the bounds is a number strictly inside them."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    if repr(value) == text and float(parameter.low) < value < float(parameter.high):
+        return value
+    return None
 
 
 def _indexed(parameter: Parameter, scale: str) -> bool:

@@ -46,7 +46,7 @@ from katib_resume.adapters.local.suggestion.assignments import (
     point_of,
 )
 from katib_resume.adapters.local.suggestion.settings import SettingsError
-from katib_resume.adapters.local.suggestion.space import SpaceError
+from katib_resume.adapters.local.suggestion.space import Point, SpaceError
 from katib_resume.adapters.local.suggestion.state import SearchState, StateProblem
 from katib_resume.core.model import Experiment, Manifest
 from katib_resume.core.observed import Validation
@@ -62,6 +62,21 @@ class _Found:
     why: str
     trouble: bool = False
     kept: str = ""
+
+
+@dataclass(slots=True)
+class _Index:
+    """The names and points of ``issued`` (the state's tuple, by identity), kept up to date as
+    assignments are added, so that a call does not re-read every assignment it holds."""
+
+    issued: tuple[Manifest, ...]
+    names: dict[str, int]
+    points: list[Point]
+
+    @classmethod
+    def of(cls, issued: tuple[Manifest, ...]) -> _Index:
+        keys = [key_of(m) for m in issued]
+        return cls(issued, {name: i for i, (name, _) in enumerate(keys)}, [p for _, p in keys])
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +100,7 @@ class SuggestionServer:
         self._state: SearchState | None = None
         self._invalid: ValueError | None = None
         self._saved_state: SearchState | None = None
+        self._index: _Index | None = None
 
     @property
     def path(self) -> Path | None:
@@ -95,6 +111,11 @@ class SuggestionServer:
     def issued(self) -> tuple[Manifest, ...]:
         """Every assignment issued so far, in order (copies)."""
         return normalized(self._state.issued) if self._state else ()
+
+    def held(self, count: int) -> tuple[Manifest, ...]:
+        """The first ``count`` assignments issued, without copying them (do not mutate): what
+        a controller that holds ``count`` of them passes back to ``get_suggestions``."""
+        return self._state.issued[:count] if self._state else ()
 
     def validate(self) -> Validation:
         """Katib's ``ValidateAlgorithmSettings``; needs no ``start`` (Katib asks a fresh pod)."""
@@ -144,6 +165,7 @@ class SuggestionServer:
                 self._save(state)
             except BaseException:
                 search.forget()  # its live model ran ahead of the saved state
+                self._index = None  # it indexes the unsaved state
                 raise
         self._state = state
         return list(normalized(state.issued[len(have) : total]))
@@ -161,6 +183,7 @@ class SuggestionServer:
     def stop(self) -> None:
         """Forget the in-memory state; everything worth keeping is already on the volume."""
         self._search, self._state, self._invalid, self._saved_state = None, None, None, None
+        self._index = None
 
     def _running(self) -> tuple[Search, SearchState]:
         if self._invalid is not None:
@@ -233,17 +256,22 @@ class SuggestionServer:
         count: int,
         results: Mapping[str, float | None],
     ) -> SearchState:
-        keys = [key_of(m) for m in state.issued]
-        names = {name for name, _ in keys}
-        index = {name: i for i, (name, _) in enumerate(keys)}
-        known = {index[name]: value for name, value in results.items() if name in index}
-        points, cursor = search.draw(state.cursor, count, [p for _, p in keys], known)
-        issued = list(state.issued)
+        index = self._index
+        if index is None or index.issued is not state.issued:
+            index = _Index.of(state.issued)
+        names = index.names
+        known = {i: v for name, v in results.items() if (i := names.get(name)) is not None}
+        points, cursor = search.draw(state.cursor, count, index.points, known)
+        new: list[Manifest] = []
         for point in points:
-            name = name_for(self.experiment.metadata.name, state.seed, len(issued), names)
-            names.add(name)
-            issued.append(assignment(name, point))
-        return replace(state, cursor=cursor, issued=tuple(issued))
+            number = len(index.points)
+            name = name_for(self.experiment.metadata.name, state.seed, number, names.keys())
+            names[name] = number
+            index.points.append(point)
+            new.append(assignment(name, point))
+        index.issued = state.issued + tuple(new)
+        self._index = index
+        return replace(state, cursor=cursor, issued=index.issued)
 
     def _save(self, state: SearchState) -> None:
         """Make ``state`` durable (remembered as saved only once the save succeeded)."""
@@ -253,8 +281,11 @@ class SuggestionServer:
 
 
 def _is_prefix(have: Sequence[Manifest], issued: Sequence[Manifest]) -> bool:
+    """Whether ``have`` is where ``issued`` starts. Katib sends every assignment in every call:
+    the common case, an item equal to ours as a whole, is compared without reading it."""
     return len(have) <= len(issued) and all(
-        key_of(ours) == key_of(theirs) for ours, theirs in zip(have, issued, strict=False)
+        ours is theirs or ours == theirs or key_of(ours) == key_of(theirs)
+        for ours, theirs in zip(have, issued, strict=False)
     )
 
 

@@ -85,7 +85,14 @@ def _document(body: bytes, digest: str) -> bytes:
 
 
 def decode(data: bytes) -> SearchState:
-    """The state in ``data``; raises ``StateProblem("corrupt", ...)`` on any doubt."""
+    """The state in ``data``; raises ``StateProblem("corrupt", ...)`` on any doubt.
+
+    A file as ``encode`` writes it holds the payload's canonical bytes, so those are checked
+    and parsed as they are; a file in any other layout (reformatted, keys reordered) is parsed
+    whole and its payload re-encoded to be checked, as the format allows."""
+    payload = _canonical_payload(data)
+    if payload is not None:
+        return _state(payload)
     try:
         document = json.loads(data)
     except (UnicodeDecodeError, ValueError, RecursionError):
@@ -99,6 +106,28 @@ def decode(data: bytes) -> SearchState:
     if digest is None or digest != document.get("sha256"):
         raise StateProblem("corrupt", "checksum mismatch")
     return _state(payload)
+
+
+def _canonical_payload(data: bytes) -> Any:
+    """The payload of a file laid out as ``encode`` lays it out, its checksum verified;
+    ``None`` if the file is laid out otherwise or the check fails (``decode`` decides)."""
+    head = canonical({"format": FORMAT})[:-1] + b',"payload":'
+    tail = b',"sha256":"' + b"0" * 64 + b'","version":' + str(VERSION).encode() + b"}\n"
+    if not data.startswith(head) or len(data) < len(head) + len(tail):
+        return None
+    body, rest = data[len(head) : len(data) - len(tail)], data[len(data) - len(tail) :]
+    digest = hashlib.sha256(body).hexdigest().encode()
+    if rest != tail.replace(b"0" * 64, digest):
+        return None
+    try:
+        return json.loads(body, parse_constant=_no_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+
+
+def _no_constant(name: str) -> Any:
+    """``NaN`` and the infinities have no canonical form: such a file is not ``encode``'s."""
+    raise ValueError(f"{name} in a state file")
 
 
 def _digest(payload: Any) -> str | None:
