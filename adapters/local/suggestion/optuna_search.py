@@ -176,11 +176,7 @@ class OptunaSearch:
             number = live.numbers[index]
             if number is None:
                 continue
-            if value is None:
-                live.study.tell(number, state=TrialState.FAIL)
-            else:
-                live.study.tell(number, float(value))
-                live.completed += 1
+            live.tell(number, value)
             new[key] = value
         return new
 

@@ -23,7 +23,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from katib_resume.adapters.atomic import write_atomically
+from katib_resume.adapters.local.suggestion import encoded
 from katib_resume.adapters.local.suggestion.assignments import well_formed
+from katib_resume.adapters.local.suggestion.encoded import canonical
 from katib_resume.core.kube import Manifest
 
 FILE_NAME = "suggestion-state.json"
@@ -57,20 +59,15 @@ class StateProblem(Exception):
         self.kind, self.detail = kind, detail
 
 
-def canonical(payload: Any) -> bytes:
-    return json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False).encode()
-
-
 def encode(state: SearchState) -> bytes:
-    payload = {
-        "experiment": state.experiment,
-        "algorithm": state.algorithm,
-        "seed": state.seed,
-        "space": state.space,
-        "cursor": state.cursor,
-        "issued": list(state.issued),
-    }
-    body = canonical(payload)
+    fields = [
+        ("experiment", state.experiment),
+        ("algorithm", state.algorithm),
+        ("seed", state.seed),
+        ("space", state.space),
+        ("cursor", state.cursor),
+    ]
+    body = encoded.payload(fields, state.issued, state.identity())
     digest = hashlib.sha256(body).hexdigest()
     return _document(body, digest) + b"\n"
 
