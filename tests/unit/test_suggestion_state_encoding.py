@@ -46,17 +46,24 @@ def whole(state: store.SearchState) -> bytes:
 @given(
     batches=st.lists(st.lists(items, max_size=3), min_size=1, max_size=6),
     cursors=st.lists(cursors, min_size=6, max_size=6),
-    restart=st.lists(st.booleans(), min_size=6, max_size=6),
+    steps=st.lists(st.sampled_from(["append", "equal copy", "read back"]), min_size=6, max_size=6),
     seed=st.integers(0, 3),
 )
 def test_every_save_encodes_as_the_whole_payload_would(
-    batches: list[list[Any]], cursors: list[Any], restart: list[bool], seed: int
+    batches: list[list[Any]], cursors: list[Any], steps: list[str], seed: int
 ) -> None:
     """Batches appended to one tuple (the encoding is extended), a tuple rebuilt with equal
-    but other items (encoded anew), and another search's states in between."""
+    but other items (encoded anew), a state read back from its file (the file's bytes are
+    kept) and then extended, and another search's states in between."""
     issued: tuple[Any, ...] = ()
-    for batch, cursor, again in zip(batches, cursors, restart, strict=False):
-        issued = tuple(json.loads(json.dumps(issued))) if again else issued + tuple(batch)
+    for batch, cursor, step in zip(batches, cursors, steps, strict=False):
+        if step == "equal copy":
+            issued = tuple(json.loads(json.dumps(issued)))
+        elif step == "read back":
+            saved = store.SearchState("ns/e", "tpe", seed, "space", cursor, issued)
+            issued = store.decode(store.encode(saved)).issued + tuple(batch)
+        else:
+            issued += tuple(batch)
         state = store.SearchState("ns/e", "tpe", seed, "space", cursor, issued)
         other = store.SearchState("ns/o", "tpe", seed, "space", cursor, tuple(batch))
         assert store.encode(state) == whole(state)

@@ -7,7 +7,9 @@ was most of the cost of a save (18 of 25 ms at 5,000). So the encoding of each s
 ``issued`` tuple is kept, by the search's identity, and extended with the new assignments only:
 a state's ``issued`` is never mutated and a new batch makes a new tuple that starts with the
 old one's items (the same objects), which is checked by identity, item by item, at C speed.
-Anything else (another tuple, a shorter one, other items) is encoded whole.
+Anything else (another tuple, a shorter one, other items) is encoded whole. A state read back
+from its file primes the encoding with the file's own bytes (``prime``), so the first save after
+a restart does not encode every assignment either.
 
 The bytes are exactly ``canonical(payload)`` (a unit test holds them to it): the payload's keys
 are written in sorted order, each value by ``canonical``.
@@ -60,11 +62,15 @@ def _issued(issued: tuple[Manifest, ...], key: Any) -> bytes:
     body = new
     if kept is not None and shared:
         body = kept.body + b"," + new if new else kept.body
-    _kept[key] = _Issued(issued, body)
+    _keep(key, _Issued(issued, body))
+    return body
+
+
+def _keep(key: Any, entry: _Issued) -> None:
+    _kept[key] = entry
     _kept.move_to_end(key)
     while len(_kept) > KEPT:
         _kept.popitem(last=False)
-    return body
 
 
 def _shared(kept: _Issued | None, issued: tuple[Manifest, ...]) -> int:
@@ -74,3 +80,17 @@ def _shared(kept: _Issued | None, issued: tuple[Manifest, ...]) -> int:
         return 0
     same = all(map(operator.is_, kept.items, issued))
     return len(kept.items) if same else 0
+
+
+def prime(body: bytes, issued: tuple[Manifest, ...], key: Any) -> None:
+    """Keep the encoding of ``issued`` as it stands in ``body``, the canonical payload bytes it
+    was read from: between ``"issued":[`` and ``],"seed":`` (the keys are sorted, and no item
+    of ``issued`` holds a key: the last ``"issued":[`` after the experiment's name is the
+    payload's own). Nothing is kept if ``body`` is not laid out so."""
+    experiment, _, seed, space = key
+    marker = b',"experiment":' + canonical(experiment) + b',"issued":['
+    tail = b'],"seed":' + canonical(seed) + b',"space":' + canonical(space) + b"}"
+    start = body.rfind(marker)
+    if start < 0 or not body.endswith(tail):
+        return
+    _keep(key, _Issued(issued, body[start + len(marker) : len(body) - len(tail)]))

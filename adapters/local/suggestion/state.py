@@ -87,9 +87,12 @@ def decode(data: bytes) -> SearchState:
     A file as ``encode`` writes it holds the payload's canonical bytes, so those are checked
     and parsed as they are; a file in any other layout (reformatted, keys reordered) is parsed
     whole and its payload re-encoded to be checked, as the format allows."""
-    payload = _canonical_payload(data)
-    if payload is not None:
-        return _state(payload)
+    found = _canonical_payload(data)
+    if found is not None:
+        body, payload = found
+        state = _state(payload)
+        encoded.prime(body, state.issued, state.identity())
+        return state
     try:
         document = json.loads(data)
     except (UnicodeDecodeError, ValueError, RecursionError):
@@ -105,9 +108,10 @@ def decode(data: bytes) -> SearchState:
     return _state(payload)
 
 
-def _canonical_payload(data: bytes) -> Any:
-    """The payload of a file laid out as ``encode`` lays it out, its checksum verified;
-    ``None`` if the file is laid out otherwise or the check fails (``decode`` decides)."""
+def _canonical_payload(data: bytes) -> tuple[bytes, Any] | None:
+    """The payload's bytes and value in a file laid out as ``encode`` lays it out, its
+    checksum verified; ``None`` if it is laid out otherwise or the check fails (``decode``
+    decides)."""
     head = canonical({"format": FORMAT})[:-1] + b',"payload":'
     tail = b',"sha256":"' + b"0" * 64 + b'","version":' + str(VERSION).encode() + b"}\n"
     if not data.startswith(head) or len(data) < len(head) + len(tail):
@@ -117,7 +121,7 @@ def _canonical_payload(data: bytes) -> Any:
     if rest != tail.replace(b"0" * 64, digest):
         return None
     try:
-        return json.loads(body, parse_constant=_no_constant)
+        return body, json.loads(body, parse_constant=_no_constant)
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
 
