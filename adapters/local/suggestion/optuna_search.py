@@ -33,7 +33,7 @@ import optuna
 from optuna.trial import FrozenTrial, TrialState
 
 from katib_resume.adapters.local.suggestion.live_study import Live
-from katib_resume.adapters.local.suggestion.optuna_space import distributions, parse, render
+from katib_resume.adapters.local.suggestion.optuna_space import distributions, reader, render
 from katib_resume.adapters.local.suggestion.samplers import Delegate, SamplerFactory, ask_seed
 from katib_resume.adapters.local.suggestion.space import Point, SearchSpace
 
@@ -49,6 +49,9 @@ class OptunaSearch:
     ) -> None:
         self.name, self.space, self.seed, self.maximize = name, space, seed, maximize
         self.make, self.distributions = make, distributions(space)
+        self._readers = [
+            (p.name, reader(p, space.scale(i))) for i, p in enumerate(space.parameters)
+        ]
         self._live: Live | None = None
 
     def start(self) -> Any:
@@ -221,13 +224,12 @@ class OptunaSearch:
         """The Optuna params of an assignment, or ``None`` if it is not a point of the space."""
         values = dict(point)
         params: dict[str, Any] = {}
-        for i, parameter in enumerate(self.space.parameters):
-            if parameter.name not in values:
-                return None
-            value = parse(parameter, self.space.scale(i), values[parameter.name])
+        for name, read in self._readers:
+            text = values.get(name)
+            value = None if text is None else read(text)
             if value is None:
                 return None
-            params[parameter.name] = value
+            params[name] = value
         return params
 
 
