@@ -32,6 +32,7 @@ from typing import Any
 import optuna
 from optuna.trial import FrozenTrial, TrialState
 
+from katib_resume.adapters.local.suggestion import gc_pause
 from katib_resume.adapters.local.suggestion.live_study import Live
 from katib_resume.adapters.local.suggestion.optuna_space import distributions, reader, render
 from katib_resume.adapters.local.suggestion.samplers import Delegate, SamplerFactory, ask_seed
@@ -112,12 +113,13 @@ class OptunaSearch:
         live = Live(self.maximize, self.distributions, Delegate())
         told, attrs, now = cursor["told"], cursor["trial_attrs"], datetime.now()
         trials: list[FrozenTrial] = []
-        for index, point in enumerate(issued):
-            params = self._params(point)
-            live.numbers.append(None if params is None else len(trials))
-            if params is not None:
-                key = str(index)
-                trials.append(self._trial(params, told, key, attrs.get(key, {}), now))
+        with gc_pause.paused():
+            for index, point in enumerate(issued):
+                params = self._params(point)
+                live.numbers.append(None if params is None else len(trials))
+                if params is not None:
+                    key = str(index)
+                    trials.append(self._trial(params, told, key, attrs.get(key, {}), now))
         live.storage.adopt(live.study_id, trials, self.maximize)
         live.seen.update(issued)
         live.completed = sum(t.state == TrialState.COMPLETE for t in trials)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from katib_resume.adapters.atomic import write_atomically
-from katib_resume.adapters.local.suggestion import encoded
+from katib_resume.adapters.local.suggestion import encoded, gc_pause
 from katib_resume.adapters.local.suggestion.assignments import well_formed
 from katib_resume.adapters.local.suggestion.encoded import canonical
 from katib_resume.core.kube import Manifest
@@ -160,7 +160,8 @@ def load(path: Path) -> SearchState:
         raise StateProblem("missing", f"no {path.name} in {path.parent}") from None
     except OSError as error:
         raise StateProblem("corrupt", f"unreadable: {error.strerror or error}") from None
-    return decode(data)
+    with gc_pause.paused():  # a parse of every assignment (gc_pause)
+        return decode(data)
 
 
 def save(path: Path, state: SearchState) -> None:
