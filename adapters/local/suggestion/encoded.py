@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import operator
+import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
@@ -41,6 +42,7 @@ class _Issued:
 
 
 _kept: OrderedDict[tuple[Any, ...], _Issued] = OrderedDict()
+_lock = threading.Lock()  # servers of several Experiments may save at once
 
 
 def payload(fields: Sequence[tuple[str, Any]], issued: tuple[Manifest, ...], key: Any) -> bytes:
@@ -53,9 +55,9 @@ def payload(fields: Sequence[tuple[str, Any]], issued: tuple[Manifest, ...], key
 
 
 def _issued(issued: tuple[Manifest, ...], key: Any) -> bytes:
-    kept = _kept.get(key)
+    with _lock:
+        kept = _kept.get(key)
     if kept is not None and kept.items is issued:
-        _kept.move_to_end(key)
         return kept.body
     shared = _shared(kept, issued)
     new = b",".join(canonical(item) for item in issued[shared:])
@@ -67,10 +69,11 @@ def _issued(issued: tuple[Manifest, ...], key: Any) -> bytes:
 
 
 def _keep(key: Any, entry: _Issued) -> None:
-    _kept[key] = entry
-    _kept.move_to_end(key)
-    while len(_kept) > KEPT:
-        _kept.popitem(last=False)
+    with _lock:
+        _kept[key] = entry
+        _kept.move_to_end(key)
+        while len(_kept) > KEPT:
+            _kept.popitem(last=False)
 
 
 def _shared(kept: _Issued | None, issued: tuple[Manifest, ...]) -> int:
