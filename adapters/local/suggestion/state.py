@@ -25,7 +25,6 @@ from typing import Any, Literal
 from katib_resume.adapters.atomic import write_atomically
 from katib_resume.adapters.local.suggestion import encoded, gc_pause
 from katib_resume.adapters.local.suggestion.assignments import well_formed
-from katib_resume.adapters.local.suggestion.encoded import canonical
 from katib_resume.core.kube import Manifest
 
 FILE_NAME = "suggestion-state.json"
@@ -49,6 +48,10 @@ class SearchState:
     def identity(self) -> tuple[str, str, int, str]:
         """Which search this is: a saved state is resumed only by the same search."""
         return self.experiment, self.algorithm, self.seed, self.space
+
+
+canonical = encoded.canonical
+"""The payload's canonical JSON (sorted keys, no spaces), of which ``sha256`` is the digest."""
 
 
 class StateProblem(Exception):
