@@ -261,7 +261,8 @@ class SuggestionServer:
             index = _Index.of(state.issued)
         names = index.names
         known = {i: v for name, v in results.items() if (i := names.get(name)) is not None}
-        points, cursor = search.draw(state.cursor, count, index.points, known)
+        points, cursor = search.draw(state.cursor, count, tuple(index.points), known)
+        self._index = None  # until it is extended (an error on the way leaves none)
         new: list[Manifest] = []
         for point in points:
             number = len(index.points)
