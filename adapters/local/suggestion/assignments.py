@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Set
+from dataclasses import dataclass
 from typing import Any
 
 from katib_resume.adapters.local.suggestion.space import Point
@@ -60,6 +61,21 @@ def key_of(manifest: Manifest) -> Key:
 def normalized(manifests: Iterable[Manifest]) -> tuple[Manifest, ...]:
     """The assignments reduced to what the service itself returns (a copy we may keep)."""
     return tuple(assignment(*key_of(m)) for m in manifests)
+
+
+@dataclass(slots=True)
+class Index:
+    """The names and points of ``issued`` (a state's tuple, by identity), kept up to date by
+    the server as assignments are added, so that a call does not re-read every assignment."""
+
+    issued: tuple[Manifest, ...]
+    names: dict[str, int]
+    points: list[Point]
+
+    @classmethod
+    def of(cls, issued: tuple[Manifest, ...]) -> Index:
+        keys = [key_of(m) for m in issued]
+        return cls(issued, {name: i for i, (name, _) in enumerate(keys)}, [p for _, p in keys])
 
 
 def well_formed(item: Any) -> bool:

@@ -39,6 +39,7 @@ from typing import Literal
 from katib_resume.adapters.local.suggestion import state as store
 from katib_resume.adapters.local.suggestion.algorithms import Search, build, seed_of, validate
 from katib_resume.adapters.local.suggestion.assignments import (
+    Index,
     assignment,
     key_of,
     name_for,
@@ -46,7 +47,7 @@ from katib_resume.adapters.local.suggestion.assignments import (
     point_of,
 )
 from katib_resume.adapters.local.suggestion.settings import SettingsError
-from katib_resume.adapters.local.suggestion.space import Point, SpaceError
+from katib_resume.adapters.local.suggestion.space import SpaceError
 from katib_resume.adapters.local.suggestion.state import SearchState, StateProblem
 from katib_resume.core.model import Experiment, Manifest
 from katib_resume.core.observed import Validation
@@ -62,21 +63,6 @@ class _Found:
     why: str
     trouble: bool = False
     kept: str = ""
-
-
-@dataclass(slots=True)
-class _Index:
-    """The names and points of ``issued`` (the state's tuple, by identity), kept up to date as
-    assignments are added, so that a call does not re-read every assignment it holds."""
-
-    issued: tuple[Manifest, ...]
-    names: dict[str, int]
-    points: list[Point]
-
-    @classmethod
-    def of(cls, issued: tuple[Manifest, ...]) -> _Index:
-        keys = [key_of(m) for m in issued]
-        return cls(issued, {name: i for i, (name, _) in enumerate(keys)}, [p for _, p in keys])
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +86,7 @@ class SuggestionServer:
         self._state: SearchState | None = None
         self._invalid: ValueError | None = None
         self._saved_state: SearchState | None = None
-        self._index: _Index | None = None
+        self._index: Index | None = None
 
     @property
     def path(self) -> Path | None:
@@ -258,7 +244,7 @@ class SuggestionServer:
     ) -> SearchState:
         index = self._index
         if index is None or index.issued is not state.issued:
-            index = _Index.of(state.issued)
+            index = Index.of(state.issued)
         names = index.names
         known = {i: v for name, v in results.items() if (i := names.get(name)) is not None}
         points, cursor = search.draw(state.cursor, count, tuple(index.points), known)
