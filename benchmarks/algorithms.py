@@ -7,11 +7,13 @@ sampler and seed; medians over seeds, and their ratio (ours' gap to the optimum 
 1.0 is equal, below is better). Our asks reseed the sampler per assignment (``ask_seed``), so
 the two runs are different random draws of the same method, not the same sequence.
 
-Resume cost: restart to first new assignment with ``n`` = 100 / 1,000 / 5,000 completed Trials
-(TPE): ours is a new server reading its state file and answering the next ``GetSuggestions``;
-Optuna's is ``load_study`` on SQLite and the first ``ask``. Medians of a few repeats.
+Resume cost (``algorithms_resume``): restart to first new assignment, and one call of a
+running service, with ``n`` = 100 / 1,000 / 5,000 completed Trials (``tpe`` and
+``multivariate-tpe``), beside Optuna's ``load_study`` on SQLite plus ``ask`` and its
+``tell`` plus ``ask``, and our model fit alone.
 
-Run: ``python -m benchmarks.algorithms [--seeds N] [--quick]``; prints JSON.
+Run: ``python -m benchmarks.algorithms [--seeds N] [--only ALGORITHM] [--quick]``; prints JSON
+(progress on stderr). Medians over 10 seeds by default (1 for ``bayesianoptimization``).
 """
 
 from __future__ import annotations
@@ -19,23 +21,19 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import random
 import statistics
 import sys
-import tempfile
-import time
 import warnings
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import optuna
 from optuna.samplers import BaseSampler
+from scipy.stats import mannwhitneyu
 
+from benchmarks.algorithms_resume import resume
 from katib_resume.adapters.local.suggestion import SuggestionServer
-from katib_resume.adapters.local.suggestion import state as store
 from katib_resume.adapters.local.suggestion.algorithms import build
-from katib_resume.adapters.local.suggestion.assignments import assignment, name_for
 from katib_resume.adapters.local.suggestion.optuna_search import OptunaSearch
 from katib_resume.adapters.local.suggestion.optuna_space import distributions
 from katib_resume.core.model import Experiment
@@ -80,6 +78,7 @@ FUNCTIONS: dict[str, tuple[Objective, list[tuple[float, float]], float]] = {
     "hartmann6": (hartmann6, [(0, 1)] * 6, -3.32237),
 }
 ALGORITHMS = ["tpe", "multivariate-tpe", "cmaes", "sobol", "bayesianoptimization"]
+RESUMED = ("tpe", "multivariate-tpe")
 
 
 def experiment(algorithm: str, bounds: list[tuple[float, float]], seed: int) -> Experiment:
@@ -138,119 +137,60 @@ def direct(subject: Experiment, f: Objective, budget: int, seed: int) -> list[fl
     return trace
 
 
-def quality(seeds: int, budgets: tuple[int, ...]) -> dict[str, Any]:
+def quality(
+    seeds: int, budgets: tuple[int, ...], algorithms: list[str], bayes_seeds: int
+) -> dict[str, Any]:
     report: dict[str, Any] = {}
     for name, (f, bounds, optimum) in FUNCTIONS.items():
-        for algorithm in ALGORITHMS:
-            count = 1 if algorithm == "bayesianoptimization" else seeds  # a GP fit per ask
+        for algorithm in algorithms:
+            count = bayes_seeds if algorithm == "bayesianoptimization" else seeds  # a GP per ask
             runs = [(experiment(algorithm, bounds, s), s) for s in range(count)]
             mine = [ours(subject, f, max(budgets)) for subject, _ in runs]
             theirs = [direct(subject, f, max(budgets), s) for subject, s in runs]
             entry: dict[str, Any] = {"seeds": count}
             for budget in budgets:
-                a = statistics.median(t[budget - 1] for t in mine)
-                b = statistics.median(t[budget - 1] for t in theirs)
-                entry[str(budget)] = {
-                    "ours": round(a, 5),
-                    "optuna": round(b, 5),
-                    "gap_ratio": round((a - optimum) / max(b - optimum, 1e-12), 3),
-                }
+                entry[str(budget)] = compare(
+                    [t[budget - 1] for t in mine], [t[budget - 1] for t in theirs], optimum
+                )
             report[f"{name}/{algorithm}"] = entry
             print(f"{name}/{algorithm}: {entry}", file=sys.stderr)
     return report
 
 
-def saved_state(
-    directory: Path, subject: Experiment, n: int
-) -> tuple[list[Any], dict[str, float | None]]:
-    """A state file of ``n`` finished random assignments, as our server would have saved it."""
-    search = build(subject, 0)
-    rng = random.Random(n)
-    issued: list[Any] = []
-    told: dict[str, float] = {}
-    results: dict[str, float | None] = {}
-    taken: set[str] = set()
-    for index in range(n):
-        point = search.space.sample(rng)
-        name = name_for("b", 0, index, taken)
-        taken.add(name)
-        value = branin({k: float(v) for k, v in point})
-        issued.append(assignment(name, point))
-        told[str(index)] = value
-        results[name] = value
-    cursor = {**search.start(), "told": told}
-    state = store.SearchState(
-        "bench/b", "tpe", 0, search.space.fingerprint(), cursor, tuple(issued)
-    )
-    store.save(directory / store.FILE_NAME, state)
-    return issued, results
-
-
-def resume_ours(subject: Experiment, n: int, repeats: int) -> float:
-    with tempfile.TemporaryDirectory() as directory:
-        issued, results = saved_state(Path(directory), subject, n)
-        times = []
-        for _ in range(repeats):
-            started = time.perf_counter()
-            server = SuggestionServer(subject, 0, Path(directory))
-            report = server.start(issued)
-            assert report.source == "restored", report.reason
-            server.get_suggestions(issued, n + 1, results)
-            times.append(time.perf_counter() - started)
-            (Path(directory) / store.FILE_NAME).unlink()
-            saved_state(Path(directory), subject, n)
-    return statistics.median(times)
-
-
-def resume_optuna(subject: Experiment, n: int, repeats: int) -> float:
-    search = build(subject, 0)
-    assert isinstance(search, OptunaSearch)
-    space = distributions(search.space)
-    rng = random.Random(n)
-    trials = []
-    for _ in range(n):
-        params = {k: float(v) for k, v in search.space.sample(rng)}
-        trials.append(
-            optuna.trial.create_trial(params=params, distributions=space, value=branin(params))
-        )
-    with tempfile.TemporaryDirectory() as directory:
-        url = f"sqlite:///{directory}/study.db"
-        optuna.create_study(storage=url, study_name="b").add_trials(trials)
-        times = []
-        for _ in range(repeats):
-            started = time.perf_counter()
-            study = optuna.load_study(study_name="b", storage=url, sampler=search.make(0))
-            study.ask(space)
-            times.append(time.perf_counter() - started)
-    return statistics.median(times)
-
-
-def resume(sizes: tuple[int, ...], repeats: int) -> dict[str, Any]:
-    subject = experiment("tpe", FUNCTIONS["branin"][1], 0)
-    report: dict[str, Any] = {}
-    for n in sizes:
-        a, b = resume_ours(subject, n, repeats), resume_optuna(subject, n, repeats)
-        report[str(n)] = {
-            "ours_s": round(a, 4),
-            "optuna_sqlite_s": round(b, 4),
-            "ratio": round(a / b, 3),
-        }
-        print(f"resume {n}: {report[str(n)]}", file=sys.stderr)
-    return report
+def compare(mine: list[float], theirs: list[float], optimum: float) -> dict[str, Any]:
+    """Medians over seeds, the ratio of their gaps to the optimum, and the two-sided
+    Mann-Whitney U p-value of "the two sets of runs come from the same distribution" (a small
+    value says the difference is not noise; ``None`` with fewer than 3 seeds)."""
+    a, b = statistics.median(mine), statistics.median(theirs)
+    p_value = mannwhitneyu(mine, theirs).pvalue if len(mine) >= 3 else None
+    return {
+        "ours": round(a, 5),
+        "optuna": round(b, 5),
+        "gap_ratio": round((a - optimum) / max(b - optimum, 1e-12), 3),
+        "p_value": None if p_value is None else round(float(p_value), 3),
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--bayes-seeds", type=int, default=1, help="a regressor fit per ask")
+    parser.add_argument("--only", action="append", choices=ALGORITHMS, help="repeatable")
+    parser.add_argument("--skip-quality", action="store_true")
+    parser.add_argument("--skip-resume", action="store_true")
     parser.add_argument("--quick", action="store_true", help="budgets 20/50, resume 100/1,000")
     args = parser.parse_args()
     budgets = (20, 50) if args.quick else (50, 200)
     sizes = (100, 1000) if args.quick else (100, 1000, 5000)
-    out = {
-        "optuna": optuna.__version__,
-        "resume_tpe": resume(sizes, repeats=3),
-        "best_objective": quality(args.seeds, budgets),
-    }
+    out: dict[str, Any] = {"optuna": optuna.__version__}
+    if not args.skip_resume:
+        out["resume"] = resume(
+            RESUMED, sizes, 5, lambda a: experiment(a, FUNCTIONS["branin"][1], 0), branin
+        )
+    if not args.skip_quality:
+        out["best_objective"] = quality(
+            args.seeds, budgets, args.only or ALGORITHMS, args.bayes_seeds
+        )
     print(json.dumps(out, indent=2))
 
 

@@ -22,6 +22,10 @@ from google.protobuf import descriptor_pb2, descriptor_pool, json_format, messag
 from google.protobuf.message import Message
 
 PACKAGE = "api.v1.beta1"
+EXHAUSTED = "katib-resume-exhausted"
+"""Trailing metadata of a ``GetSuggestions`` reply from our service: the search has nothing left
+to issue, in words for the user (Katib's API has no field for it; Katib's controller and
+services ignore metadata they do not know, so neither side needs the other to have it)."""
 FILE_NAME = "api.proto"
 
 _F = descriptor_pb2.FieldDescriptorProto

@@ -4,7 +4,8 @@
 the reply, both dictionaries (``Wire``), so the service behind it never sees protobuf. A handler
 refuses a call by raising ``Refused`` with a status code name (``"INVALID_ARGUMENT"``) and
 details, which the caller receives as that gRPC status: that is how a validation failure reaches
-Katib's controller. A method without a handler answers ``UNIMPLEMENTED``.
+Katib's controller. A method without a handler answers ``UNIMPLEMENTED``. A handler that returns
+a ``WithTrailers`` (a ``Wire`` with ``trailers``) sends them as the call's trailing metadata.
 
 Health (``grpc.health.v1.Health/Check``, what the Deployment's gRPC probes ask) answers
 ``SERVING`` for the names in ``healthy`` (Katib's ``manager.v1beta1.Suggestion``) and
@@ -17,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
+from typing import Any
 
 import grpc
 from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory
@@ -25,6 +27,16 @@ from google.protobuf.message import Message
 from katib_resume.adapters.grpc.api import METHODS, PACKAGE, Method, Wire, decode, encode
 
 Handler = Callable[[Wire], Wire]
+
+
+class WithTrailers(dict[str, Any]):
+    """A reply, and the trailing metadata (``(key, value)`` pairs) to send with it."""
+
+    def __init__(self, reply: Wire, trailers: tuple[tuple[str, str], ...]) -> None:
+        super().__init__(reply)
+        self.trailers = trailers
+
+
 HEALTH_PACKAGE = "grpc.health.v1"
 
 
@@ -114,9 +126,12 @@ class ApiServer:
         if handler is None:
             context.abort(grpc.StatusCode.UNIMPLEMENTED, f"{method.name} is not implemented")
         try:
-            return handler(request)
+            reply = handler(request)
         except Refused as refused:
             context.abort(grpc.StatusCode[refused.code], refused.details)
+        if isinstance(reply, WithTrailers) and reply.trailers:
+            context.set_trailing_metadata(reply.trailers)
+        return reply
 
     def _health(self, request: Message, context: grpc.ServicerContext) -> Message:
         service = json_format.MessageToDict(request).get("service", "")

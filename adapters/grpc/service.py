@@ -11,9 +11,15 @@ What Katib's suggestion client does (docs/katib-contract.md#service-calls), with
 * ``get_suggestions`` sends the Experiment (its algorithm settings updated from the
   Suggestion's ``status.algorithmSettings``) and its completed Trials, and turns the reply into
   the assignments ``status.suggestions`` records, named by the service or
-  ``<suggestion>-<8 random characters>``. A failed call, or a reply with another number of
-  assignments than asked for ("The response contains unexpected trials"), raises
-  ``Unavailable``: the reconcile records nothing and asks again later. With early stopping,
+  ``<suggestion>-<8 random characters>``. A failed call, or a reply with more assignments
+  than asked for ("The response contains unexpected trials"), raises ``Unavailable``: the
+  reconcile records nothing and asks again later. A reply with fewer is recorded, as the
+  embedded runtime records a shorter answer, and the rest is asked for later: Katib's
+  controller refuses it and asks again for ever, so its hyperband stalls at the first rung
+  smaller than the request (#1168). Our service's reply says in its trailing metadata
+  (``api.EXHAUSTED``) when its search has nothing left to issue, which becomes
+  ``Assignments.exhausted``: the Experiment completes (``ExperimentSuggestionEndReached``).
+  Katib's services never say so, so with them it never does, as in Katib. With early stopping,
   ``GetEarlyStoppingRules`` is asked as well and its rules go with every new assignment (and
   so into its Trial's ``spec.earlyStoppingRules``); failing that, nothing is recorded either.
 
@@ -31,6 +37,7 @@ from functools import partial
 import grpc
 
 from katib_resume.adapters.grpc.api import (
+    EXHAUSTED,
     GET_EARLY_STOPPING_RULES,
     GET_SUGGESTIONS,
     VALIDATE_ALGORITHM_SETTINGS,
@@ -116,11 +123,11 @@ class GrpcSuggestionService:
         }
         endpoint = self.endpoints.algorithm_of(suggestion)
         try:
-            reply = self._call(GET_SUGGESTIONS, endpoint, request)
+            reply, trailers = self._call_for(GET_SUGGESTIONS, endpoint, request)
         except grpc.RpcError as error:
             raise Unavailable(_failure(GET_SUGGESTIONS, endpoint, error)) from None
         items: list[Wire] = reply.get("parameter_assignments", [])
-        if len(items) != count:
+        if len(items) > count:
             raise Unavailable(
                 f"{GET_SUGGESTIONS.name} at {endpoint}: {UNEXPECTED} "
                 f"({len(items)} assignments for {count} requested)"
@@ -135,7 +142,7 @@ class GrpcSuggestionService:
             {"name": str(item.get("name", "")), "value": str(item.get("value", ""))}
             for item in returned
         )
-        return Assignments(assigned, learned)
+        return Assignments(assigned, learned, exhausted=trailers.get(EXHAUSTED, ""))
 
     def close(self) -> None:
         self.channels.close()
@@ -168,6 +175,12 @@ class GrpcSuggestionService:
         return VALID
 
     def _call(self, method: Method, endpoint: str, request: Wire) -> Wire:
+        return self._call_for(method, endpoint, request)[0]
+
+    def _call_for(
+        self, method: Method, endpoint: str, request: Wire
+    ) -> tuple[Wire, dict[str, str]]:
+        """The reply, and the call's (text) trailing metadata."""
         call = self.channels.get(endpoint).unary_unary(
             method.path,
             request_serializer=partial(encode, method.request),
@@ -175,14 +188,15 @@ class GrpcSuggestionService:
         )
         code = grpc.StatusCode.OK
         try:
-            reply: Wire = call(request, timeout=self.timeout)
+            reply, done = call.with_call(request, timeout=self.timeout)
         except grpc.RpcError as error:
             code = _status(error)[0]
             raise
         finally:
             with self.lock:
                 self.counts[method.name, code.name] += 1
-        return reply
+        pairs = done.trailing_metadata() or ()
+        return reply, {str(key): value for key, value in pairs if isinstance(value, str)}
 
     def _experiment(self, suggestion: Suggestion) -> Manifest:
         ref = ObjectRef(API_VERSION, "Experiment", suggestion.namespace, suggestion.name)

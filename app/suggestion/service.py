@@ -8,6 +8,9 @@ volume Katib mounts at ``volumeMountPath`` for FromVolume), so a restarted pod c
   a repeated request (a lost reply) is answered with the same assignments, under the same
   ``trial_name``s. Finished Trials in the request are the results the samplers learn from.
   Without a saved state the server rebuilds from the request's Trials (ordered by start time).
+  Fewer assignments than asked for: the search has no more now (a hyperband rung waits for
+  results) or at all (an exhausted grid), which the reply's trailing metadata ``EXHAUSTED``
+  says, so that our controller completes the Experiment as the embedded runtime does.
 - ``ValidateAlgorithmSettings`` and ``ValidateEarlyStoppingSettings``: INVALID_ARGUMENT with
   Katib's message.
 - ``GetEarlyStoppingRules``: ``medianstop``'s rule. Katib's service averages the first
@@ -22,9 +25,9 @@ import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from katib_resume.adapters.grpc.api import Wire
+from katib_resume.adapters.grpc.api import EXHAUSTED, Wire
 from katib_resume.adapters.grpc.codec import algorithm_manifest, experiment_manifest, trial_manifest
-from katib_resume.adapters.grpc.server import Refused
+from katib_resume.adapters.grpc.server import Refused, WithTrailers
 from katib_resume.adapters.local.suggestion import SettingsError, SuggestionServer, medianstop
 from katib_resume.adapters.local.suggestion.state import FILE_NAME
 from katib_resume.core.kube import Manifest
@@ -73,16 +76,17 @@ class SuggestionApi:
         held = max(0, total - int(request.get("current_request_number", 0)))
         with self.lock:
             server = self._server(experiment, trials)
-            have = server.issued[:held]
-            fresh = server.get_suggestions(
-                have, len(have) + total - held, _results(experiment, trials)
-            )
+            have = server.held(held)
+            wanted = len(have) + total - held
+            fresh = server.get_suggestions(have, wanted, _results(experiment, trials))
+            exhausted = server.exhausted(wanted)
         items = [
             {"trial_name": item["name"], "assignments": item["parameterAssignments"]}
             | ({"labels": item["labels"]} if item.get("labels") else {})
             for item in fresh
         ]
-        return {"parameter_assignments": items}
+        trailers = ((EXHAUSTED, exhausted),) if exhausted else ()
+        return WithTrailers({"parameter_assignments": items}, trailers)
 
     def get_early_stopping_rules(self, request: Wire) -> Wire:
         experiment = _experiment(request)

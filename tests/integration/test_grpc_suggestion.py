@@ -306,10 +306,19 @@ def test_unnamed_assignments_get_katibs_generated_names(serve: Serving) -> None:
     assert len(set(names)) == 20
 
 
-def test_a_reply_with_another_count_is_unavailable_with_katibs_words(serve: Serving) -> None:
-    _, client = serve(scripted({"assignments": [pair("lr", "0.01")]}))
+def test_a_reply_with_more_than_asked_is_unavailable_with_katibs_words(serve: Serving) -> None:
+    _, client = serve(scripted(*[{"assignments": [pair("lr", "0.01")]}] * 2))
     with pytest.raises(Unavailable, match="The response contains unexpected trials"):
-        client.get_suggestions(suggestion(), 2)
+        client.get_suggestions(suggestion(), 1)
+
+
+def test_a_reply_with_fewer_than_asked_is_recorded_not_refused(serve: Serving) -> None:
+    """Katib's controller refuses it and asks again for ever (its hyperband stalls, #1168);
+    a service of Katib's never says its search is exhausted."""
+    _, client = serve(scripted({"trial_name": "t-1", "assignments": [pair("lr", "0.01")]}))
+    answer = client.get_suggestions(suggestion(), 2)
+    assert [item["name"] for item in answer.items] == ["t-1"]
+    assert answer.exhausted == ""
 
 
 def test_the_local_random_algorithm_answers_over_grpc(serve: Serving) -> None:
@@ -412,7 +421,7 @@ def test_calls_are_counted_by_method_and_code(serve: Serving) -> None:
     client.validate(suggestion())
     client.get_suggestions(suggestion(), 1)
     with pytest.raises(Unavailable):
-        client.get_suggestions(suggestion(), 2)  # answered OK, with the wrong count
+        client.get_suggestions(suggestion(), 0)  # answered OK, with more than asked for
     assert client.calls() == {
         ("ValidateAlgorithmSettings", "UNIMPLEMENTED"): 1,
         ("GetSuggestions", "OK"): 2,

@@ -20,13 +20,17 @@ from katib_resume.adapters.fake.cluster import FakeCluster
 from katib_resume.adapters.grpc import Endpoints, GrpcSuggestionService
 from katib_resume.adapters.grpc.server import HEALTH, ApiServer
 from katib_resume.app.suggestion.service import SuggestionApi
-from katib_resume.core.katib import API_VERSION, GRPC_HEALTH_SERVICE
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.katib import API_VERSION, GRPC_HEALTH_SERVICE, LABEL_EXPERIMENT
 from katib_resume.core.model import Suggestion
 from katib_resume.core.observed import Outcome
 
 NS, NAME = "kubeflow", "served"
 X = {"name": "x", "parameterType": "double", "feasibleSpace": {"min": "-5", "max": "10"}}
 Y = {"name": "y", "parameterType": "int", "feasibleSpace": {"min": "0", "max": "15"}}
+GRID_X = {"name": "x", "parameterType": "categorical", "feasibleSpace": {"list": ["a", "b"]}}
+GRID_Y = {"name": "y", "parameterType": "int", "feasibleSpace": {"min": "1", "max": "2"}}
+EPOCHS = {"name": "epochs", "parameterType": "int", "feasibleSpace": {"min": "1", "max": "9"}}
 
 
 def experiment(settings: list[dict[str, str]]) -> dict[str, Any]:
@@ -115,3 +119,89 @@ def test_health_answers_for_the_suggestion_service_only(served: Served) -> None:
         with pytest.raises(grpc.RpcError) as refused:
             check(HEALTH["HealthCheckRequest"](service="other"), timeout=5)
         assert refused.value.code() is grpc.StatusCode.NOT_FOUND
+
+
+def client_for(served: Served, spec: dict[str, Any]) -> GrpcSuggestionService:
+    """A controller's client for an Experiment named ``NAME`` with ``spec`` instead."""
+    manifest = experiment([])
+    manifest["spec"] = {**manifest["spec"], **spec}
+    served.cluster = FakeCluster()
+    served.cluster.create(manifest)
+    return GrpcSuggestionService(served.cluster, Endpoints(served.endpoint, served.endpoint))
+
+
+def succeeded(name: str, item: dict[str, Any], accuracy: str) -> dict[str, Any]:
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "Trial",
+        "metadata": {"name": name, "namespace": NS, "labels": {LABEL_EXPERIMENT: NAME}},
+        "spec": {"parameterAssignments": item["parameterAssignments"]},
+        "status": {
+            "conditions": [
+                {"type": "Created", "status": "True"},
+                {"type": "Succeeded", "status": "True"},
+            ],
+            "startTime": "2026-11-29T10:00:00Z",
+            "completionTime": "2026-11-29T10:05:00Z",
+            "observation": {
+                "metrics": [{"name": "accuracy", "min": "0", "max": accuracy, "latest": accuracy}]
+            },
+        },
+    }
+
+
+def put(cluster: FakeCluster, manifest: dict[str, Any]) -> None:
+    """Create ``manifest``, then write its status (a subresource)."""
+    created = cluster.create({k: v for k, v in manifest.items() if k != "status"})
+    ref = ObjectRef(API_VERSION, manifest["kind"], NS, created["metadata"]["name"])
+    cluster.update_status(ref, manifest["status"], created["metadata"].get("resourceVersion"))
+
+
+def test_an_exhausted_grid_says_so_over_grpc(served: Served) -> None:
+    """The last cell comes alone, then none, each time with the search's "no more", which
+    completes the Experiment as in process (``tests/integration/test_exhausted_search.py``)."""
+    grid = {"algorithm": {"algorithmName": "grid"}, "parameters": [GRID_X, GRID_Y]}
+    client = client_for(served, grid)
+    first = client.get_suggestions(suggestion([]), 3)
+    assert len(first.items) == 3 and first.exhausted == ""
+    last = client.get_suggestions(suggestion(list(first.items)), 3)
+    assert len(last.items) == 1
+    assert (
+        last.exhausted
+        == "the search is exhausted: it has issued every assignment it has (4 assignments)"
+    )
+    cells = {tuple(p["value"] for p in i["parameterAssignments"]) for i in first.items + last.items}
+    assert len(cells) == 4
+    after = client.get_suggestions(suggestion([*first.items, *last.items]), 3)
+    assert after.items == () and after.exhausted == last.exhausted
+    client.close()
+
+
+def test_a_hyperband_rung_smaller_than_the_request_is_taken_over_grpc(served: Served) -> None:
+    """Katib's controller refuses the 3 of the second rung when it asks for 9 (#1168)."""
+    settings = [
+        {"name": "r_l", "value": "9"},
+        {"name": "eta", "value": "3"},
+        {"name": "resource_name", "value": "epochs"},
+    ]
+    spec = {
+        "objective": {"type": "maximize", "objectiveMetricName": "accuracy"},
+        "algorithm": {"algorithmName": "hyperband", "algorithmSettings": settings},
+        "parallelTrialCount": 9,
+        "maxTrialCount": 40,
+        "parameters": [EPOCHS, X],
+    }
+    client = client_for(served, spec)
+    rung = client.get_suggestions(suggestion([]), 9).items
+    assert len(rung) == 9
+    waiting = client.get_suggestions(suggestion(list(rung)), 9)
+    assert waiting.items == () and waiting.exhausted == ""  # the rung has no results yet
+    for i, item in enumerate(rung):
+        put(served.cluster, succeeded(item["name"], item, f"0.{i}"))
+    second = client.get_suggestions(suggestion(list(rung)), 9)
+    assert len(second.items) == 3 and second.exhausted == ""
+    epochs = {
+        p["value"] for i in second.items for p in i["parameterAssignments"] if p["name"] == "epochs"
+    }
+    assert epochs == {"3"}
+    client.close()

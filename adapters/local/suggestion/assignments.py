@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Set
+from dataclasses import dataclass
 from typing import Any
 
 from katib_resume.adapters.local.suggestion.space import Point
@@ -62,9 +63,24 @@ def normalized(manifests: Iterable[Manifest]) -> tuple[Manifest, ...]:
     return tuple(assignment(*key_of(m)) for m in manifests)
 
 
+@dataclass(slots=True)
+class Index:
+    """The names and points of ``issued`` (a state's tuple, by identity), kept up to date by
+    the server as assignments are added, so that a call does not re-read every assignment."""
+
+    issued: tuple[Manifest, ...]
+    names: dict[str, int]
+    points: list[Point]
+
+    @classmethod
+    def of(cls, issued: tuple[Manifest, ...]) -> Index:
+        keys = [key_of(m) for m in issued]
+        return cls(issued, {name: i for i, (name, _) in enumerate(keys)}, [p for _, p in keys])
+
+
 def well_formed(item: Any) -> bool:
     """Whether ``item`` has exactly the shape ``assignment`` produces (for loading state)."""
-    if not isinstance(item, dict) or set(item) != {"name", "parameterAssignments"}:
+    if not isinstance(item, dict) or item.keys() != _ITEM_KEYS:
         return False
     values = item["parameterAssignments"]
     return (
@@ -72,8 +88,13 @@ def well_formed(item: Any) -> bool:
         and isinstance(values, list)
         and all(
             isinstance(v, dict)
-            and set(v) == {"name", "value"}
-            and all(isinstance(x, str) for x in v.values())
+            and v.keys() == _VALUE_KEYS
+            and isinstance(v["name"], str)
+            and isinstance(v["value"], str)
             for v in values
         )
     )
+
+
+_ITEM_KEYS = frozenset(("name", "parameterAssignments"))
+_VALUE_KEYS = frozenset(("name", "value"))

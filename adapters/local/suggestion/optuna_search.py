@@ -24,17 +24,17 @@ is replaced by a seeded random one not yet issued, written into the study as the
 
 from __future__ import annotations
 
-import copy
 import random
 from collections.abc import Mapping, Sequence, Set
+from datetime import datetime
 from typing import Any
 
 import optuna
-from optuna.storages import InMemoryStorage
-from optuna.study import StudyDirection
-from optuna.trial import FrozenTrial, TrialState, create_trial
+from optuna.trial import FrozenTrial, TrialState
 
-from katib_resume.adapters.local.suggestion.optuna_space import distributions, parse, render
+from katib_resume.adapters.local.suggestion import gc_pause
+from katib_resume.adapters.local.suggestion.live_study import Live
+from katib_resume.adapters.local.suggestion.optuna_space import distributions, reader, render
 from katib_resume.adapters.local.suggestion.samplers import Delegate, SamplerFactory, ask_seed
 from katib_resume.adapters.local.suggestion.space import Point, SearchSpace
 
@@ -44,52 +44,16 @@ Results = Mapping[int, float | None]
 MAX_REDRAWS = 100
 
 
-class _Storage(InMemoryStorage):
-    """``InMemoryStorage`` that adopts the trials of a rebuild instead of deep-copying each.
-
-    They are built for it and referenced nowhere else, and the copies were most of the cost of a
-    restart (0.6 of 0.97 s at 5,000 trials); ``adopting`` is on only during ``add_trials``. The
-    body is Optuna's own ``create_new_trial`` (``optuna<6``) with ``copy.copy`` for
-    ``copy.deepcopy``; the resume property tests hold the rebuilt study to the live one.
-    """
-
-    adopting = False
-
-    def create_new_trial(self, study_id: int, template_trial: FrozenTrial | None = None) -> int:
-        if not self.adopting or template_trial is None:
-            return super().create_new_trial(study_id, template_trial)
-        with self._lock:
-            self._check_study_id(study_id)
-            trial = copy.copy(template_trial)
-            self._max_trial_id += 1
-            trial_id = self._max_trial_id
-            trial.number = len(self._studies[study_id].trials)
-            trial._trial_id = trial_id
-            self._trial_id_to_study_id_and_number[trial_id] = (study_id, trial.number)
-            self._studies[study_id].trials.append(trial)
-            self._update_cache(trial_id, study_id)
-            return trial_id
-
-
-class _Live:
-    """The study matching one cursor and one issued count (so a call reuses it)."""
-
-    def __init__(self, study: optuna.Study, storage: _Storage, numbers: list[int | None]):
-        self.study, self.storage, self.numbers = study, storage, numbers
-        self.study_id = study._study_id
-        self.cursor: Any = None
-
-    def trial_id(self, number: int) -> int:
-        return self.storage.get_trial_id_from_study_id_trial_number(self.study_id, number)
-
-
 class OptunaSearch:
     def __init__(
         self, name: str, space: SearchSpace, seed: int, maximize: bool, make: SamplerFactory
     ) -> None:
         self.name, self.space, self.seed, self.maximize = name, space, seed, maximize
         self.make, self.distributions = make, distributions(space)
-        self._live: _Live | None = None
+        self._readers = [
+            (p.name, reader(p, space.scale(i))) for i, p in enumerate(space.parameters)
+        ]
+        self._live: Live | None = None
 
     def start(self) -> Any:
         return {"told": {}, "trial_attrs": {}, "study_attrs": {}, "unknown": 0}
@@ -113,10 +77,10 @@ class OptunaSearch:
         live = self._study(cursor, issued)
         told = {**cursor["told"], **self._tell(live, cursor["told"], results)}
         trial_attrs = dict(cursor["trial_attrs"])
-        seen, points = set(issued), []
+        points = []
         for index in range(len(issued), len(issued) + count):
-            point, number = self._ask(live, index, seen)
-            seen.add(point)
+            point, number = self._ask(live, index, live.seen)
+            live.seen.add(point)
             points.append(point)
             live.numbers.append(number)
             attrs = live.storage.get_trial_system_attrs(live.trial_id(number))
@@ -135,7 +99,7 @@ class OptunaSearch:
         """Never: a sampler can always ask again (on a used-up finite space, a repeat)."""
         return False
 
-    def _study(self, cursor: Any, issued: Sequence[Point]) -> _Live:
+    def _study(self, cursor: Any, issued: Sequence[Point]) -> Live:
         """The live study if it stands at ``cursor``, else one rebuilt from the assignments."""
         live = self._live
         if live is not None and live.cursor is cursor and len(live.numbers) == len(issued):
@@ -143,47 +107,60 @@ class OptunaSearch:
         self._live = live = self._rebuild(cursor, issued)
         return live
 
-    def _rebuild(self, cursor: Any, issued: Sequence[Point]) -> _Live:
-        storage = _Storage()
-        direction = StudyDirection.MAXIMIZE if self.maximize else StudyDirection.MINIMIZE
-        study = optuna.create_study(storage=storage, sampler=Delegate(), direction=direction)
-        live = _Live(study, storage, [])
+    def _rebuild(self, cursor: Any, issued: Sequence[Point]) -> Live:
+        """The study of the issued assignments and the cursor, built in one pass
+        (``live_study``: no validation, no copies, no sampler runs)."""
+        live = Live(self.maximize, self.distributions, Delegate())
+        told, attrs, now = cursor["told"], cursor["trial_attrs"], datetime.now()
         trials: list[FrozenTrial] = []
-        for index, point in enumerate(issued):
-            params = self._params(point)
-            live.numbers.append(None if params is None else len(trials))
-            if params is not None:
-                trials.append(self._trial(params, cursor, index))
-        storage.adopting = True
-        try:
-            study.add_trials(trials)
-        finally:
-            storage.adopting = False
+        with gc_pause.paused():
+            for index, point in enumerate(issued):
+                params = self._params(point)
+                live.numbers.append(None if params is None else len(trials))
+                if params is not None:
+                    key = str(index)
+                    trials.append(self._trial(params, told, key, attrs.get(key, {}), now))
+        live.storage.adopt(live.study_id, trials, self.maximize)
+        live.seen.update(issued)
+        live.completed = sum(t.state == TrialState.COMPLETE for t in trials)
         for key, value in cursor["study_attrs"].items():
-            storage.set_study_system_attr(live.study_id, key, value)
+            live.storage.set_study_system_attr(live.study_id, key, value)
         if cursor["unknown"] and not cursor["study_attrs"] and self.name == "sobol":
             self._advance_sobol(live, len(trials))
         live.cursor = cursor
         return live
 
-    def _trial(self, params: dict[str, Any], cursor: Any, index: int) -> FrozenTrial:
-        key = str(index)
-        attrs = cursor["trial_attrs"].get(key, {})
-        if key not in cursor["told"]:
-            state, value = TrialState.RUNNING, None
-        elif cursor["told"][key] is None:
-            state, value = TrialState.FAIL, None
+    def _trial(
+        self,
+        params: dict[str, Any],
+        told: Mapping[str, Any],
+        key: str,
+        attrs: dict[str, Any],
+        now: datetime,
+    ) -> FrozenTrial:
+        """The trial of an issued assignment, as Optuna's ``create_trial`` makes it (number
+        and id are set by ``Storage.adopt``); the distributions are shared, never mutated."""
+        if key not in told:
+            state, value, done = TrialState.RUNNING, None, None
+        elif told[key] is None:
+            state, value, done = TrialState.FAIL, None, now
         else:
-            state, value = TrialState.COMPLETE, float(cursor["told"][key])
-        return create_trial(
+            state, value, done = TrialState.COMPLETE, float(told[key]), now
+        return FrozenTrial(
+            number=-1,
+            state=state,
+            value=value,
+            datetime_start=now,
+            datetime_complete=done,
             params=params,
             distributions=self.distributions,
-            value=value,
-            state=state,
+            user_attrs={},
             system_attrs=attrs,
+            intermediate_values={},
+            trial_id=-1,
         )
 
-    def _advance_sobol(self, live: _Live, trials: int) -> None:
+    def _advance_sobol(self, live: Live, trials: int) -> None:
         """Put the Sobol sequence where ``trials`` asks left it: Optuna draws the first point
         at random and every later one advances the sequence by one."""
         if trials < 2:
@@ -194,7 +171,7 @@ class OptunaSearch:
             if key.startswith("qmc:"):
                 live.storage.set_study_system_attr(live.study_id, key, trials - 2)
 
-    def _tell(self, live: _Live, told: Mapping[str, Any], results: Results) -> dict[str, Any]:
+    def _tell(self, live: Live, told: Mapping[str, Any], results: Results) -> dict[str, Any]:
         """Tell the study the results it has not been told; what was told, by index."""
         new: dict[str, Any] = {}
         for index, value in results.items():
@@ -204,16 +181,13 @@ class OptunaSearch:
             number = live.numbers[index]
             if number is None:
                 continue
-            if value is None:
-                live.study.tell(number, state=TrialState.FAIL)
-            else:
-                live.study.tell(number, float(value))
+            live.tell(number, value)
             new[key] = value
         return new
 
-    def _ask(self, live: _Live, index: int, seen: Set[Point]) -> tuple[Point, int]:
+    def _ask(self, live: Live, index: int, seen: Set[Point]) -> tuple[Point, int]:
         assert isinstance(live.study.sampler, Delegate)
-        live.study.sampler.current = self.make(ask_seed(self.seed, index))
+        live.study.sampler.current = live.fit(self.make(ask_seed(self.seed, index)))
         trial = live.study.ask(self.distributions)
         point = self._point(trial.params)
         other = self._redraw(index, seen) if point in seen and not self._exhausted(seen) else None
@@ -252,13 +226,12 @@ class OptunaSearch:
         """The Optuna params of an assignment, or ``None`` if it is not a point of the space."""
         values = dict(point)
         params: dict[str, Any] = {}
-        for i, parameter in enumerate(self.space.parameters):
-            if parameter.name not in values:
-                return None
-            value = parse(parameter, self.space.scale(i), values[parameter.name])
+        for name, read in self._readers:
+            text = values.get(name)
+            value = None if text is None else read(text)
             if value is None:
                 return None
-            params[parameter.name] = value
+            params[name] = value
         return params
 
 

@@ -12,8 +12,10 @@ The samplers:
   reads: ``gamma`` splits the ``ceil(gamma * sqrt(n))`` best results (at most 25) from the
   rest, ``n_EI_candidates`` candidates are scored, ``prior_weight`` weighs the prior, and the
   first 10 assignments are random (Optuna's default; hyperopt's 20 would leave the usual
-  Katib Experiment of a dozen Trials random throughout). ``constant_liar`` makes the
-  sampler treat Trials still running as bad, so the items of one batch differ.
+  Katib Experiment of a dozen Trials random throughout). Each parameter is modelled on its
+  own, as hyperopt does (``multivariate=False``: Optuna 5's default is multivariate).
+  ``constant_liar`` makes the sampler treat Trials still running as bad, so the items of one
+  batch differ.
 - ``multivariate-tpe``: ``TPESampler(multivariate=True)``, Optuna's defaults (10 startup
   trials, 24 candidates), ``constant_liar`` as above.
 - ``cmaes``: ``CmaEsSampler`` with ``sigma0`` (``sigma``, used when > 0, as Goptuna does) and
@@ -76,6 +78,7 @@ def _tpe(settings: dict[str, Any], _: int, __: Space) -> SamplerFactory:
         n_ei_candidates=int(settings["n_EI_candidates"]),
         gamma=gamma,
         seed=s,
+        multivariate=False,
         constant_liar=True,
         **extra,
     )

@@ -40,6 +40,7 @@ from katib_resume.adapters.local.suggestion import state as store
 from katib_resume.adapters.local.suggestion.algorithms import Search, build, seed_of, validate
 from katib_resume.adapters.local.suggestion.annotate import Annotating
 from katib_resume.adapters.local.suggestion.assignments import (
+    Index,
     assignment,
     key_of,
     name_for,
@@ -86,6 +87,7 @@ class SuggestionServer:
         self._state: SearchState | None = None
         self._invalid: ValueError | None = None
         self._saved_state: SearchState | None = None
+        self._index: Index | None = None
 
     @property
     def path(self) -> Path | None:
@@ -96,6 +98,11 @@ class SuggestionServer:
     def issued(self) -> tuple[Manifest, ...]:
         """Every assignment issued so far, in order (copies)."""
         return normalized(self._state.issued) if self._state else ()
+
+    def held(self, count: int) -> tuple[Manifest, ...]:
+        """The first ``count`` assignments issued, without copying them (do not mutate): what
+        a controller that holds ``count`` of them passes back to ``get_suggestions``."""
+        return self._state.issued[:count] if self._state else ()
 
     def validate(self) -> Validation:
         """Katib's ``ValidateAlgorithmSettings``; needs no ``start`` (Katib asks a fresh pod)."""
@@ -145,6 +152,7 @@ class SuggestionServer:
                 self._save(state)
             except BaseException:
                 search.forget()  # its live model ran ahead of the saved state
+                self._index = None  # it indexes the unsaved state
                 raise
         self._state = state
         items = list(normalized(state.issued[len(have) : total]))
@@ -172,6 +180,7 @@ class SuggestionServer:
     def stop(self) -> None:
         """Forget the in-memory state; everything worth keeping is already on the volume."""
         self._search, self._state, self._invalid, self._saved_state = None, None, None, None
+        self._index = None
 
     def _running(self) -> tuple[Search, SearchState]:
         if self._invalid is not None:
@@ -246,17 +255,23 @@ class SuggestionServer:
         count: int,
         results: Mapping[str, float | None],
     ) -> SearchState:
-        keys = [key_of(m) for m in state.issued]
-        names = {name for name, _ in keys}
-        index = {name: i for i, (name, _) in enumerate(keys)}
-        known = {index[name]: value for name, value in results.items() if name in index}
-        points, cursor = search.draw(state.cursor, count, [p for _, p in keys], known)
-        issued = list(state.issued)
+        index = self._index
+        if index is None or index.issued is not state.issued:
+            index = Index.of(state.issued)
+        names = index.names
+        known = {i: v for name, v in results.items() if (i := names.get(name)) is not None}
+        points, cursor = search.draw(state.cursor, count, tuple(index.points), known)
+        self._index = None  # until it is extended (an error on the way leaves none)
+        new: list[Manifest] = []
         for point in points:
-            name = name_for(self.experiment.metadata.name, state.seed, len(issued), names)
-            names.add(name)
-            issued.append(assignment(name, point))
-        return replace(state, cursor=cursor, issued=tuple(issued))
+            number = len(index.points)
+            name = name_for(self.experiment.metadata.name, state.seed, number, names.keys())
+            names[name] = number
+            index.points.append(point)
+            new.append(assignment(name, point))
+        index.issued = state.issued + tuple(new)
+        self._index = index
+        return replace(state, cursor=cursor, issued=index.issued)
 
     def _save(self, state: SearchState) -> None:
         """Make ``state`` durable (remembered as saved only once the save succeeded)."""
@@ -266,8 +281,11 @@ class SuggestionServer:
 
 
 def _is_prefix(have: Sequence[Manifest], issued: Sequence[Manifest]) -> bool:
+    """Whether ``have`` is where ``issued`` starts. Katib sends every assignment in every call:
+    the common case, an item equal to ours as a whole, is compared without reading it."""
     return len(have) <= len(issued) and all(
-        key_of(ours) == key_of(theirs) for ours, theirs in zip(have, issued, strict=False)
+        ours is theirs or ours == theirs or key_of(ours) == key_of(theirs)
+        for ours, theirs in zip(have, issued, strict=False)
     )
 
 

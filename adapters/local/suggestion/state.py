@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from katib_resume.adapters.atomic import write_atomically
+from katib_resume.adapters.local.suggestion import encoded, gc_pause
 from katib_resume.adapters.local.suggestion.assignments import well_formed
 from katib_resume.core.kube import Manifest
 
@@ -49,6 +50,10 @@ class SearchState:
         return self.experiment, self.algorithm, self.seed, self.space
 
 
+canonical = encoded.canonical
+"""The payload's canonical JSON (sorted keys, no spaces), of which ``sha256`` is the digest."""
+
+
 class StateProblem(Exception):
     """Why the saved state cannot be used: ``missing`` or ``corrupt``, with the detail."""
 
@@ -57,20 +62,15 @@ class StateProblem(Exception):
         self.kind, self.detail = kind, detail
 
 
-def canonical(payload: Any) -> bytes:
-    return json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False).encode()
-
-
 def encode(state: SearchState) -> bytes:
-    payload = {
-        "experiment": state.experiment,
-        "algorithm": state.algorithm,
-        "seed": state.seed,
-        "space": state.space,
-        "cursor": state.cursor,
-        "issued": list(state.issued),
-    }
-    body = canonical(payload)
+    fields = [
+        ("experiment", state.experiment),
+        ("algorithm", state.algorithm),
+        ("seed", state.seed),
+        ("space", state.space),
+        ("cursor", state.cursor),
+    ]
+    body = encoded.payload(fields, state.issued, state.identity())
     digest = hashlib.sha256(body).hexdigest()
     return _document(body, digest) + b"\n"
 
@@ -85,7 +85,17 @@ def _document(body: bytes, digest: str) -> bytes:
 
 
 def decode(data: bytes) -> SearchState:
-    """The state in ``data``; raises ``StateProblem("corrupt", ...)`` on any doubt."""
+    """The state in ``data``; raises ``StateProblem("corrupt", ...)`` on any doubt.
+
+    A file as ``encode`` writes it holds the payload's canonical bytes, so those are checked
+    and parsed as they are; a file in any other layout (reformatted, keys reordered) is parsed
+    whole and its payload re-encoded to be checked, as the format allows."""
+    found = _canonical_payload(data)
+    if found is not None:
+        body, payload = found
+        state = _state(payload)
+        encoded.prime(body, state.issued, state.identity())
+        return state
     try:
         document = json.loads(data)
     except (UnicodeDecodeError, ValueError, RecursionError):
@@ -99,6 +109,29 @@ def decode(data: bytes) -> SearchState:
     if digest is None or digest != document.get("sha256"):
         raise StateProblem("corrupt", "checksum mismatch")
     return _state(payload)
+
+
+def _canonical_payload(data: bytes) -> tuple[bytes, Any] | None:
+    """The payload's bytes and value in a file laid out as ``encode`` lays it out, its
+    checksum verified; ``None`` if it is laid out otherwise or the check fails (``decode``
+    decides)."""
+    head = canonical({"format": FORMAT})[:-1] + b',"payload":'
+    tail = b',"sha256":"' + b"0" * 64 + b'","version":' + str(VERSION).encode() + b"}\n"
+    if not data.startswith(head) or len(data) < len(head) + len(tail):
+        return None
+    body, rest = data[len(head) : len(data) - len(tail)], data[len(data) - len(tail) :]
+    digest = hashlib.sha256(body).hexdigest().encode()
+    if rest != tail.replace(b"0" * 64, digest):
+        return None
+    try:
+        return body, json.loads(body, parse_constant=_no_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+
+
+def _no_constant(name: str) -> Any:
+    """``NaN`` and the infinities have no canonical form: such a file is not ``encode``'s."""
+    raise ValueError(f"{name} in a state file")
 
 
 def _digest(payload: Any) -> str | None:
@@ -130,7 +163,8 @@ def load(path: Path) -> SearchState:
         raise StateProblem("missing", f"no {path.name} in {path.parent}") from None
     except OSError as error:
         raise StateProblem("corrupt", f"unreadable: {error.strerror or error}") from None
-    return decode(data)
+    with gc_pause.paused():  # a parse of every assignment (gc_pause)
+        return decode(data)
 
 
 def save(path: Path, state: SearchState) -> None:

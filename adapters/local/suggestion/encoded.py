@@ -1,0 +1,99 @@
+"""The canonical bytes of a state's payload, re-encoding only the assignments that are new.
+
+The state file holds the canonical JSON of the payload (sorted keys, no spaces: ``canonical``),
+and a server saves after every call that changed it. The assignments are most of the payload
+(Katib Experiments run thousands of Trials), and a call adds a few: encoding all of them again
+was most of the cost of a save (18 of 25 ms at 5,000). So the encoding of each search's
+``issued`` tuple is kept, by the search's identity, and extended with the new assignments only:
+a state's ``issued`` is never mutated and a new batch makes a new tuple that starts with the
+old one's items (the same objects), which is checked by identity, item by item, at C speed.
+Anything else (another tuple, a shorter one, other items) is encoded whole. A state read back
+from its file primes the encoding with the file's own bytes (``prime``), so the first save after
+a restart does not encode every assignment either.
+
+The bytes are exactly ``canonical(payload)`` (a unit test holds them to it): the payload's keys
+are written in sorted order, each value by ``canonical``.
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any
+
+from katib_resume.core.kube import Manifest
+
+KEPT = 32
+"""Searches whose encoding is kept (a suggestion server serves one Experiment per search)."""
+
+
+def canonical(payload: Any) -> bytes:
+    return json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False).encode()
+
+
+class _Issued:
+    """The encoding of one ``issued`` tuple: its items, and their canonical bytes joined."""
+
+    def __init__(self, items: tuple[Manifest, ...], body: bytes) -> None:
+        self.items, self.body = items, body
+
+
+_kept: OrderedDict[tuple[Any, ...], _Issued] = OrderedDict()
+_lock = threading.Lock()  # servers of several Experiments may save at once
+
+
+def payload(fields: Sequence[tuple[str, Any]], issued: tuple[Manifest, ...], key: Any) -> bytes:
+    """``canonical`` of ``{**dict(fields), "issued": list(issued)}``, reusing the encoding kept
+    under ``key`` (the search's identity) for the items ``issued`` shares with it."""
+    entries = [(name, canonical(value)) for name, value in fields]
+    entries.append(("issued", b"[" + _issued(issued, key) + b"]"))
+    entries.sort()
+    return b"{" + b",".join(canonical(name) + b":" + value for name, value in entries) + b"}"
+
+
+def _issued(issued: tuple[Manifest, ...], key: Any) -> bytes:
+    with _lock:
+        kept = _kept.get(key)
+    if kept is not None and kept.items is issued:
+        return kept.body
+    shared = _shared(kept, issued)
+    new = b",".join(canonical(item) for item in issued[shared:])
+    body = new
+    if kept is not None and shared:
+        body = kept.body + b"," + new if new else kept.body
+    _keep(key, _Issued(issued, body))
+    return body
+
+
+def _keep(key: Any, entry: _Issued) -> None:
+    with _lock:
+        _kept[key] = entry
+        _kept.move_to_end(key)
+        while len(_kept) > KEPT:
+            _kept.popitem(last=False)
+
+
+def _shared(kept: _Issued | None, issued: tuple[Manifest, ...]) -> int:
+    """How many leading items of ``issued`` the kept encoding covers: all of its items, if they
+    are ``issued``'s first ones (the same objects), else none."""
+    if kept is None or not kept.items or len(kept.items) > len(issued):
+        return 0
+    same = all(map(operator.is_, kept.items, issued))
+    return len(kept.items) if same else 0
+
+
+def prime(body: bytes, issued: tuple[Manifest, ...], key: Any) -> None:
+    """Keep the encoding of ``issued`` as it stands in ``body``, the canonical payload bytes it
+    was read from: between ``"issued":[`` and ``],"seed":`` (the keys are sorted, and no item
+    of ``issued`` holds a key: the last ``"issued":[`` after the experiment's name is the
+    payload's own). Nothing is kept if ``body`` is not laid out so."""
+    experiment, _, seed, space = key
+    marker = b',"experiment":' + canonical(experiment) + b',"issued":['
+    tail = b'],"seed":' + canonical(seed) + b',"space":' + canonical(space) + b"}"
+    start = body.rfind(marker)
+    if start < 0 or not body.endswith(tail):
+        return
+    _keep(key, _Issued(issued, body[start + len(marker) : len(body) - len(tail)]))

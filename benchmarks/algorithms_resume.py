@@ -1,0 +1,168 @@
+"""What a restart and a call of the suggestion service cost, beside Optuna's own, in one run.
+
+With ``n`` = 100 / 1,000 / 5,000 finished Trials on the volume (the same random points and
+Branin values for both sides):
+
+- ``restart``: ours is a new ``SuggestionServer`` reading its state file, checking it against
+  the history and answering the next ``GetSuggestions`` (one new assignment, saved); Optuna's is
+  ``load_study`` on SQLite and the first ``ask``, with the same sampler.
+- ``call``: a running service told one new result (Katib sends every Trial in every request,
+  so the request holds all ``n``) asked for one assignment and saving it; Optuna's is ``tell``
+  plus ``ask`` on the loaded SQLite study.
+- ``fit``: one ``ask`` of our live study alone (the model fit every call pays): the yardstick of
+  the two above.
+
+Wall-clock medians of ``repeats`` and, because the machine is shared, CPU-time medians too.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import optuna
+
+from katib_resume.adapters.local.suggestion import SuggestionServer
+from katib_resume.adapters.local.suggestion import state as store
+from katib_resume.adapters.local.suggestion.algorithms import build
+from katib_resume.adapters.local.suggestion.assignments import assignment, name_for
+from katib_resume.adapters.local.suggestion.optuna_search import OptunaSearch
+from katib_resume.adapters.local.suggestion.optuna_space import distributions
+from katib_resume.core.model import Experiment
+
+Results = dict[str, float | None]
+Clock = Callable[[], float]
+CLOCKS: dict[str, Clock] = {"wall": time.perf_counter, "cpu": time.process_time}
+
+
+def history(subject: Experiment, n: int, f: Callable[[dict[str, float]], float]) -> list[Any]:
+    """``n`` random points of the space with their values, the same for both sides."""
+    search = build(subject, 0)
+    rng = random.Random(n)
+    points = [search.space.sample(rng) for _ in range(n)]
+    return [(point, f({k: float(v) for k, v in point})) for point in points]
+
+
+def saved_state(directory: Path, subject: Experiment, done: list[Any]) -> tuple[list[Any], Results]:
+    """A state file of the finished assignments ``done``, as our server would have saved it."""
+    search = build(subject, 0)
+    issued: list[Any] = []
+    told: dict[str, float] = {}
+    results: Results = {}
+    taken: set[str] = set()
+    for index, (point, value) in enumerate(done):
+        name = name_for("b", 0, index, taken)
+        taken.add(name)
+        issued.append(assignment(name, point))
+        told[str(index)] = value
+        results[name] = value
+    cursor = {**search.start(), "told": told}
+    algorithm = subject.spec.algorithm.algorithm_name
+    space = search.space.fingerprint()
+    state = store.SearchState("bench/b", algorithm, 0, space, cursor, tuple(issued))
+    store.save(directory / store.FILE_NAME, state)
+    return issued, results
+
+
+def ours(subject: Experiment, done: list[Any], repeats: int) -> dict[str, dict[str, float]]:
+    """Restart, call and fit of our service, per clock."""
+    times: dict[str, dict[str, list[float]]] = {
+        part: {clock: [] for clock in CLOCKS} for part in ("restart", "call", "fit")
+    }
+    for _ in range(repeats):
+        with tempfile.TemporaryDirectory() as directory:
+            issued, results = saved_state(Path(directory), subject, done)
+            started = _now()
+            server = SuggestionServer(subject, 0, Path(directory))
+            report = server.start(issued)
+            assert report.source == "restored", report.reason
+            held = issued + server.get_suggestions(issued, len(issued) + 1, results)
+            _record(times["restart"], started)
+            results[held[-1]["name"]] = 1.0
+            started = _now()
+            held += server.get_suggestions(held, len(held) + 1, results)
+            _record(times["call"], started)
+            _fit(times["fit"], server)
+    return {part: _medians(clocks) for part, clocks in times.items()}
+
+
+def _fit(into: dict[str, list[float]], server: SuggestionServer) -> None:
+    """One ask of the server's live study, nothing else (the fit of the next call)."""
+    search = server._search
+    assert isinstance(search, OptunaSearch) and search._live is not None
+    live = search._live
+    started = _now()
+    search._ask(live, len(live.numbers), set(live.seen))
+    _record(into, started)
+
+
+def optuna_side(subject: Experiment, done: list[Any], repeats: int) -> dict[str, dict[str, float]]:
+    """Optuna's ``load_study`` (SQLite) + ``ask``, and ``tell`` + ``ask``, per clock."""
+    search = build(subject, 0)
+    assert isinstance(search, OptunaSearch)
+    space = distributions(search.space)
+    trials = [
+        optuna.trial.create_trial(
+            params={k: float(v) for k, v in point}, distributions=space, value=value
+        )
+        for point, value in done
+    ]
+    times: dict[str, dict[str, list[float]]] = {
+        part: {clock: [] for clock in CLOCKS} for part in ("restart", "call")
+    }
+    with tempfile.TemporaryDirectory() as directory:
+        url = f"sqlite:///{directory}/study.db"
+        optuna.create_study(storage=url, study_name="b").add_trials(trials)
+        for _ in range(repeats):
+            started = _now()
+            study = optuna.load_study(study_name="b", storage=url, sampler=search.make(0))
+            trial = study.ask(space)
+            _record(times["restart"], started)
+            started = _now()
+            study.tell(trial, 1.0)
+            study.ask(space)
+            _record(times["call"], started)
+    return {part: _medians(clocks) for part, clocks in times.items()}
+
+
+def resume(
+    algorithms: tuple[str, ...],
+    sizes: tuple[int, ...],
+    repeats: int,
+    make: Callable[[str], Experiment],
+    f: Callable[[dict[str, float]], float],
+) -> dict[str, Any]:
+    report: dict[str, Any] = {}
+    for algorithm in algorithms:
+        subject = make(algorithm)
+        for n in sizes:
+            done = history(subject, n, f)
+            mine, theirs = ours(subject, done, repeats), optuna_side(subject, done, repeats)
+            entry: dict[str, Any] = {"ours": mine, "optuna_sqlite": theirs}
+            entry["ratio_wall"] = {
+                part: round(mine[part]["wall"] / theirs[part]["wall"], 3)
+                for part in ("restart", "call")
+            }
+            entry["restart_over_fit_cpu"] = round(mine["restart"]["cpu"] / mine["fit"]["cpu"], 2)
+            report[f"{algorithm}/{n}"] = entry
+            print(f"resume {algorithm}/{n}: {entry}", file=sys.stderr)
+    return report
+
+
+def _now() -> dict[str, float]:
+    return {name: clock() for name, clock in CLOCKS.items()}
+
+
+def _record(into: dict[str, list[float]], started: dict[str, float]) -> None:
+    for name, clock in CLOCKS.items():
+        into[name].append(clock() - started[name])
+
+
+def _medians(clocks: dict[str, list[float]]) -> dict[str, float]:
+    return {name: round(statistics.median(values), 4) for name, values in clocks.items()}
