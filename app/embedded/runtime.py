@@ -9,8 +9,10 @@ One ``step`` is one tick of the simulated world, in the order a cluster would se
    informers: a tick lists every Suggestion and Trial, and a cache hands them out without
    the API server's private copies);
 3. every change since the last step reaches the controller's work queue through the watch (and,
-   every ``resync_seconds``, every Experiment does), and the controller reconciles every key
-   that is due, until its queue has nothing due;
+   every ``resync_seconds``, every Experiment does; every ``relist_seconds``, the cache is
+   listed again from the API server and what differs is reconciled too, the repair of a lost
+   watch event), and the controller reconciles every key that is due, until its queue has
+   nothing due;
 4. the clock advances by ``tick_seconds``, and the world's own state is committed (a kept
    cluster's changes are committed as they happen: ``adapters.fake.persistence``).
 
@@ -37,7 +39,7 @@ from katib_resume.adapters.local.trials import TrialRunner
 from katib_resume.app.embedded.models import ModelsByVersion
 from katib_resume.app.embedded.services import ServiceHost
 from katib_resume.app.loop.controller import Controller
-from katib_resume.app.loop.informer import Informer
+from katib_resume.app.loop.informer import Change, Informer
 from katib_resume.app.loop.keys import Key, Resync, every_key, keys_of
 from katib_resume.core.config import KatibConfig
 from katib_resume.core.model import Trial
@@ -47,6 +49,11 @@ DRAIN_LIMIT = 10_000
 RESYNC_SECONDS = 60.0
 """Every Experiment is reconciled again this often, changed or not (an informer's resync): a
 reconcile that read a stale cache and so missed the event that mattered is repaired by it."""
+RELIST_SECONDS = 30.0
+"""The controller's cache is listed again from the API server this often (``Informer.relist``):
+the repair of a watch event that was lost, which no resync of the cache can bring back. A relist
+reads every object once and wakes only the Experiments whose objects differ; every 30 simulated
+seconds, it is a small share of a run (``benchmarks/faults.py`` measures the repair's delay)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +78,7 @@ class Runtime:
         workdir: Path | None = None,
         tick_seconds: float = 1.0,
         resync_seconds: float = RESYNC_SECONDS,
+        relist_seconds: float = RELIST_SECONDS,
         focus: frozenset[Key] | None = None,
     ) -> None:
         self.cluster, self.world, self.tick_seconds = cluster, world, tick_seconds
@@ -91,20 +99,23 @@ class Runtime:
             workdir=workdir,
             parse=lambda raw: parsed.parse(Trial, raw),
         )
-        self.resync = Resync(resync_seconds, self.clock.now() + timedelta(seconds=resync_seconds))
+        now = self.clock.now()
+        self.resync = Resync(resync_seconds, now + timedelta(seconds=resync_seconds))
+        self.relisting = Resync(relist_seconds, now + timedelta(seconds=relist_seconds))
         self.enqueue_all()
 
     def enqueue_all(self) -> None:
-        """Reconcile every Experiment (at start, and when the watch fell too far behind)."""
+        """Reconcile every Experiment (at start, and every ``resync_seconds``)."""
         for key in every_key(self.cluster):
             self._enqueue(key)
 
     def pump(self) -> int:
-        """Bring the controller's cache up to date and turn the changes into reconcile keys."""
-        events = self.informer.sync()
-        if events is None:  # the watch fell behind: everything was listed again
-            self.enqueue_all()
-            return 0
+        """Bring the controller's cache up to date and turn the changes into reconcile keys
+        (with a relist from the API server first, when one is due)."""
+        events: list[Change] = []
+        if self.relisting.due(self.clock.now()):
+            events += self.informer.relist()
+        events += self.informer.sync()
         for event in events:
             if event.type == "DELETED":
                 self.parsed.forget(event.object["metadata"].get("uid", ""))
