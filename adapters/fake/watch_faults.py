@@ -15,9 +15,10 @@ between it and one reader, ``FakeCluster.changes_since``, and change what that r
   kind's change before another's that happened first.
 - ``expire()``: the next read is ``Gone`` (410: the cursor was compacted away), and the reader
   must list again.
-- ``at_random(loss=, duplication=, reordering=, seed=)``: every event is lost, duplicated or
-  swapped with those probabilities, drawn from ``random.Random(seed)``: the same seed and the
-  same history give the same faults, run after run.
+- ``at_random(loss=, duplication=, reordering=, expiry=, seed=)``: every event is lost,
+  duplicated or held back with those probabilities, and every read expires with probability
+  ``expiry``, all drawn from ``random.Random(seed)``: the same seed and the same history give
+  the same faults, run after run.
 
 Counters are consumed by the events they strike, in the order armed; ``pending`` says whether
 one still waits (a random fault never stops waiting until ``clear``).
@@ -52,6 +53,7 @@ class _Rates:
     loss: float
     duplication: float
     reordering: float
+    expiry: float
     draw: random.Random
 
 
@@ -88,12 +90,15 @@ class WatchFaults:
         loss: float = 0.0,
         duplication: float = 0.0,
         reordering: float = 0.0,
+        expiry: float = 0.0,
         seed: int = 0,
     ) -> None:
-        for rate in (loss, duplication, reordering):
+        for rate in (loss, duplication, reordering, expiry):
             if not 0.0 <= rate <= 1.0:
                 raise ValueError(f"a fault rate must be within [0, 1], not {rate}")
-        self._rates = _Rates(loss, duplication, reordering, random.Random(seed))
+        if loss + duplication + reordering > 1.0:
+            raise ValueError("loss, duplication and reordering must add up to at most 1")
+        self._rates = _Rates(loss, duplication, reordering, expiry, random.Random(seed))
 
     @property
     def pending(self) -> bool:
@@ -102,6 +107,9 @@ class WatchFaults:
 
     def check(self) -> None:
         """Raise ``Gone`` if the reader's watch is to expire now."""
+        rates = self._rates
+        if rates is not None and rates.expiry and rates.draw.random() < rates.expiry:
+            self._expire = True
         if self._expire:
             self._expire = False
             raise Gone("injected: the watch expired (410 Gone); list again")

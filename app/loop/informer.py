@@ -118,6 +118,8 @@ class Informer:
         ]
         for name, obj in fresh.items():
             old = held.get(name)
+            if old is obj:
+                continue  # the very object the watch delivered (the fake lists what it stores)
             if old is not None and (version_of(old) == version_of(obj) or not newer(old, obj)):
                 continue  # the same version, or the cache knows a newer one (a write's answer)
             if old is not None and _uid(old) != _uid(obj):

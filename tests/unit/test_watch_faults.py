@@ -96,3 +96,18 @@ def test_rates_and_counts_are_checked() -> None:
     assert faults.pending
     faults.clear()
     assert not faults.pending
+
+
+def test_a_random_expiry_makes_reads_gone_now_and_then() -> None:
+    cluster = _cluster("Experiment/a")
+    cluster.faults.watch.at_random(expiry=0.5, seed=3)
+    outcomes = []
+    for _ in range(20):
+        try:
+            cluster.changes_since(cluster.cursor)
+            outcomes.append("read")
+        except Gone:
+            outcomes.append("gone")
+    assert set(outcomes) == {"read", "gone"}
+    with pytest.raises(ValueError, match="add up"):
+        cluster.faults.watch.at_random(loss=0.6, duplication=0.6)
