@@ -1,13 +1,16 @@
-"""A lifecycle played under random watch faults ends exactly as the same lifecycle without them.
+"""A lifecycle played under random watch faults (and late, slow or crashed Kubernetes
+controllers) ends exactly as the same lifecycle without them.
 
 Each example is a whole lifecycle (first run to completion, zero to two budget raises, each run
 to completion again, perhaps the deletion) played twice on the embedded runtime: once with a
 true watch, once with the controller's watch losing, repeating and reordering events and
-expiring (410 Gone) at the rates drawn, from a drawn seed. The user acts only when the cluster
-has settled, so both runs ask the same of the controller; the faulty run must then reach the
-same end state: the same objects, true conditions, counters, Trials and assignments. Only the
-repairs can make it so (``Informer.relist`` every ``relist_seconds``, the re-read of a write
-refused as stale): a lost event is never delivered again.
+expiring (410 Gone) at the rates drawn, from a drawn seed, and, in some examples, with the
+garbage collector and the binder skipping ticks and the kubelet crashing (``world.faults``).
+The user acts only when the cluster has settled, so both runs ask the same of the controller;
+the faulty run must then reach the same end state: the same objects, true conditions, counters,
+Trials and assignments. Only the repairs can make it so (``Informer.relist`` every
+``relist_seconds``, the re-read of a write refused as stale): a lost event is never delivered
+again.
 
 "Settled" waits out a relist: the Experiment is complete (or gone) and no write happened for a
 whole relist period, during which the cache was listed again from the API server. At the end
@@ -35,7 +38,12 @@ QUIET = int(RELIST) + 2
 LIMIT = 3_000
 
 
-def _play(root: Path, script: dict[str, Any], faults: dict[str, float] | None) -> Manifest:
+def _play(
+    root: Path,
+    script: dict[str, Any],
+    faults: dict[str, float] | None,
+    world: dict[str, float] | None = None,
+) -> Manifest:
     sim = Sim(
         root,
         script["policy"],
@@ -45,6 +53,8 @@ def _play(root: Path, script: dict[str, Any], faults: dict[str, float] | None) -
     )
     if faults is not None:
         sim.cluster.faults.watch.at_random(**faults)  # type: ignore[arg-type]
+    if world is not None:
+        sim.world.faults.at_random(**world)  # type: ignore[arg-type]
     _settle(sim)
     for by in script["raises"]:
         sim.raise_budget(by)
@@ -72,6 +82,7 @@ def _settle(sim: Sim) -> None:
 
 def _final_relist_writes_nothing(sim: Sim) -> None:
     sim.cluster.faults.clear()
+    sim.world.faults.clear()
     runtime = sim.runtime
     before = runtime.controller.stats.writes
     for event in runtime.informer.relist():
@@ -122,12 +133,22 @@ FAULTS = st.fixed_dictionaries(
 )
 
 
+WORLD = st.fixed_dictionaries(
+    {
+        "gc": st.sampled_from([0.0, 0.3]),
+        "binder": st.sampled_from([0.0, 0.3]),
+        "kubelet": st.sampled_from([0.0, 0.05, 0.2]),
+        "seed": st.integers(0, 2**16),
+    }
+)
+
+
 @settings(max_examples=LIFECYCLES, deadline=None)
-@given(script=SCRIPTS, faults=FAULTS)
+@given(script=SCRIPTS, faults=FAULTS, world=st.none() | WORLD)
 def test_watch_faults_change_nothing_of_the_end_state(
-    script: dict[str, Any], faults: dict[str, float]
+    script: dict[str, Any], faults: dict[str, float], world: dict[str, float] | None
 ) -> None:
     with tempfile.TemporaryDirectory(prefix="katib-resume-wf-") as root:
         clean = _play(Path(root) / "clean", script, None)
-        faulty = _play(Path(root) / "faulty", script, faults)
+        faulty = _play(Path(root) / "faulty", script, faults, world)
     assert faulty == clean
