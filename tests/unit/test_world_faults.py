@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from katib_resume.adapters.fake import FakeCluster, FakeWorld
-from katib_resume.adapters.fake.world_faults import WorldFaults
+from katib_resume.adapters.fake.world_faults import Tick, WorldFaults
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.kube import Manifest
 
@@ -49,7 +49,8 @@ def _claim(world: FakeWorld) -> ObjectRef:
 
 def _phase(world: FakeWorld, ref: ObjectRef) -> str | None:
     found = world.cluster.store.find(ref) or {}
-    return found.get("status", {}).get("phase")
+    phase = found.get("status", {}).get("phase")
+    return None if phase is None else str(phase)
 
 
 def test_a_crashed_kubelet_takes_every_pod_down_until_it_is_back(tmp_path: Path) -> None:
@@ -123,7 +124,7 @@ def test_a_late_garbage_collector_collects_when_it_runs_again(tmp_path: Path) ->
 
 
 def test_random_world_faults_repeat_under_one_seed() -> None:
-    def run(seed: int) -> list[object]:
+    def run(seed: int) -> list[Tick]:
         faults = WorldFaults()
         faults.at_random(gc=0.3, binder=0.3, kubelet=0.2, seed=seed)
         return [faults.tick() for _ in range(50)]
