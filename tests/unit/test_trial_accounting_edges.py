@@ -67,8 +67,9 @@ def test_a_status_written_from_the_counts_matches_them() -> None:
 )
 def test_one_counter_off_does_not_match(key: str) -> None:
     written = replace_status_counts({}, COUNTS)
-    assert isinstance(written[key], int)
-    assert not counts_match(_status(**{**written, key: written[key] + 1}), COUNTS)
+    counter = written[key]
+    assert isinstance(counter, int)
+    assert not counts_match(_status(**{**written, key: counter + 1}), COUNTS)
     missing = {k: v for k, v in written.items() if k != key}
     assert not counts_match(_status(**missing), COUNTS)
 
