@@ -3,6 +3,8 @@
 A watch that drops events without an error is modelled by a store that throws the watch's
 events away (``Deaf``): the watch ran, the store never saw them (kmock replays every object when
 a watch resumes, so every event is dropped, replays too, and only a list can repair the store).
+The tests never wait for a particular event: kmock may send a change as a replay instead, or
+not at all when it happened before the watch connected; the store is deaf to it either way.
 The periodic relist brings the object back and logs only that change; a write refused as stale
 re-reads it.
 """
@@ -107,7 +109,7 @@ def test_a_periodic_relist_repairs_a_lost_update_and_logs_only_it(
             content_type="application/merge-patch+json",
         )
         eventually(lambda: _max_trials(deaf, namespace) == 7, what="the relist repaired it")
-        assert watch.relists >= 2 and deaf.lost.get("MODIFIED")
+        assert watch.relists >= 2 and deaf.lost
         _, changes = deaf.changes_since(cursor)
         assert {(c.type, c.object["metadata"]["name"]) for c in changes} == {("MODIFIED", "exp")}
     finally:
@@ -129,7 +131,7 @@ def test_without_a_period_only_a_410_relists(
             body=patch,
             content_type="application/merge-patch+json",
         )
-        eventually(lambda: bool(deaf.lost.get("MODIFIED")), what="the event was lost")
+        eventually(lambda: bool(deaf.lost), what="the watch's news was lost")
         threading.Event().wait(1.0)  # several resumed watches, no relist
         assert watch.relists == 1 and _max_trials(deaf, namespace) == 3
     finally:
@@ -163,7 +165,6 @@ def test_a_write_refused_as_stale_rereads_the_object(
         body=patch,
         content_type="application/merge-patch+json",
     )
-    eventually(lambda: bool(store.lost.get("MODIFIED")), what="the event was lost")
     assert _max_trials(store, namespace) == 3
     with pytest.raises(Conflict):
         cluster.update_status(ref, {"trials": 1}, stale)
@@ -178,7 +179,6 @@ def test_a_write_to_an_object_gone_unseen_forgets_it(
     created = cluster.create(experiment(namespace))
     store.deaf = True
     transport.request("DELETE", _path(namespace, "exp"))
-    eventually(lambda: bool(store.lost.get("DELETED")), what="the event was lost")
     cursor = store.cursor
     with pytest.raises(NotFound):
         cluster.update_status(

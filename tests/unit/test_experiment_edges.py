@@ -2,13 +2,23 @@
 
 Pinned here because nothing else held them (``python -m tools.mutate --module
 core/lifecycle/experiment.py``): each transition's Event names both states by their values and
-a failure is a Warning; a completed Experiment provisions nothing, even with budget left.
+a failure is a Warning; a completed Experiment provisions nothing, even with budget left; an
+edit is observed; a completion time exists only once completed; a lost optimum is removed
+(``--module core/plan/experiment.py``).
 """
 
 from __future__ import annotations
 
-from katib_resume.core.katib import API_VERSION
-from katib_resume.core.kube import Manifest
+from datetime import timedelta
+from typing import Any
+
+from katib_resume.adapters.fake.clock import EPOCH
+from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
+from katib_resume.core.kube import Manifest, format_time
+from katib_resume.core.lifecycle.experiment import ExperimentState
+from katib_resume.core.model import Experiment, Trial
+from katib_resume.core.plan.experiment import _status, _with_optimal, decide_experiment
+from katib_resume.core.trials import TrialCounts
 from tests.support.harness import Bench, load
 
 
@@ -86,3 +96,74 @@ def test_an_edit_that_changes_nothing_else_is_still_observed() -> None:
     assert {k: v for k, v in after["status"].items() if k != "observedGeneration"} == {
         k: v for k, v in before["status"].items() if k != "observedGeneration"
     }
+
+
+X = ExperimentState
+NOW = EPOCH + timedelta(minutes=5)
+SUCCEEDED = [
+    {"type": "Created", "status": "True", "reason": "ExperimentCreated"},
+    {"type": "Running", "status": "False", "reason": "ExperimentRunning"},
+    {"type": "Succeeded", "status": "True", "reason": "ExperimentMaxTrialsReached"},
+]
+
+
+def _experiment(status: dict[str, Any]) -> Experiment:
+    raw: Manifest = load("from-volume-resume.yaml")
+    raw["metadata"].update(uid="exp-uid", generation=1)
+    raw["status"] = {"startTime": "2026-01-01T00:00:00Z", "observedGeneration": 1, **status}
+    return Experiment.model_validate(raw)
+
+
+def _written(exp: Experiment, before: ExperimentState, after: ExperimentState) -> Manifest:
+    status = _status(
+        exp,
+        conditions=exp.status.conditions,
+        counts=TrialCounts(succeeded_trials=("t1",)),
+        before=before,
+        after=after,
+        now=NOW,
+    )
+    assert status is not None
+    return status
+
+
+def test_a_completion_time_is_stamped_at_completion_only_and_a_restart_drops_it() -> None:
+    assert _written(_experiment({}), X.Running, X.Succeeded)["completionTime"] == format_time(NOW)
+    assert "completionTime" not in _written(_experiment({}), X.Pending, X.Created)
+    assert "completionTime" not in _written(_experiment({}), X.Created, X.Running)
+    done = _experiment({"conditions": SUCCEEDED, "completionTime": "2026-01-01T00:01:00Z"})
+    assert "completionTime" not in _written(done, X.Succeeded, X.Running)  # Katib bug 24
+
+
+def test_an_optimum_that_is_gone_is_removed_from_the_status() -> None:
+    """No Trial reports the objective any more (they were deleted): no stale optimum."""
+    stored = {"bestTrialName": "t1", "observation": {"metrics": []}}
+    exp = _experiment({"currentOptimalTrial": stored})
+    status = _with_optimal(exp, None, None)
+    assert status is not None and "currentOptimalTrial" not in status
+    assert _with_optimal(exp, None, stored) is None  # unchanged: nothing to write
+
+
+def test_without_the_services_word_a_search_with_budget_left_is_not_over() -> None:
+    """``decide_experiment``'s default: the suggestion service said nothing of exhaustion, so
+    every Trial having finished (one of five) does not complete the Experiment."""
+    running = [
+        {"type": "Created", "status": "True", "reason": "ExperimentCreated"},
+        {"type": "Running", "status": "True", "reason": "ExperimentRunning"},
+    ]
+    raw: Manifest = load("from-volume-resume.yaml")
+    raw["metadata"].update(uid="exp-uid", generation=1)
+    raw["spec"]["maxTrialCount"] = 5
+    raw["status"] = {"conditions": running}
+    trial = Trial.model_validate(
+        {
+            "metadata": {
+                "name": "t1",
+                "namespace": raw["metadata"]["namespace"],
+                "labels": {LABEL_EXPERIMENT: raw["metadata"]["name"]},
+            },
+            "status": {"conditions": [{"type": "Succeeded", "status": "True"}]},
+        }
+    )
+    decided = decide_experiment(Experiment.model_validate(raw), None, (trial,), NOW)
+    assert not decided.completed and decided.step.trigger is None
