@@ -13,12 +13,14 @@ from datetime import timedelta
 from typing import Any
 
 from katib_resume.adapters.fake.clock import EPOCH
+from katib_resume.core.actions import UpdateStatus
 from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
 from katib_resume.core.kube import Manifest, format_time
 from katib_resume.core.lifecycle.experiment import ExperimentState
 from katib_resume.core.model import Experiment, Trial
 from katib_resume.core.plan.experiment import _status, _with_optimal, decide_experiment
-from katib_resume.core.trials import TrialCounts
+from katib_resume.core.trial_ledger import ledger_of
+from katib_resume.core.trials import TrialCounts, replace_status_counts
 from tests.support.harness import Bench, load
 
 
@@ -144,9 +146,7 @@ def test_an_optimum_that_is_gone_is_removed_from_the_status() -> None:
     assert _with_optimal(exp, None, stored) is None  # unchanged: nothing to write
 
 
-def test_without_the_services_word_a_search_with_budget_left_is_not_over() -> None:
-    """``decide_experiment``'s default: the suggestion service said nothing of exhaustion, so
-    every Trial having finished (one of five) does not complete the Experiment."""
+def _running_experiment(**status: Any) -> Experiment:
     running = [
         {"type": "Created", "status": "True", "reason": "ExperimentCreated"},
         {"type": "Running", "status": "True", "reason": "ExperimentRunning"},
@@ -154,16 +154,55 @@ def test_without_the_services_word_a_search_with_budget_left_is_not_over() -> No
     raw: Manifest = load("from-volume-resume.yaml")
     raw["metadata"].update(uid="exp-uid", generation=1)
     raw["spec"]["maxTrialCount"] = 5
-    raw["status"] = {"conditions": running}
-    trial = Trial.model_validate(
+    raw["status"] = {"conditions": running, **status}
+    return Experiment.model_validate(raw)
+
+
+def _succeeded_trial(exp: Experiment) -> Trial:
+    return Trial.model_validate(
         {
             "metadata": {
                 "name": "t1",
-                "namespace": raw["metadata"]["namespace"],
-                "labels": {LABEL_EXPERIMENT: raw["metadata"]["name"]},
+                "namespace": exp.namespace,
+                "labels": {LABEL_EXPERIMENT: exp.metadata.name},
             },
             "status": {"conditions": [{"type": "Succeeded", "status": "True"}]},
         }
     )
-    decided = decide_experiment(Experiment.model_validate(raw), None, (trial,), NOW)
+
+
+def test_without_the_services_word_a_search_with_budget_left_is_not_over() -> None:
+    """``decide_experiment``'s default: the suggestion service said nothing of exhaustion, so
+    every Trial having finished (one of five) does not complete the Experiment."""
+    exp = _running_experiment()
+    decided = decide_experiment(exp, None, (_succeeded_trial(exp),), NOW)
     assert not decided.completed and decided.step.trigger is None
+
+
+def test_a_ledger_folded_for_another_experiment_is_not_trusted() -> None:
+    exp = _running_experiment()
+    other = exp.model_copy(update={"metadata": exp.metadata.model_copy(update={"uid": "b"})})
+    stale = ledger_of(other, ())
+    decided = decide_experiment(exp, None, (_succeeded_trial(exp),), NOW, ledger=stale)
+    [update] = [a for a in decided.actions if isinstance(a, UpdateStatus)]
+    assert update.status["trials"] == 1 and update.status["trialsSucceeded"] == 1
+
+
+def test_new_conditions_are_written_even_when_nothing_else_changed() -> None:
+    """Counters, start time and generation already current: the new conditions alone are a
+    write (``_status`` compares without them only when they are the observed ones)."""
+    exp = _experiment(replace_status_counts({}, TrialCounts(succeeded_trials=("t1",))))
+    created = ({"type": "Created", "status": "True", "reason": "ExperimentCreated"},)
+    exp = exp.model_copy(update={"status": exp.status.model_copy(update={"conditions": ()})})
+    conditions = Experiment.model_validate(
+        {**exp.to_dict(), "status": {"conditions": list(created)}}
+    ).status.conditions
+    status = _status(
+        exp,
+        conditions=conditions,
+        counts=TrialCounts(succeeded_trials=("t1",)),
+        before=X.Pending,
+        after=X.Created,
+        now=NOW,
+    )
+    assert status is not None and [c["type"] for c in status["conditions"]] == ["Created"]
