@@ -93,6 +93,33 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/property/test_admission_names.py",
         "tests/unit/test_admission.py",
     ),
+    "core/trials.py": (
+        "tests/unit/test_trials.py",
+        "tests/unit/test_trial_accounting_edges.py",
+        "tests/unit/test_trial_ledger.py",
+        "tests/unit/test_experiment_status.py",
+        "tests/unit/test_provision_edges.py",
+        "tests/property/test_trials.py",
+        "tests/property/test_trial_ledger.py",
+        "tests/property/test_restart_sequences.py",
+    ),
+    "core/plan/experiment.py": (
+        "tests/unit/test_experiment_status.py",
+        "tests/unit/test_experiment_edges.py",
+        "tests/unit/test_boundaries.py",
+        "tests/unit/test_provision_edges.py",
+        *COMMON,
+        "tests/integration/test_exhausted_search.py",
+        "tests/property/test_restart_sequences.py",
+    ),
+    "core/lifecycle/experiment.py": (
+        "tests/unit/test_state_tables.py",
+        "tests/unit/test_experiment_status.py",
+        "tests/unit/test_experiment_edges.py",
+        *COMMON,
+        "tests/integration/test_exhausted_search.py",
+        "tests/property/test_restart_sequences.py",
+    ),
 }
 DEFAULT = tuple(TESTS)
 ENV = {"HYPOTHESIS_PROFILE": "ci", "RESTART_LIFECYCLES": "40", "PYTHONDONTWRITEBYTECODE": "1"}

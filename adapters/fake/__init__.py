@@ -2,7 +2,8 @@
 
 ``FakeCluster`` is the ``Cluster`` port with Kubernetes' API rules and injectable faults;
 ``FakeWorld`` runs Kubernetes' own controllers around it (volume binding and provisioning,
-protection, reclaim, the kubelet, background garbage collection) one ``tick`` at a time;
+protection, reclaim, the kubelet, background garbage collection) one ``tick`` at a time, with
+faults of their own (``WorldFaults``; the watch's are ``WatchFaults``);
 ``save`` and ``load`` keep both on disk between processes.
 """
 
@@ -12,7 +13,9 @@ from katib_resume.adapters.fake.faults import ControllerCrash, Faults
 from katib_resume.adapters.fake.node import OutsideVolumeRoot
 from katib_resume.adapters.fake.persistence import StateFileError, load, save
 from katib_resume.adapters.fake.watch import WatchEvent
+from katib_resume.adapters.fake.watch_faults import WatchFaults
 from katib_resume.adapters.fake.world import FakeWorld
+from katib_resume.adapters.fake.world_faults import WorldFaults
 from katib_resume.core.ports import Invalid
 
 __all__ = [
@@ -26,6 +29,8 @@ __all__ = [
     "OutsideVolumeRoot",
     "StateFileError",
     "WatchEvent",
+    "WatchFaults",
+    "WorldFaults",
     "load",
     "save",
 ]

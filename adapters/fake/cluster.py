@@ -4,7 +4,8 @@
 holds Kubernetes' rules: resource versions, UID preconditions, finalizers, garbage collection).
 What this layer adds is what stands between a controller and the API server: injected faults
 (``faults.py``: conflicts, server errors, lost responses, stale caches, a crash between two
-writes), Kubernetes-style Events, and the watch (``changes_since``).
+writes; ``watch_faults.py``: lost, repeated and reordered watch events, an expired watch),
+Kubernetes-style Events, and the watch (``changes_since``).
 
 Writes and lists answer with private copies; ``for_cache`` gives the same cluster to an
 informer cache, whose writes and lists answer with the stored objects themselves (as its watch
@@ -163,8 +164,12 @@ class FakeCluster:
         self.events.append(event)
 
     def changes_since(self, cursor: int) -> Changes:
-        """Watch events after ``cursor`` and the next cursor; ``Gone`` if compacted away."""
-        return self.store.log.since(cursor)
+        """Watch events after ``cursor`` and the next cursor; ``Gone`` if compacted away (or
+        if an injected watch fault expires it). What is handed out passes the watch faults
+        (``faults.watch``); the cursor is the log's, past whatever they kept back."""
+        self.faults.watch.check()
+        after, events = self.store.log.since(cursor)
+        return after, self.faults.watch.deliver(events)
 
     @property
     def cursor(self) -> int:

@@ -18,12 +18,16 @@ to *our* controller's requests, not a broken cluster.
   after it is applied: the controller process dies between two writes. ``ControllerCrash`` is
   deliberately not a ``ClusterError``, so a retry loop does not swallow it.
 
+The watch has faults of its own (``watch_faults.py``: events lost, duplicated, reordered, a
+410 Gone), armed on ``faults.watch`` and cleared with the rest.
+
 Applied writes are counted whatever their outcome for the caller: a write whose response is
 lost still counts towards ``crash_after_writes`` (and the crash wins if both fall on one write).
 """
 
 from __future__ import annotations
 
+from katib_resume.adapters.fake.watch_faults import WatchFaults
 from katib_resume.core.ports import Conflict, Unavailable
 
 
@@ -33,6 +37,8 @@ class ControllerCrash(Exception):
 
 class Faults:
     def __init__(self) -> None:
+        self.watch = WatchFaults()
+        """What the controller's watch is handed (``FakeCluster.changes_since``)."""
         self.clear()
 
     def clear(self) -> None:
@@ -42,6 +48,7 @@ class Faults:
         self._lost = 0
         self._stale = 0
         self._crash_in: int | None = None
+        self.watch.clear()
 
     def conflict_next_write(self) -> None:
         self._conflicts += 1
@@ -64,7 +71,7 @@ class Faults:
     def pending(self) -> bool:
         """Whether any fault is still waiting to happen."""
         counters = (self._conflicts, self._failures, self._lost, self._stale)
-        return any(counters) or self._crash_in is not None
+        return any(counters) or self._crash_in is not None or self.watch.pending
 
     def before_write(self, what: str) -> None:
         """Raise the fault that stops a write before the server applies it, if one is due."""

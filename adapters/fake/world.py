@@ -20,7 +20,9 @@ Creating the world also installs the ``StorageObjectInUseProtection`` admission 
 API server: the protection finalizers are only honest together with the controllers that
 remove them (a fake API server alone would otherwise strand every deleted PVC). All writes go
 through the API server without the fault gate, so resource versions move, watch events appear
-and garbage collection runs for whatever these controllers remove.
+and garbage collection runs for whatever these controllers remove. Their own faults (a late
+garbage collector, a slow binder, a crashed kubelet) are armed on ``faults``
+(``world_faults.py``).
 
 The simulated node's filesystem lives under ``volume_root`` (``node.py``): ``volume_dir`` gives
 the real directory a Deployment's pod would see in its volume.
@@ -37,6 +39,7 @@ from katib_resume.adapters.fake.node import ensure_dir
 from katib_resume.adapters.fake.pods import PodKubelet
 from katib_resume.adapters.fake.reclaim import Protection, Reclaimer, mounted_claims, protect
 from katib_resume.adapters.fake.volumes import Binder, phase, pv_ref
+from katib_resume.adapters.fake.world_faults import WorldFaults
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.ports import NotFound
 
@@ -72,23 +75,41 @@ class FakeWorld:
         self.pods.warn = lambda ref, reason, message: cluster.record_event(
             ref, "Warning", reason, message
         )
+        self.faults = WorldFaults()
+        """Late, slow or crashed controllers (``world_faults.py``); never saved."""
 
     @property
     def ready_after_ticks(self) -> int:
         return self.kubelet.ready_after_ticks
 
     def tick(self, count: int = 1) -> None:
-        """Run every simulated controller once, ``count`` times."""
+        """Run every simulated controller once, ``count`` times (unless ``faults`` hold one
+        back, ``world_faults.py``)."""
         for _ in range(count):
             self.ticks += 1
-            self.cluster.api.collect_orphans()
-            self.binder.run()
+            runs = self.faults.tick()
+            if runs.crashed:
+                self._crash_pods()
+            if runs.gc:
+                self.cluster.api.collect_orphans()
+            if runs.binder:
+                self.binder.run()
             self.reclaimer.run()
             self.protection.run()
-            self.kubelet.run()
+            if runs.kubelet:
+                self.kubelet.run()
             self.jobs.run(write_status=False)  # a new Job's pod, started at once by the kubelet
-            self.pods.run()
+            if runs.kubelet:  # a crashed kubelet starts and reports no pod either
+                self.pods.run()
             self.jobs.run()  # the Jobs' status, once: a pod that just ended ends its Job now
+
+    def _crash_pods(self) -> None:
+        """The kubelet died: every Deployment's pod is down, its status says so at once."""
+        for deployment in self.cluster.api.observe("apps/v1", "Deployment", None):
+            meta = deployment["metadata"]
+            pod = self.kubelet.pods.get(meta["uid"])
+            held = pod is not None and pod.held  # a pod a test holds down stays held
+            self.kubelet.set_unavailable(meta["namespace"], meta["name"], hold=held)
 
     def save(self, state_dir: Path) -> Path:
         """Commit this world and its cluster to ``state_dir`` (``persistence.save``)."""

@@ -8,6 +8,9 @@ that the API server does not give for free are made explicit here:
 - a create answered ``AlreadyExists`` fetches the object into the store before raising, so the
   next reconcile sees who owns it and the core decides (it never adopts a stranger's volume);
 - a delete carries a UID precondition, and a 404 is ``NotFound`` (the caller's "already gone");
+- a write refused as stale (``Conflict``, or ``NotFound`` for an object the store still holds)
+  re-reads the object into the store before raising, so a store that missed a watch event is
+  repaired at the next write that depends on it;
 - a status write goes to the status subresource only;
 - Events go through the Events API (``events.k8s.io/v1``) and never fail a reconcile: an Event
   is a report, not state.
@@ -15,10 +18,11 @@ that the API server does not give for free are made explicit here:
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import socket
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 
 from katib_resume.adapters.k8s.patches import guarded, merge_diff
@@ -49,12 +53,20 @@ class KubeCluster:
         namespace: str | None = None,
         kinds: Sequence[tuple[str, str]] = WATCHED,
         instance: str | None = None,
+        relist_seconds: float | None = None,
     ) -> None:
         self.transport, self.namespace = transport, namespace
         self.store = Store()
         self.stop_event = threading.Event()
         self.watches = [
-            KindWatch(transport, self.store, RESOURCES[kind], namespace, self.stop_event)
+            KindWatch(
+                transport,
+                self.store,
+                RESOURCES[kind],
+                namespace,
+                self.stop_event,
+                relist_seconds=relist_seconds,
+            )
             for kind in kinds
         ]
         self.watched = frozenset(kinds)
@@ -156,7 +168,8 @@ class KubeCluster:
             "preconditions": {"uid": uid},
             "propagationPolicy": "Background",
         }
-        self.transport.request("DELETE", path_of(ref), body=body)
+        with self._rereading(ref):
+            self.transport.request("DELETE", path_of(ref), body=body)
 
     def record_event(self, ref: ObjectRef, type_: EventType, reason: str, message: str) -> None:
         namespace = ref.namespace or "default"
@@ -185,8 +198,25 @@ class KubeCluster:
         body = guarded(patch, resource_version)
         kind = resource(ref.api_version, ref.kind)
         path = kind.item(ref.namespace, ref.name) + subresource
-        written = self.transport.request("PATCH", path, body=body, content_type=MERGE_PATCH)
+        with self._rereading(ref):
+            written = self.transport.request("PATCH", path, body=body, content_type=MERGE_PATCH)
         return self._remember(kind, written)
+
+    @contextlib.contextmanager
+    def _rereading(self, ref: ObjectRef) -> Iterator[None]:
+        """A write refused as stale re-reads its object into the store before the error goes
+        on: a ``Conflict`` (it moved on) fetches the server's version, a ``NotFound`` drops it
+        (and logs the deletion the watch missed). A cache that missed an event then heals at
+        the next write that depends on it, and the retry plans from the server's truth."""
+        try:
+            yield
+        except Conflict:
+            with contextlib.suppress(ClusterError):
+                self._refresh(resource(ref.api_version, ref.kind), ref.namespace, ref.name)
+            raise
+        except NotFound:
+            self._forget(ref)
+            raise
 
     def _at(self, ref: ObjectRef, resource_version: str | None) -> Manifest:
         """The object at ``resource_version`` (the store's copy when it is that version);
@@ -201,11 +231,17 @@ class KubeCluster:
             if older(resource_version, at):
                 raise Conflict(f"{ref.kind} {ref.name} is at {at}, not {resource_version}")
         kind = resource(ref.api_version, ref.kind)
-        fresh = self._refresh(kind, ref.namespace, ref.name)
+        with self._rereading(ref):
+            fresh = self._refresh(kind, ref.namespace, ref.name)
         at = version_of(fresh)
         if resource_version is not None and at != resource_version:
             raise Conflict(f"{ref.kind} {ref.name} is at {at}, not {resource_version}")
         return fresh
+
+    def _forget(self, ref: ObjectRef) -> None:
+        held = self.store.get(_ref_key(ref))
+        if held is not None:
+            self.store.forget(held)
 
     def _refresh(self, kind: Resource, namespace: str | None, name: str) -> Manifest:
         return self._remember(kind, self.transport.request("GET", kind.item(namespace, name)))

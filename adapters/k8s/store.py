@@ -7,7 +7,9 @@ write's echo), because the log is what wakes reconciles up; the cache itself nev
 to an older version than it holds, so an echo arriving after a newer write answer is harmless.
 
 The log is bounded: a reader whose cursor fell off its start gets ``Gone`` and lists again
-(from this cache, not the API server), as an informer's consumer would.
+(from this cache, not the API server), as an informer's consumer would. The cache itself is
+listed again from the API server by its watches (``replace``): after a ``410 Gone`` and every
+``relist_seconds``, the repair of an event a watch lost without saying so.
 
 A write's answer and the watch run on different threads, so the answer to the write that
 removed an object's last finalizer can arrive *after* the watch reported the object deleted;
@@ -24,7 +26,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from katib_resume.core.kube import Manifest
-from katib_resume.core.objects import Cursor, Delta, Key, Objects, key_of
+from katib_resume.core.objects import Cursor, Delta, Key, Objects, key_of, older, version_of
 from katib_resume.core.ports import Gone
 
 ChangeType = Literal["ADDED", "MODIFIED", "DELETED"]
@@ -97,25 +99,48 @@ class Store:
             self._append(Change(type_, obj))
 
     def replace(
-        self, api_version: str, kind: str, namespace: str | None, items: Iterable[Manifest]
+        self,
+        api_version: str,
+        kind: str,
+        namespace: str | None,
+        items: Iterable[Manifest],
+        version: str = "",
     ) -> None:
-        """A fresh list of one kind: log what appeared, changed and vanished since the cache
-        last knew it (the changes a broken watch may have missed)."""
+        """A fresh list of one kind, current at ``version`` (the list's ``resourceVersion``):
+        log what appeared, changed and vanished since the cache last knew it (the changes a
+        broken watch may have missed), and nothing else.
+
+        Objects are compared by ``resourceVersion`` (their content only when they carry none),
+        so a relist costs a look-up per object and wakes up only what changed. An object the
+        cache holds in a newer version than the list's (a write's answer that arrived after the
+        list was served) is kept, and so is one absent from the list but newer than it."""
         fresh = {key_of(obj)[2:]: obj for obj in items}
         with self.lock:
             of_kind = self.objects.table(api_version, kind)
             stale = [name for name in of_kind if namespace is None or name[0] == namespace]
             for name in stale:
-                if name not in fresh:
+                if name not in fresh and not older(version, version_of(of_kind[name])):
                     gone = self.objects.pop(api_version, kind, name)
                     assert gone is not None  # listed just above, under the lock
                     self._bury(gone)
                     self._append(Change("DELETED", gone))
             for name, obj in fresh.items():
                 held = of_kind.get(name)
-                if held is None or held != obj:
-                    self.objects.put(obj)
-                    self._append(Change("ADDED" if held is None else "MODIFIED", obj))
+                if held is not None and not _differs(held, obj):
+                    continue
+                if _uid(obj) in self.tombstones:
+                    continue  # the watch saw it deleted after this list was served
+                self.objects.put(obj)
+                self._append(Change("ADDED" if held is None else "MODIFIED", obj))
+
+    def forget(self, obj: Manifest) -> None:
+        """The API server says ``obj`` is gone (a write to it was answered 404): drop it and
+        log its deletion, as the watch would have if it had not missed it."""
+        with self.lock:
+            gone = self.objects.discard(obj)
+            if gone is not None:
+                self._bury(gone)
+                self._append(Change("DELETED", gone))
 
     def _bury(self, obj: Manifest) -> None:
         uid = _uid(obj)
@@ -134,3 +159,12 @@ class Store:
 
 def _uid(obj: Manifest) -> str:
     return str((obj.get("metadata") or {}).get("uid") or "")
+
+
+def _differs(held: Manifest, listed: Manifest) -> bool:
+    """Whether a listed object replaces the held one: a new version, unless the cache knows a
+    newer one; by content when versions are missing."""
+    at, now = version_of(held), version_of(listed)
+    if at and now:
+        return at != now and not older(now, at)
+    return held != listed

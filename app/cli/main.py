@@ -29,6 +29,7 @@ from katib_resume.app.common.wiring import (
     DEFAULT_NAMESPACE,
     HEALTH_PORT,
     METRICS_PORT,
+    RELIST_SECONDS,
     WEBHOOK_PORT,
 )
 from katib_resume.core.addresses import (
@@ -155,6 +156,14 @@ def _add_controller(commands: argparse._SubParsersAction[Parser]) -> None:
         "--leader-elect", action="store_true", help="reconcile only while holding the Lease"
     )
     controller.add_argument("--workers", type=positive, default=2, metavar="N")
+    controller.add_argument(
+        "--relist-seconds",
+        type=seconds,
+        default=RELIST_SECONDS,
+        metavar="SECONDS",
+        help="list every watched kind again this often, the repair of a watch event lost "
+        "without an error (default: %(default)s)",
+    )
     controller.add_argument(
         "--log-level", choices=("debug", "info", "warning", "error"), default="info"
     )

@@ -28,7 +28,12 @@ from katib_resume.app.cluster.httpd import TEXT, Answer, ProbeServer, parse_addr
 from katib_resume.app.common import process
 from katib_resume.app.common.inputs import InputError
 from katib_resume.app.common.logs import configure
-from katib_resume.app.common.wiring import DEFAULT_NAMESPACE, HEALTHZ_PATH, READYZ_PATH
+from katib_resume.app.common.wiring import (
+    DEFAULT_NAMESPACE,
+    HEALTHZ_PATH,
+    READYZ_PATH,
+    RELIST_SECONDS,
+)
 from katib_resume.core.names import CONFIG_MAP_NAME
 
 if TYPE_CHECKING:  # imported for real inside the command: `--help` loads neither kubernetes
@@ -82,6 +87,7 @@ class Settings:
     db_manager: str
     run_trials: bool = False
     metrics_wait: float = 300.0
+    relist_seconds: float = RELIST_SECONDS
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Settings:
@@ -108,6 +114,7 @@ class Settings:
             db_manager=args.db_manager_address,
             run_trials=args.run_trials,
             metrics_wait=args.metrics_wait,
+            relist_seconds=args.relist_seconds,
         )
 
 
@@ -130,7 +137,13 @@ def run(settings: Settings, stop: threading.Event) -> int:
     transport = process.connect(settings.kubeconfig)
     identity = os.environ.get("POD_NAME") or f"{socket.gethostname()}_{os.getpid()}"
     trials, kinds, close_log = _trials(settings, transport)
-    cluster = KubeCluster(transport, namespace=settings.namespace, instance=identity, kinds=kinds)
+    cluster = KubeCluster(
+        transport,
+        namespace=settings.namespace,
+        instance=identity,
+        kinds=kinds,
+        relist_seconds=settings.relist_seconds,
+    )
     config = ConfigMapSource(transport, *settings.config_map)
     service = GrpcSuggestionService(
         cluster,

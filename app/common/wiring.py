@@ -23,3 +23,10 @@ POD_PATH: Final = "/mutate-pod"
 """Katib's pod mutating webhook (the metrics-collector sidecar)."""
 HEALTHZ_PATH: Final = "/healthz"
 READYZ_PATH: Final = "/readyz"
+
+RELIST_SECONDS: Final = 300.0
+"""How often the controller lists its watched kinds again from the API server (``controller
+--relist-seconds``): the repair of a watch event lost without an error. Five minutes, the
+length of one watch request (``adapters.k8s.watch.SERVER_TIMEOUT``): one extra list per kind
+per watch, an API server load of the order of the watches' own, and a lost event delays
+convergence by at most that long."""

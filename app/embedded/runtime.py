@@ -8,11 +8,13 @@ One ``step`` is one tick of the simulated world, in the order a cluster would se
 2. suggestion services start or stop with their Deployments (they read the controller's
    watch-fed cache, brought up to date first, as Katib's components share informers);
 3. every change since the last step reaches the controller's work queue through the watch (and,
-   every ``resync_seconds``, every Experiment and unfinished Trial does), and the controller
-   reconciles every key that is due, until its queue has nothing due: the Experiments, and each
-   Trial with the trial reconcile a cluster's controller runs (``app.loop.trial_reconcile``:
-   its Job made from ``spec.runSpec``, judged by its success and failure conditions, its
-   observation read from the observation log that the pods' metrics collector reports to);
+   every ``resync_seconds``, every Experiment and unfinished Trial does; every ``relist_seconds``,
+   the cache is listed again from the API server and what differs is reconciled too, the repair
+   of a lost watch event), and the controller reconciles every key that is due, until its queue
+   has nothing due: the Experiments, and each Trial with the trial reconcile a cluster's
+   controller runs (``app.loop.trial_reconcile``: its Job made from ``spec.runSpec``, judged by
+   its success and failure conditions, its observation read from the observation log that the
+   pods' metrics collector reports to);
 4. when nothing moved and Trial processes are running, the step waits for one of them to end
    (at most ``wait_seconds`` of real time), so a long training run neither spins the loop nor
    races the simulated clock far ahead of it;
@@ -50,7 +52,7 @@ from katib_resume.adapters.local.trials.collector import Collector
 from katib_resume.app.embedded.models import ModelsByVersion
 from katib_resume.app.embedded.services import ServiceHost
 from katib_resume.app.loop.controller import Controller
-from katib_resume.app.loop.informer import KINDS, Informer
+from katib_resume.app.loop.informer import KINDS, Change, Informer
 from katib_resume.app.loop.keys import Key, Resync, every_key, keys_of, trial_key_of
 from katib_resume.app.loop.trial_reconcile import TrialWiring
 from katib_resume.core.config import KatibConfig
@@ -67,6 +69,11 @@ RUN_KIND = ("batch/v1", "Job")
 """The one run kind the embedded cluster serves (katib-config's default ``trialResources``)."""
 METRICS_WAIT = 300.0
 """Simulated seconds a succeeded run's metrics are awaited before MetricsUnavailable."""
+RELIST_SECONDS = 30.0
+"""The controller's cache is listed again from the API server this often (``Informer.relist``):
+the repair of a watch event that was lost, which no resync of the cache can bring back. A relist
+reads every object once and wakes only the Experiments whose objects differ; every 30 simulated
+seconds, it is a small share of a run (``benchmarks/faults.py`` measures the repair's delay)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +98,7 @@ class Runtime:
         workdir: Path | None = None,
         tick_seconds: float = 1.0,
         resync_seconds: float = RESYNC_SECONDS,
+        relist_seconds: float = RELIST_SECONDS,
         focus: frozenset[Key] | None = None,
         observations: ObservationLog | None = None,
         wait_seconds: float = 1.0,
@@ -113,7 +121,9 @@ class Runtime:
             trials=wiring,
         )
         self.containers = self._containers(trial_command, workdir)
-        self.resync = Resync(resync_seconds, self.clock.now() + timedelta(seconds=resync_seconds))
+        now = self.clock.now()
+        self.resync = Resync(resync_seconds, now + timedelta(seconds=resync_seconds))
+        self.relisting = Resync(relist_seconds, now + timedelta(seconds=relist_seconds))
         self.enqueue_all()
 
     def _containers(self, trial_command: bool, workdir: Path | None) -> ContainerRuntime:
@@ -134,8 +144,7 @@ class Runtime:
         return self.containers.busy
 
     def enqueue_all(self) -> None:
-        """Reconcile every Experiment and Trial (at start, and when the watch fell too far
-        behind)."""
+        """Reconcile every Experiment and Trial (at start)."""
         for key in every_key(self.cluster, trials=True):
             self._enqueue(key)
 
@@ -149,11 +158,12 @@ class Runtime:
                 self._enqueue(ref)
 
     def pump(self) -> int:
-        """Bring the controller's cache up to date and turn the changes into reconcile keys."""
-        events = self.informer.sync()
-        if events is None:  # the watch fell behind: everything was listed again
-            self.enqueue_all()
-            return 0
+        """Bring the controller's cache up to date and turn the changes into reconcile keys
+        (with a relist from the API server first, when one is due)."""
+        events: list[Change] = []
+        if self.relisting.due(self.clock.now()):
+            events += self.informer.relist()
+        events += self.informer.sync()
         for event in events:
             if event.type == "DELETED":
                 self.parsed.forget(event.object["metadata"].get("uid", ""))

@@ -8,6 +8,15 @@ their answers refresh the cache at once (so the next reconcile sees its own writ
 ``sync`` applies the watch events since the last one, which the runtime also turns into
 reconcile keys. A watch that fell too far behind (``Gone``) is answered by listing again.
 
+A watch can also be wrong without saying so: an event lost, repeated or out of order leaves a
+cache that disagrees with the server and nothing that would ever correct it. Two repairs come
+from the API server, never from the cache itself: ``relist``, which the runtime calls every
+``relist_seconds`` and which reports only the objects whose ``resourceVersion`` differs, and
+``reread``, the read of one object whose write was refused as stale, so a cache that missed an
+event heals at the next write that depends on it. A repeated event is harmless (an object is
+never replaced by an older or equal version) and so is a deletion that arrives after a namesake
+was made (it is matched by UID).
+
 Objects handed out are the cache's own: readers parse them and never mutate them (as with
 client-go's informer caches). They are kept in ``core.objects.Objects``, the structure (and the
 rule for which version is kept) of the Kubernetes adapter's watch cache too.
@@ -15,13 +24,14 @@ rule for which version is kept) of the Kubernetes adapter's watch cache too.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from katib_resume.core.actions import EventType, ObjectRef
 from katib_resume.core.kube import Manifest
-from katib_resume.core.objects import Cursor, Delta, Objects
-from katib_resume.core.ports import Cluster, Gone, NotFound
+from katib_resume.core.objects import Cursor, Delta, Objects, newer, version_of
+from katib_resume.core.ports import AlreadyExists, Cluster, ClusterError, Conflict, Gone, NotFound
 from katib_resume.core.resources import CONTROLLED_KINDS
 
 KINDS = CONTROLLED_KINDS
@@ -54,6 +64,14 @@ class Watched(ChangeLog, Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class Relisted:
+    """A change a list from the API server found that the cache had not seen."""
+
+    type: Literal["ADDED", "MODIFIED", "DELETED"]
+    object: Manifest
+
+
 class Informer:
     """Implements ``core.ports.Cluster``: reads from the cache, writes through."""
 
@@ -64,36 +82,69 @@ class Informer:
         self.objects = Objects()
         """By kind, then by name: a list reads one kind, never the whole cache."""
         self.cursor = 0
+        self.relists = 0
         self.relist()
 
-    def relist(self) -> None:
-        """List every cached kind again and watch from the oldest list's cursor.
+    def relist(self) -> list[Relisted]:
+        """List every cached kind from the API server, keep what differs from the cache, and
+        watch from the oldest list's cursor; what changed (for the runtime to reconcile).
 
-        A list may be older than the newest change (served from a lagging cache); watching from
-        *now* would then lose the changes in between for good, since nothing would ever replay
-        them. Watching from the list's own cursor replays them; the events the lists already
-        reflect are dropped by the version check in ``_remember``.
+        This is the repair of a watch that lost, repeated or reordered events: the list is
+        the server's truth, not a replay of the cache. An object is compared by
+        ``resourceVersion`` only, so a relist costs one list and a look-up per object, and
+        reports (and so wakes up) only the objects that changed. A list may be older than the
+        newest change (served from a lagging cache); watching from *now* would then lose the
+        changes in between for good, since nothing would ever replay them. Watching from the
+        list's own cursor replays them; the events the lists already reflect are dropped by
+        the version check in ``Objects.keep``.
         """
-        self.objects = Objects()
+        changes: list[Relisted] = []
         cursors = []
         for api_version, kind in self.kinds:
             cursor, items = self.inner.list_at(api_version, kind)
             cursors.append(cursor)
-            self.objects.fill(api_version, kind, items)
+            changes += self._merge(api_version, kind, items)
         self.cursor = min(cursors)
+        self.relists += 1
+        return changes
 
-    def sync(self) -> Sequence[Change] | None:
-        """Apply the watch events since the last sync; ``None`` when it had to list again."""
+    def _merge(self, api_version: str, kind: str, items: Sequence[Manifest]) -> list[Relisted]:
+        held = self.objects.table(api_version, kind)
+        fresh = {
+            (obj["metadata"].get("namespace") or "", obj["metadata"]["name"]): obj for obj in items
+        }
+        changes = [
+            Relisted("DELETED", gone)
+            for name in [name for name in held if name not in fresh]
+            if (gone := self.objects.pop(api_version, kind, name)) is not None
+        ]
+        for name, obj in fresh.items():
+            old = held.get(name)
+            if old is obj:
+                continue  # the very object the watch delivered (the fake lists what it stores)
+            if old is not None and (version_of(old) == version_of(obj) or not newer(old, obj)):
+                continue  # the same version, or the cache knows a newer one (a write's answer)
+            if old is not None and _uid(old) != _uid(obj):
+                changes.append(Relisted("DELETED", old))  # replaced under the same name
+                old = None
+            self.objects.put(obj)
+            changes.append(Relisted("ADDED" if old is None else "MODIFIED", obj))
+        return changes
+
+    def sync(self) -> Sequence[Change]:
+        """Apply the watch events since the last sync; after ``Gone``, what a relist found."""
         try:
             self.cursor, changes = self.inner.changes_since(self.cursor)
         except Gone:
-            self.relist()
-            return None
+            return self.relist()
         for change in changes:
-            if change.type == "DELETED":
-                self.objects.discard(change.object)
-            else:
+            if change.type != "DELETED":
                 self.objects.keep(change.object)
+                continue
+            obj = change.object
+            held = self.objects.get(obj["apiVersion"], obj["kind"], *_name(obj))
+            if held is not None and _uid(held) == _uid(obj):  # not a namesake made since
+                self.objects.discard(obj)
         return changes
 
     def get(self, ref: ObjectRef) -> Manifest:
@@ -114,31 +165,68 @@ class Informer:
         return self.objects.changes(api_version, kind, field, value, since)
 
     def create(self, manifest: Manifest) -> Manifest:
-        return self._remember(self.inner.create(manifest))
+        return self._write(ObjectRef.of(manifest), lambda: self.inner.create(manifest))
 
     def update(self, manifest: Manifest) -> Manifest:
-        return self._remember(self.inner.update(manifest))
+        return self._write(ObjectRef.of(manifest), lambda: self.inner.update(manifest))
 
     def update_spec(self, ref: ObjectRef, spec: Manifest, resource_version: str | None) -> Manifest:
-        return self._remember(self.inner.update_spec(ref, spec, resource_version))
+        return self._write(ref, lambda: self.inner.update_spec(ref, spec, resource_version))
 
     def update_status(
         self, ref: ObjectRef, status: Manifest, resource_version: str | None
     ) -> Manifest:
-        return self._remember(self.inner.update_status(ref, status, resource_version))
+        return self._write(ref, lambda: self.inner.update_status(ref, status, resource_version))
 
     def set_finalizers(
         self, ref: ObjectRef, finalizers: Sequence[str], resource_version: str | None
     ) -> Manifest:
-        return self._remember(self.inner.set_finalizers(ref, finalizers, resource_version))
+        return self._write(
+            ref, lambda: self.inner.set_finalizers(ref, finalizers, resource_version)
+        )
 
     def delete(self, ref: ObjectRef, uid: str) -> None:
-        self.inner.delete(ref, uid)  # the watch says when it is really gone
+        try:
+            self.inner.delete(ref, uid)  # the watch says when it is really gone
+        except (Conflict, NotFound):
+            self.reread(ref)
+            raise
 
     def record_event(self, ref: ObjectRef, type_: EventType, reason: str, message: str) -> None:
         self.inner.record_event(ref, type_, reason, message)
 
-    def _remember(self, obj: Manifest) -> Manifest:
-        """A write's answer, kept unless the cache already holds this version or a newer one."""
+    def _write(self, ref: ObjectRef, call: Callable[[], Manifest]) -> Manifest:
+        """A write's answer, kept unless the cache already holds this version or a newer one;
+        a write refused as stale re-reads its object first (``reread``)."""
+        try:
+            obj = call()
+        except (Conflict, NotFound, AlreadyExists):
+            self.reread(ref)
+            raise
         self.objects.keep(obj)
         return obj
+
+    def reread(self, ref: ObjectRef) -> None:
+        """Read ``ref`` from the API server into the cache: a write was refused because the
+        cache is behind (a ``Conflict``: the object moved on; ``NotFound``: it is gone;
+        ``AlreadyExists``: it was made), perhaps because the watch lost the event that said
+        so. The retry then plans from the server's version, not from the same stale one."""
+        try:
+            fresh = self.inner.get(ref)
+        except NotFound:
+            held = self.objects.get(ref.api_version, ref.kind, ref.namespace, ref.name)
+            if held is not None:
+                self.objects.discard(held)
+            return
+        except ClusterError:
+            return  # the retry meets the server again
+        self.objects.keep(fresh)
+
+
+def _name(obj: Manifest) -> tuple[str | None, str]:
+    meta = obj["metadata"]
+    return meta.get("namespace"), meta["name"]
+
+
+def _uid(obj: Manifest) -> str:
+    return str(obj["metadata"].get("uid") or "")

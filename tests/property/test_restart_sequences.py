@@ -3,7 +3,8 @@
 Rules are what happens to a running Experiment: the controller reconciles, Trials finish or
 fail, the suggestion Deployment flaps, the clock jumps, the user raises the budget (through
 admission) or deletes the Experiment, the API server answers with conflicts and errors or loses a
-response, and the controller process dies between two writes. ``restart_cycles`` is a macro
+response, the controller process dies between two writes, and Kubernetes' own controllers lag
+(a late garbage collector, a slow binder, a crashed kubelet). ``restart_cycles`` is a macro
 rule (run to completion, raise the budget, n times) that puts depth into one shrinkable integer.
 
 Invariants hold after every step; at teardown the faults stop and the runtime must reach the
@@ -136,6 +137,18 @@ class RestartSequences(RuleBasedStateMachine):
     def controller_crashes_between_writes(self, writes: int) -> None:
         self.sim.cluster.faults.crash_after_writes(writes)
 
+    @rule(controller=st.sampled_from(["gc", "binder", "kubelet"]), ticks=st.integers(1, 4))
+    def kubernetes_lags(self, controller: str, ticks: int) -> None:
+        """Kubernetes' own controllers are late: the garbage collector or the binder skip
+        ``ticks`` ticks, or the kubelet crashes (every pod down) for as long."""
+        faults = self.sim.world.faults
+        if controller == "gc":
+            faults.skip_gc(ticks)
+        elif controller == "binder":
+            faults.slow_binder(ticks)
+        else:
+            faults.crash_kubelet(ticks)
+
     # -- invariants ----------------------------------------------------------------------------
     @invariant()
     def conditions_are_well_formed(self) -> None:
@@ -257,6 +270,7 @@ class RestartSequences(RuleBasedStateMachine):
 
     def _reaches_fixed_point(self) -> None:
         self.sim.cluster.faults.clear()
+        self.sim.world.faults.clear()
         if self.sim.deployment() is not None:
             self.sim.world.kubelet.release(NAMESPACE, CHILD)
         self.sim.restart_controller()

@@ -16,7 +16,7 @@ from katib_resume.adapters.fake import ControllerCrash, FakeClock, FakeCluster, 
 from katib_resume.adapters.fake.clone import clone
 from katib_resume.adapters.fake.store import select
 from katib_resume.app.common.inputs import embedded_config, load_config
-from katib_resume.app.embedded.runtime import Runtime
+from katib_resume.app.embedded.runtime import RELIST_SECONDS, Runtime
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.config import KatibConfig
 from katib_resume.core.defaults import default_experiment
@@ -65,7 +65,10 @@ class Sim:
         parallel: int = 3,
         seed: int = 1,
         config: KatibConfig | None = None,
+        relist_seconds: float = RELIST_SECONDS,
     ) -> None:
+        self.relist_seconds = relist_seconds
+        """How often the controller lists its cache again from the API server."""
         self.cluster = FakeCluster(FakeClock())
         self.world = FakeWorld(self.cluster, root / "volumes")
         self.config = config or _shipped_config()
@@ -80,7 +83,7 @@ class Sim:
         self.cluster.create(clone(self._example))
 
     def _runtime(self) -> Runtime:
-        return Runtime(self.cluster, self.world, self.config)
+        return Runtime(self.cluster, self.world, self.config, relist_seconds=self.relist_seconds)
 
     def restart_controller(self) -> None:
         """The controller process died: a new one starts with nothing in memory."""

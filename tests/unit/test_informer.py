@@ -1,11 +1,15 @@
-"""The watch-fed cache keeps list and watch consistent, even when a list is stale."""
+"""The watch-fed cache keeps list and watch consistent, even when a list is stale, and is
+repaired from the API server when its watch lost an event."""
 
 from __future__ import annotations
+
+import pytest
 
 from katib_resume.adapters.fake import FakeCluster
 from katib_resume.app.loop.informer import Informer
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import API_VERSION
+from katib_resume.core.ports import AlreadyExists, Conflict, NotFound
 
 REF = ObjectRef(API_VERSION, "Experiment", "ns", "e")
 
@@ -38,3 +42,73 @@ def test_a_fresh_list_replays_nothing() -> None:
     informer = Informer(cluster)
     assert informer.sync() == []
     assert informer.get(REF)["metadata"]["name"] == "e"
+
+
+def test_a_relist_repairs_a_lost_event_and_reports_only_what_changed() -> None:
+    cluster = FakeCluster()
+    cluster.create(experiment())
+    cluster.create({**experiment(), "metadata": {"name": "other", "namespace": "ns"}})
+    informer = Informer(cluster)
+    cluster.faults.watch.lose_next(2)
+    cluster.update_spec(REF, {"maxTrialCount": 7}, None)
+    cluster.delete(ObjectRef(API_VERSION, "Experiment", "ns", "other"), _uid(cluster, "other"))
+    assert informer.sync() == []  # both events lost: the cache is wrong and nothing says so
+    assert informer.get(REF).get("spec") is None
+    changes = informer.relist()
+    assert [(c.type, c.object["metadata"]["name"]) for c in changes] == [
+        ("DELETED", "other"),
+        ("MODIFIED", "e"),
+    ]
+    assert informer.get(REF)["spec"] == {"maxTrialCount": 7}
+    assert informer.relist() == []  # nothing differs: nothing to reconcile
+
+
+def test_a_write_refused_as_stale_rereads_its_object() -> None:
+    cluster = FakeCluster()
+    cluster.create(experiment())
+    informer = Informer(cluster)
+    cluster.faults.watch.lose_next(1)
+    cluster.update_spec(REF, {"maxTrialCount": 7}, None)
+    informer.sync()
+    held = informer.get(REF)
+    with pytest.raises(Conflict):
+        informer.update_status(REF, {"trials": 1}, held["metadata"]["resourceVersion"])
+    assert informer.get(REF)["spec"] == {"maxTrialCount": 7}  # healed at the refused write
+    with pytest.raises(AlreadyExists):
+        cluster.faults.watch.lose_next(1)
+        cluster.create({**experiment(), "metadata": {"name": "late", "namespace": "ns"}})
+        informer.sync()
+        informer.create({**experiment(), "metadata": {"name": "late", "namespace": "ns"}})
+    assert informer.get(ObjectRef(API_VERSION, "Experiment", "ns", "late"))
+
+
+def test_a_delete_of_an_object_already_gone_forgets_it() -> None:
+    cluster = FakeCluster()
+    cluster.create(experiment())
+    informer = Informer(cluster)
+    uid = _uid(cluster, "e")
+    cluster.faults.watch.lose_next(1)
+    cluster.delete(REF, uid)
+    informer.sync()
+    with pytest.raises(NotFound):
+        informer.delete(REF, uid)
+    with pytest.raises(NotFound):
+        informer.get(REF)
+
+
+def test_a_late_deletion_does_not_remove_a_namesake() -> None:
+    cluster = FakeCluster()
+    cluster.create(experiment())
+    informer = Informer(cluster)
+    cluster.delete(REF, _uid(cluster, "e"))
+    cluster.faults.watch.reorder_next(1)  # the DELETED is held back...
+    assert informer.sync() == []
+    cluster.create(experiment())
+    informer.relist()  # ...past a relist that found the namesake
+    changes = informer.sync()
+    assert [c.type for c in changes] == ["DELETED"]  # late: of the old UID
+    assert informer.get(REF)["metadata"]["uid"] == _uid(cluster, "e")
+
+
+def _uid(cluster: FakeCluster, name: str) -> str:
+    return str(cluster.get(ObjectRef(API_VERSION, "Experiment", "ns", name))["metadata"]["uid"])
