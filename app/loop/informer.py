@@ -83,6 +83,9 @@ class Informer:
         """By kind, then by name: a list reads one kind, never the whole cache."""
         self.cursor = 0
         self.relists = 0
+        self.echoes: list[Relisted] = []
+        """The answers of this cache's own writes, handed out by the next ``sync``: see
+        ``_write``."""
         self.relist()
 
     def relist(self) -> list[Relisted]:
@@ -132,11 +135,13 @@ class Informer:
         return changes
 
     def sync(self) -> Sequence[Change]:
-        """Apply the watch events since the last sync; after ``Gone``, what a relist found."""
+        """Apply the watch events since the last sync; after ``Gone``, what a relist found.
+        The answers of this cache's own writes since then come first (``_write``)."""
+        echoes, self.echoes = self.echoes, []
         try:
             self.cursor, changes = self.inner.changes_since(self.cursor)
         except Gone:
-            return self.relist()
+            return [*echoes, *self.relist()]
         for change in changes:
             if change.type != "DELETED":
                 self.objects.keep(change.object)
@@ -145,7 +150,7 @@ class Informer:
             held = self.objects.get(obj["apiVersion"], obj["kind"], *_name(obj))
             if held is not None and _uid(held) == _uid(obj):  # not a namesake made since
                 self.objects.discard(obj)
-        return changes
+        return [*echoes, *changes] if echoes else changes
 
     def get(self, ref: ObjectRef) -> Manifest:
         found = self.objects.get(ref.api_version, ref.kind, ref.namespace, ref.name)
@@ -197,13 +202,20 @@ class Informer:
 
     def _write(self, ref: ObjectRef, call: Callable[[], Manifest]) -> Manifest:
         """A write's answer, kept unless the cache already holds this version or a newer one;
-        a write refused as stale re-reads its object first (``reread``)."""
+        a write refused as stale re-reads its object first (``reread``).
+
+        The answer is also the write's own echo (``echoes``): the watch's echo is what wakes
+        the write's owners up (a Trial's reconcile after its status was written, the
+        Experiment's after a Trial was made), and if the watch lost it, the cache, already
+        holding the answer, would give a relist nothing to repair. The work queue merges it
+        with the watch's echo when both come."""
         try:
             obj = call()
         except (Conflict, NotFound, AlreadyExists):
             self.reread(ref)
             raise
         self.objects.keep(obj)
+        self.echoes.append(Relisted("MODIFIED", obj))
         return obj
 
     def reread(self, ref: ObjectRef) -> None:

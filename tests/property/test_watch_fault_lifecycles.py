@@ -81,8 +81,12 @@ def _settle(sim: Sim) -> None:
 
 
 def _final_relist_writes_nothing(sim: Sim) -> None:
+    """Once the faults stop and the world has recovered (a crashed kubelet's pods are back: a
+    Suggestion can be down at the moment its Experiment settles), one more relist finds
+    nothing to do."""
     sim.cluster.faults.clear()
     sim.world.faults.clear()
+    _settle(sim)
     runtime = sim.runtime
     before = runtime.controller.stats.writes
     for event in runtime.informer.relist():
