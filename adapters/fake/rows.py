@@ -8,12 +8,11 @@ an object's current state share its decoded dict, as the in-memory store's do.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from typing import Any
 
 from katib_resume.adapters.fake import legacy
-from katib_resume.adapters.fake.sqlite import FORMAT, WINDOW, Key, encode, transaction
+from katib_resume.adapters.fake.sqlite import FORMAT, WINDOW, Key, decode, encode, transaction
 from katib_resume.adapters.fake.store import Store, key_of
 from katib_resume.adapters.fake.watch import WatchEvent, WatchLog
 from katib_resume.core.actions import ObjectRef
@@ -39,13 +38,13 @@ def read(db: sqlite3.Connection) -> Snapshot:
         undo: tuple[Key, Manifest | None] | None = None
         if undo_key is not None:
             before = None if undo_revision is None else _body(db, undo_revision, current)
-            undo = (_key(json.loads(undo_key)), before)
-        events = [json.loads(body) for (body,) in db.execute("SELECT body FROM events ORDER BY id")]
+            undo = (_key(decode(undo_key)), before)
+        events = [decode(body) for (body,) in db.execute("SELECT body FROM events ORDER BY id")]
     finally:
         db.execute("COMMIT")
     objects = {key_of(ObjectRef.of(obj)): obj for obj in current.values()}
     store = Store(objects, version, uids, log, undo)
-    return store, events, None if world is None else json.loads(world)
+    return store, events, None if world is None else decode(world)
 
 
 def write(db: sqlite3.Connection, snapshot: Snapshot) -> None:
@@ -95,7 +94,7 @@ def _current(db: sqlite3.Connection) -> dict[int, Manifest]:
         "SELECT log.revision, log.body FROM objects JOIN log ON log.revision = objects.revision "
         "ORDER BY objects.created"
     )
-    return {revision: json.loads(body) for revision, body in rows}
+    return {revision: decode(body) for revision, body in rows}
 
 
 def _window(db: sqlite3.Connection, version: int, current: dict[int, Manifest]) -> WatchLog:
@@ -106,7 +105,7 @@ def _window(db: sqlite3.Connection, version: int, current: dict[int, Manifest]) 
     events = []
     for revision, kind, body in rows:
         obj = current.get(revision) if kind != "DELETED" else None
-        data = {"type": kind, "object": obj or json.loads(body), "resourceVersion": revision}
+        data = {"type": kind, "object": obj or decode(body), "resourceVersion": revision}
         events.append(WatchEvent.from_dict(data))
     return WatchLog(events, version - len(events))
 
@@ -115,7 +114,7 @@ def _body(db: sqlite3.Connection, revision: int, current: dict[int, Manifest]) -
     if revision in current:
         return current[revision]
     row = db.execute("SELECT body FROM log WHERE revision = ?", (revision,)).fetchone()
-    return None if row is None else dict(json.loads(row[0]))
+    return None if row is None else dict(decode(row[0]))
 
 
 def _key(raw: list[str]) -> Key:

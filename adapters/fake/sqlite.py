@@ -33,6 +33,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from katib_resume.core.kube import Manifest
 
 WINDOW = 100
@@ -57,7 +59,20 @@ FORMAT = 2
 
 
 def encode(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    """Compact JSON, by ``orjson`` (tens of times faster than ``json`` on a Suggestion holding
+    thousands of assignments). What reaches here is already JSON (the store's ``as_json``
+    refused NaN and non-string keys on the way in). An integer beyond 64 bits, which ``orjson``
+    refuses, is written by ``json`` behind one leading space (still JSON), so that ``decode``
+    reads it back exactly with ``json`` (``orjson`` would read it as a float)."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return " " + json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def decode(text: str) -> Any:
+    """The value ``encode`` wrote (``orjson`` reads it a few times faster than ``json``)."""
+    return json.loads(text) if text[:1].isspace() else orjson.loads(text)
 
 
 def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
