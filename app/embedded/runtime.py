@@ -95,8 +95,10 @@ class Runtime:
         self.enqueue_all()
 
     def enqueue_all(self) -> None:
-        """Reconcile every Experiment (at start, and when the watch fell too far behind)."""
-        for key in every_key(self.cluster):
+        """Reconcile every Experiment (at start, and when the watch fell too far behind). The
+        keys are listed through the cache's view of the cluster, which hands out the stored
+        objects rather than copies of every one (the keys are all that is read)."""
+        for key in every_key(self.informer.inner):
             self._enqueue(key)
 
     def pump(self) -> int:
