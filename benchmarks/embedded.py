@@ -11,6 +11,9 @@ growth over its smallest size as ``*_ratio``):
   informer list, the suggestion service's restore, reconciles), beside Optuna's ``load_study``
   and first ``ask`` on SQLite holding the same N trials (random sampler, as the Experiment's
   ``random`` algorithm), in the same run; and the one-field ``edit`` itself, the whole command;
+- ``status_write``: one status write of a Suggestion holding N assignments that adds one more,
+  on the SQLite store through the informer's view of the fake API server (no copies, as in the
+  runtime): the median of 50, in ms, and its growth (the goal: the cost of what changed);
 - ``experiments``: E completed Experiments in one runtime: one steady reconcile (median), a full
   resync (every Experiment reconciled once) and the memory each Experiment adds (everything the
   runtime holds, traced by ``tracemalloc`` while it is built, over E).
@@ -34,6 +37,7 @@ from typing import Any
 
 import yaml
 
+from katib_resume.adapters.fake import load
 from katib_resume.adapters.fake.persistence import STATE_FILE
 from katib_resume.app.cli.main import main as cli
 from katib_resume.app.cli.run import create, run_to_completion
@@ -171,6 +175,36 @@ def restart(sizes: Sequence[int], root: Path, grown: dict[int, Path]) -> list[di
     return rows
 
 
+def _assignment(i: int) -> dict[str, Any]:
+    values = {"lr": 0.01 + i / 1e6, "momentum": 0.5 + i / 1e7}
+    return {
+        "name": f"{NAME}-{i:08d}",
+        "parameterAssignments": [{"name": k, "value": str(v)} for k, v in values.items()],
+    }
+
+
+def status_write(sizes: Sequence[int], root: Path) -> list[dict[str, Any]]:
+    rows = []
+    for n in sizes:
+        (root / f"writes-{n}").mkdir()
+        cluster, _ = load(root / f"writes-{n}")
+        view, ref = cluster.for_cache(), ObjectRef(API_VERSION, "Suggestion", NS, NAME)
+        meta = {"name": NAME, "namespace": NS}
+        view.create({"apiVersion": API_VERSION, "kind": "Suggestion", "metadata": meta, "spec": {}})
+        have = [_assignment(i) for i in range(n)]
+        samples = []
+        for i in range(n, n + 51):
+            start = time.perf_counter()
+            stored = view.update_status(ref, {"suggestions": have, "suggestionCount": i}, None)
+            samples.append(time.perf_counter() - start)
+            have = stored["status"]["suggestions"] + [_assignment(i)]
+        journal = cluster.store.journal
+        if journal is not None:
+            journal.close()
+        rows.append({"assignments": n, "ms_per_write": statistics.median(samples[1:]) * 1e3})
+    return rows
+
+
 def experiments(sizes: Sequence[int], root: Path) -> list[dict[str, Any]]:
     rows = []
     for count in sizes:
@@ -219,6 +253,7 @@ def _reconciles(runtime: Runtime, count: int) -> dict[str, float]:
 RATIOS = {
     "one_experiment": ("ms_per_trial", "bytes_per_trial"),
     "restart": ("first_assignment_s", "edit_s", "to_optuna"),
+    "status_write": ("ms_per_write",),
     "experiments": ("steady_reconcile_ms", "full_resync_s", "kb_per_experiment"),
 }
 """The figures of each section reported as growth over its smallest size too."""
@@ -251,11 +286,16 @@ def main() -> None:
     sizes = {
         "trials": [100, 1_000, 10_000],
         "restarts": [100, 1_000, 5_000],
+        "status_writes": [100, 1_000, 10_000],  # ``--status-writes``
         "experiments": [100, 1_000, 10_000],
     }
     for name, default in sizes.items():
         parser.add_argument(
-            f"--{name}", type=int, nargs="*", default=default, help=f"sizes (default {default})"
+            f"--{name.replace('_', '-')}",
+            type=int,
+            nargs="*",
+            default=default,
+            help=f"sizes (default {default})",
         )
     parser.add_argument(
         "--repeat", type=int, default=1, help="runs of every size; each figure is their median"
@@ -268,6 +308,7 @@ def main() -> None:
             runs["one_experiment"].append(one_experiment(args.trials, root))
             grown = {n: root / f"one-{n}" for n in args.trials}
             runs["restart"].append(restart(args.restarts, root, grown))
+            runs["status_write"].append(status_write(args.status_writes, root))
             runs["experiments"].append(experiments(args.experiments, root))
     figures: dict[str, Any] = {"runs": max(1, args.repeat)}
     for section, fields in RATIOS.items():

@@ -8,14 +8,24 @@ an object's current state share its decoded dict, as the in-memory store's do.
 
 from __future__ import annotations
 
-import json
 import sqlite3
+from functools import partial
 from typing import Any
 
 from katib_resume.adapters.fake import legacy
-from katib_resume.adapters.fake.sqlite import FORMAT, WINDOW, Key, encode, transaction
+from katib_resume.adapters.fake.items import with_list
+from katib_resume.adapters.fake.sqlite import (
+    FORMAT,
+    READABLE,
+    WINDOW,
+    Key,
+    decode,
+    encode,
+    transaction,
+)
 from katib_resume.adapters.fake.store import Store, key_of
 from katib_resume.adapters.fake.watch import WatchEvent, WatchLog
+from katib_resume.adapters.fake.window import StoredWindow, Unread
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.kube import Manifest
 
@@ -32,27 +42,28 @@ def read(db: sqlite3.Connection) -> Snapshot:
         if row is None:
             return Store(), [], None
         form, version, uids, undo_key, undo_revision, world = row
-        if form != FORMAT:
+        if form not in READABLE:
             raise ValueError(f"unsupported format {form!r} (expected {FORMAT})")
-        current = _current(db)
-        log = _window(db, version, current)
+        stored = _Rows(db, form)
+        current = stored.current()
+        log = stored.window(version, current)
         undo: tuple[Key, Manifest | None] | None = None
         if undo_key is not None:
-            before = None if undo_revision is None else _body(db, undo_revision, current)
-            undo = (_key(json.loads(undo_key)), before)
-        events = [json.loads(body) for (body,) in db.execute("SELECT body FROM events ORDER BY id")]
+            before = None if undo_revision is None else stored.body(undo_revision, current)
+            undo = (_key(decode(undo_key)), before)
+        events = [decode(body) for (body,) in db.execute("SELECT body FROM events ORDER BY id")]
     finally:
         db.execute("COMMIT")
     objects = {key_of(ObjectRef.of(obj)): obj for obj in current.values()}
     store = Store(objects, version, uids, log, undo)
-    return store, events, None if world is None else json.loads(world)
+    return store, events, None if world is None else decode(world)
 
 
 def write(db: sqlite3.Connection, snapshot: Snapshot) -> None:
     """Replace everything in ``db`` by ``snapshot``, in one transaction."""
     store, events, world = snapshot
     with transaction(db):
-        for table in ("log", "objects", "events", "state"):
+        for table in ("log", "items", "objects", "events", "state"):
             db.execute(f"DELETE FROM {table}")
         for event in store.log.events():
             _insert(db, event.type, event.object)
@@ -80,7 +91,7 @@ def _insert(db: sqlite3.Connection, kind: str, obj: Manifest) -> int:
     """Log ``obj`` at its revision, unless that revision is logged already (the same state)."""
     revision = int(obj["metadata"]["resourceVersion"])
     db.execute(
-        "INSERT OR IGNORE INTO log VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "INSERT OR IGNORE INTO log VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL)",
         (revision, kind, *_key_of(obj), encode(obj)),
     )
     return revision
@@ -90,32 +101,88 @@ def _key_of(obj: Manifest) -> Key:
     return key_of(ObjectRef.of(obj))
 
 
-def _current(db: sqlite3.Connection) -> dict[int, Manifest]:
-    rows = db.execute(
-        "SELECT log.revision, log.body FROM objects JOIN log ON log.revision = objects.revision "
-        "ORDER BY objects.created"
-    )
-    return {revision: json.loads(body) for revision, body in rows}
+Row = tuple[int, str, str, str, str, str, str, int | None, int | None]
+"""revision, type, apiVersion, kind, namespace, name, body, chain, items."""
 
 
-def _window(db: sqlite3.Connection, version: int, current: dict[int, Manifest]) -> WatchLog:
-    rows = db.execute(
-        "SELECT revision, type, body FROM log WHERE revision > ? ORDER BY revision",
-        (version - WINDOW,),
-    ).fetchall()
-    events = []
-    for revision, kind, body in rows:
-        obj = current.get(revision) if kind != "DELETED" else None
-        data = {"type": kind, "object": obj or json.loads(body), "resourceVersion": revision}
-        events.append(WatchEvent.from_dict(data))
-    return WatchLog(events, version - len(events))
+class _Rows:
+    """The log's rows read in one transaction, with the side rows of their long lists
+    (``items.py``): each chain's items are read once, as text, and decoded per object."""
 
+    def __init__(self, db: sqlite3.Connection, form: int) -> None:
+        self.db = db
+        self.columns = "log.chain, log.items" if form >= 3 else "NULL, NULL"
+        self.chains: dict[int, list[str]] = {}
 
-def _body(db: sqlite3.Connection, revision: int, current: dict[int, Manifest]) -> Manifest | None:
-    if revision in current:
-        return current[revision]
-    row = db.execute("SELECT body FROM log WHERE revision = ?", (revision,)).fetchone()
-    return None if row is None else dict(json.loads(row[0]))
+    def current(self) -> dict[int, Manifest]:
+        rows = self.db.execute(
+            f"SELECT log.revision, log.type, log.api_version, log.kind, log.namespace, log.name, "
+            f"log.body, {self.columns} FROM objects JOIN log ON log.revision = objects.revision "
+            "ORDER BY objects.created"
+        ).fetchall()
+        self._read_chains(rows)
+        return {row[0]: self.decoded(row) for row in rows}
+
+    def window(self, version: int, current: dict[int, Manifest]) -> WatchLog:
+        rows = self.db.execute(
+            f"SELECT revision, type, api_version, kind, namespace, name, body, {self.columns} "
+            "FROM log WHERE revision > ? ORDER BY revision",
+            (version - WINDOW,),
+        ).fetchall()
+        self._read_chains(rows)
+        events: list[WatchEvent | Unread] = []
+        for row in rows:
+            revision, kind, api_version, obj_kind, namespace, name = row[:6]
+            obj = current.get(revision) if kind != "DELETED" else None
+            if obj is not None:
+                events.append(WatchEvent(kind, ObjectRef.of(obj), obj, str(revision)))
+                continue
+            ref = ObjectRef(api_version, obj_kind, namespace or None, name)
+            events.append(Unread(kind, ref, str(revision), partial(self.decoded, row)))
+        return StoredWindow(events, version - len(events))
+
+    def body(self, revision: int, current: dict[int, Manifest]) -> Manifest | None:
+        if revision in current:
+            return current[revision]
+        row = self.db.execute(
+            f"SELECT revision, type, api_version, kind, namespace, name, body, {self.columns} "
+            "FROM log WHERE revision = ?",
+            (revision,),
+        ).fetchone()
+        if row is None:
+            return None
+        self._read_chains([row])
+        return self.decoded(row)
+
+    def decoded(self, row: Row) -> Manifest:
+        """The object of one row, its long list put back from the chain's items."""
+        key: Key = (row[2], row[3], row[4], row[5])
+        obj = dict(decode(row[6]))
+        chain, held = row[7], row[8]
+        if chain is None or held is None:
+            return obj
+        texts = self.chains[chain][:held]
+        if any(text[:1].isspace() for text in texts):  # written by ``json``: see ``encode``
+            return with_list(key, obj, [decode(text) for text in texts])
+        return with_list(key, obj, decode("[" + ",".join(texts) + "]"))
+
+    def _read_chains(self, rows: list[Row]) -> None:
+        """The items of every chain the rows name, as many as the longest row holds."""
+        wanted: dict[int, int] = {}
+        for row in rows:
+            chain, held = row[7], row[8]
+            if chain is None or held is None:
+                continue
+            if chain not in self.chains or len(self.chains[chain]) < held:
+                wanted[chain] = max(wanted.get(chain, 0), held)
+        for chain, held in wanted.items():
+            self.chains[chain] = [
+                text
+                for (text,) in self.db.execute(
+                    "SELECT body FROM items WHERE chain = ? AND idx < ? ORDER BY idx",
+                    (chain, held),
+                )
+            ]
 
 
 def _key(raw: list[str]) -> Key:

@@ -5,7 +5,9 @@ durable copy, written through on every change in a transaction of its own, so a 
 at any moment leaves the cluster as of its last completed write. The layout is kine's:
 
 - ``log``: one row per revision (``resourceVersion``), the object as it was after the change
-  (for a deletion, its last state): the watch, ordered by revision;
+  (for a deletion, its last state): the watch, ordered by revision. A Suggestion's list of
+  assignments is kept beside its row, in ``items``, so that a write stores only the items it
+  appended (``items.py``);
 - ``objects``: one row per live object, pointing at the revision that holds its current state,
   with the revision that created it (kine's ``create_revision``: the objects' order);
 - ``state``: the counters (version, UIDs), the key and revision of the change before the last
@@ -33,6 +35,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import orjson
+
+from katib_resume.adapters.fake.items import continues, long_list, without_list
 from katib_resume.core.kube import Manifest
 
 WINDOW = 100
@@ -42,7 +47,11 @@ Key = tuple[str, str, str, str]
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS log (
     revision INTEGER PRIMARY KEY, type TEXT NOT NULL, api_version TEXT NOT NULL,
-    kind TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL, body TEXT NOT NULL);
+    kind TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL, body TEXT NOT NULL,
+    chain INTEGER, items INTEGER);
+CREATE TABLE IF NOT EXISTS items (
+    chain INTEGER NOT NULL, idx INTEGER NOT NULL, body TEXT NOT NULL,
+    PRIMARY KEY (chain, idx)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS objects (
     api_version TEXT NOT NULL, kind TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,
     revision INTEGER NOT NULL, created INTEGER NOT NULL,
@@ -53,11 +62,30 @@ CREATE TABLE IF NOT EXISTS state (
     id INTEGER PRIMARY KEY CHECK (id = 1), format INTEGER NOT NULL, version INTEGER NOT NULL,
     uids INTEGER NOT NULL, undo_key TEXT, undo_revision INTEGER, world TEXT);
 """
-FORMAT = 2
+FORMAT = 3
+"""2: the same without ``items`` (its log rows hold whole objects); upgraded when opened for
+writing (two columns added), read as it is otherwise."""
+READABLE = (2, FORMAT)
+_CHAINED = """
+CREATE INDEX IF NOT EXISTS log_by_chain ON log (chain) WHERE chain IS NOT NULL;
+"""
 
 
 def encode(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    """Compact JSON, by ``orjson`` (tens of times faster than ``json`` on a Suggestion holding
+    thousands of assignments). What reaches here is already JSON (the store's ``as_json``
+    refused NaN and non-string keys on the way in). An integer beyond 64 bits, which ``orjson``
+    refuses, is written by ``json`` behind one leading space (still JSON), so that ``decode``
+    reads it back exactly with ``json`` (``orjson`` would read it as a float)."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return " " + json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def decode(text: str) -> Any:
+    """The value ``encode`` wrote (``orjson`` reads it a few times faster than ``json``)."""
+    return json.loads(text) if text[:1].isspace() else orjson.loads(text)
 
 
 def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
@@ -71,7 +99,19 @@ def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
         connection.execute("PRAGMA journal_mode = WAL")
         connection.execute("PRAGMA synchronous = NORMAL")
         connection.executescript(_SCHEMA)
+        _upgrade(connection)
     return connection
+
+
+def _upgrade(db: sqlite3.Connection) -> None:
+    """A database of format 2 gets the log's two columns for side rows (``items.py``)."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(log)")}
+    if "chain" not in columns:
+        with transaction(db):
+            db.execute("ALTER TABLE log ADD COLUMN chain INTEGER")
+            db.execute("ALTER TABLE log ADD COLUMN items INTEGER")
+            db.execute("UPDATE state SET format = ? WHERE format = 2", (FORMAT,))
+    db.executescript(_CHAINED)
 
 
 class Journal:
@@ -83,31 +123,48 @@ class Journal:
         self.world: str | None = None if row is None else row[0]
         self.undo: int | None = None if row is None else row[1]
         """The undo revision committed last (kept here: every write replaces it)."""
+        self.chains: dict[Key, tuple[int, int, int]] = {
+            (api_version, kind, namespace, name): (revision, chain, held)
+            for api_version, kind, namespace, name, revision, chain, held in connection.execute(
+                "SELECT o.api_version, o.kind, o.namespace, o.name, l.revision, l.chain, l.items "
+                "FROM objects o JOIN log l ON l.revision = o.revision WHERE l.chain IS NOT NULL"
+            )
+        }
+        """Each live object's revision, chain and item count, for an object whose long list
+        is kept as side rows (``items.py``)."""
 
-    def put(self, key: Key, obj: Manifest, added: bool, before: int | None, uids: int) -> None:
-        """``obj`` stored at its ``resourceVersion``; ``before``: the revision it replaces."""
-        revision = int(obj["metadata"]["resourceVersion"])
+    def put(self, key: Key, obj: Manifest, before: Manifest | None, uids: int) -> None:
+        """``obj`` stored at its ``resourceVersion``, replacing ``before`` (``None``: new)."""
+        revision, replaced = int(obj["metadata"]["resourceVersion"]), _revision(before)
         with transaction(self.db):
-            self._log(revision, "ADDED" if added else "MODIFIED", key, encode(obj))
+            change = "ADDED" if before is None else "MODIFIED"
+            chained = self._log(revision, change, key, obj, before)
             self.db.execute(
                 "INSERT INTO objects VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE "
                 "SET revision = excluded.revision",
                 (*key, revision, revision),
             )
-            self._advance(revision, key, before, uids)
-        self.undo = before  # once committed: a rolled-back write leaves the undo as it was
+            self._advance(revision, key, replaced, uids)
+        self.undo = replaced  # once committed: a rolled-back write leaves the undo as it was
+        if chained is None:
+            self.chains.pop(key, None)
+        else:
+            self.chains[key] = (revision, *chained)
 
-    def drop(self, key: Key, last: Manifest, before: int) -> None:
-        revision = int(last["metadata"]["resourceVersion"])
+    def drop(self, key: Key, last: Manifest, before: Manifest) -> None:
+        """``before`` deleted; ``last``: its last state, at the deletion's revision."""
+        revision, replaced = int(last["metadata"]["resourceVersion"]), _revision(before)
+        assert replaced is not None
         with transaction(self.db):
-            self._log(revision, "DELETED", key, encode(last))
+            self._log(revision, "DELETED", key, last, before)
             self.db.execute(
                 "DELETE FROM objects WHERE api_version = ? AND kind = ? AND namespace = ? "
                 "AND name = ?",
                 key,
             )
-            self._advance(revision, key, before, None)
-        self.undo = before
+            self._advance(revision, key, replaced, None)
+        self.undo = replaced
+        self.chains.pop(key, None)
 
     def event(self, body: dict[str, Any]) -> None:
         with transaction(self.db):
@@ -130,9 +187,23 @@ class Journal:
             self.db.execute("PRAGMA journal_mode = DELETE")
         self.db.close()
 
-    def _log(self, revision: int, kind: str, key: Key, body: str) -> None:
-        row = (revision, kind, *key, body)
-        self.db.execute("INSERT INTO log VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+    def _log(
+        self, revision: int, kind: str, key: Key, obj: Manifest, before: Manifest | None
+    ) -> tuple[int, int] | None:
+        """The revision's row (and its new side rows); its chain and item count, if any."""
+        items = long_list(key, obj)
+        if items is None:
+            self.db.execute(_INSERT_LOG, (revision, kind, *key, encode(obj), None, None))
+            return None
+        stored = None if before is None else self.chains.get(key)
+        _, chain, held = stored if stored and stored[0] == _revision(before) else (0, 0, -1)
+        if not continues(items, None if before is None else long_list(key, before), held):
+            chain, held = revision, 0  # a new chain, named by the revision that starts it
+        fresh = [(chain, index, encode(item)) for index, item in enumerate(items[held:], held)]
+        self.db.executemany("INSERT INTO items VALUES (?, ?, ?)", fresh)
+        body = encode(without_list(key, obj))
+        self.db.execute(_INSERT_LOG, (revision, kind, *key, body, chain, len(items)))
+        return chain, len(items)
 
     def _advance(self, revision: int, key: Key, before: int | None, uids: int | None) -> None:
         """The counters and the undo move on; the revisions nobody needs any more go."""
@@ -150,11 +221,25 @@ class Journal:
     def _forget(self, revision: int, undo: int | None) -> None:
         if revision == undo or revision <= 0:
             return
-        self.db.execute(
+        row = self.db.execute("SELECT chain FROM log WHERE revision = ?", (revision,)).fetchone()
+        gone = self.db.execute(
             "DELETE FROM log WHERE revision = ? AND NOT EXISTS "
             "(SELECT 1 FROM objects WHERE revision = ?)",
             (revision, revision),
-        )
+        ).rowcount
+        if gone and row[0] is not None:  # the chain's items go with the last row naming it
+            self.db.execute(
+                "DELETE FROM items WHERE chain = ? AND NOT EXISTS "
+                "(SELECT 1 FROM log WHERE chain = ?)",
+                (row[0], row[0]),
+            )
+
+
+_INSERT_LOG = "INSERT INTO log VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+
+
+def _revision(obj: Manifest | None) -> int | None:
+    return None if obj is None else int(obj["metadata"]["resourceVersion"])
 
 
 @contextmanager

@@ -172,7 +172,7 @@ class Store:
             return before
         version = obj["metadata"]["resourceVersion"] = str(self.version + 1)
         if self.journal is not None:
-            self.journal.put(key, obj, before is None, _revision(before), self.uids)
+            self.journal.put(key, obj, before, self.uids)
         self.version += 1
         self.objects[key] = obj
         self._index(key, obj, before)
@@ -191,7 +191,7 @@ class Store:
             # rest is shared with the stored object (never mutated, as in ``put_json``)
             last = {**obj, "metadata": {**obj["metadata"], "resourceVersion": version}}
             if self.journal is not None:
-                self.journal.drop(key, last, int(obj["metadata"]["resourceVersion"]))
+                self.journal.drop(key, last, obj)
             del self.objects[key]
             del self.kinds[key[:2]][key]
             self.owners.drop(key, obj)
@@ -253,10 +253,6 @@ def _same(before: Manifest, after: Manifest) -> bool:
         **after,
         "metadata": {**after["metadata"], "resourceVersion": None},
     }
-
-
-def _revision(obj: Manifest | None) -> int | None:
-    return None if obj is None else int(obj["metadata"]["resourceVersion"])
 
 
 def _key(raw: list[str]) -> Key:

@@ -25,15 +25,16 @@ import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from katib_resume.app.cli.kinds import EXPERIMENT, find
+from katib_resume.app.cli.kinds import EXPERIMENT, PV, find
 from katib_resume.app.cli.restart import Children, children, restart_report, wait_until_running
-from katib_resume.app.cli.run import existing_pvs
 from katib_resume.app.common.inputs import InputError
-from katib_resume.app.embedded.bootstrap import LOCK_FILE, session
+from katib_resume.app.embedded.bootstrap import LOCK_FILE, opened, session
 from katib_resume.app.embedded.driver import namespace, options, require_state
 from katib_resume.app.embedded.runtime import Runtime
 from katib_resume.core.admission import admit, restarts
+from katib_resume.core.config import KatibConfig
 from katib_resume.core.model import Experiment
+from katib_resume.core.ports import Cluster
 
 EXIT_OK = 0
 FLAGS = {
@@ -82,25 +83,34 @@ def edit(args: argparse.Namespace) -> int:
     require_state(args.state_dir, f'experiment "{args.name}"')
     if args.dry_run:
         return dry_run(args, changes)
-    with session(options(args)) as runtime:
-        edited = apply_edit(runtime, namespace(args), args.name, changes)
+    with opened(options(args)) as state:
+        edited = store_edit(state.cluster, state.config, namespace(args), args.name, changes)
     print(f"experiment.kubeflow.org/{args.name} edited ({edited.changes()})")
     print(edited.consequence())
     return EXIT_OK
 
 
 def apply_edit(runtime: Runtime, ns: str, name: str, changes: dict[str, int]) -> Edited:
+    """``store_edit`` in a running runtime, with its katib-config."""
+    config = runtime.controller.config.katib_config()
+    return store_edit(runtime.cluster, config, ns, name, changes)
+
+
+def store_edit(
+    cluster: Cluster, config: KatibConfig, ns: str, name: str, changes: dict[str, int]
+) -> Edited:
     """Admit and store the UPDATE; ``core.admission.Denied`` if admission refuses it.
 
     What is stored is the edited object itself: it was defaulted when it was created, and an
-    edit of the three counts leaves nothing new to default."""
-    stored = find(runtime.cluster, EXPERIMENT, ns, name)
+    edit of the three counts leaves nothing new to default. Only the Experiment and the
+    PersistentVolumes' names (the stale-PV rule) are read: the edit costs one write."""
+    stored = find(cluster, EXPERIMENT, ns, name)
     wanted = copy.deepcopy(stored)
     wanted["spec"].update(changes)
     old, new = Experiment.model_validate(stored), Experiment.model_validate(wanted)
-    config = runtime.controller.config.katib_config()
-    admit(new, old, catalog=config, existing_pvs=existing_pvs(runtime))
-    runtime.cluster.update(wanted)
+    found = cluster.list(PV.api_version, PV.kind, None, {})
+    admit(new, old, catalog=config, existing_pvs=frozenset(pv["metadata"]["name"] for pv in found))
+    cluster.update(wanted)
     return Edited(old, new)
 
 

@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from katib_resume.adapters.fake import StateFileError, load
+from katib_resume.adapters.fake import FakeCluster, FakeWorld, StateFileError, load
 from katib_resume.adapters.fake.persistence import STATE_FILE, close, exists
 from katib_resume.adapters.local.observations import FILE as OBSERVATIONS_FILE
 from katib_resume.adapters.local.observations import SqliteObservationLog
@@ -57,9 +57,19 @@ class Options:
     """(namespace, name) of the Experiments the command advances; ``None``: all of them."""
 
 
+@dataclass(frozen=True, slots=True)
+class Opened:
+    """A state directory's cluster, world and katib-config, opened for writing."""
+
+    cluster: FakeCluster
+    world: FakeWorld
+    config: KatibConfig
+
+
 @contextmanager
-def session(options: Options) -> Iterator[Runtime]:
-    """A runtime over the state directory, saved when the block ends."""
+def opened(options: Options) -> Iterator[Opened]:
+    """The state directory opened under its lock, without a runtime: a command that only
+    writes an object (``edit``) pays for no informer, controller or suggestion service."""
     state_dir = options.state_dir
     with _environment(state_dir), _locked(state_dir), _stopped_as_by_ctrl_c():
         config = _config(options)  # before ``load`` creates the database of a new directory
@@ -67,15 +77,25 @@ def session(options: Options) -> Iterator[Runtime]:
             cluster, world = load(state_dir)
         except StateFileError as error:
             raise InputError(str(error)) from None
-        observations = SqliteObservationLog(state_dir / OBSERVATIONS_FILE)
+        try:
+            yield Opened(cluster, world, config)
+        finally:
+            close(world)
+
+
+@contextmanager
+def session(options: Options) -> Iterator[Runtime]:
+    """A runtime over the state directory, saved when the block ends."""
+    with opened(options) as state:
+        observations = SqliteObservationLog(options.state_dir / OBSERVATIONS_FILE)
         try:
             runtime = Runtime(
-                cluster,
-                world,
-                config,
+                state.cluster,
+                state.world,
+                state.config,
                 seed=options.seed,
                 trial_command=options.trial_command,
-                workdir=state_dir / "trials",
+                workdir=options.state_dir / "trials",
                 focus=None if options.focus is None else frozenset(Key(*f) for f in options.focus),
                 observations=observations,
             )
@@ -85,7 +105,6 @@ def session(options: Options) -> Iterator[Runtime]:
                 runtime.close()
         finally:
             observations.close()
-            close(world)
 
 
 @contextmanager

@@ -144,14 +144,16 @@ class Runtime:
         return self.containers.busy
 
     def enqueue_all(self) -> None:
-        """Reconcile every Experiment and Trial (at start)."""
-        for key in every_key(self.cluster, trials=True):
+        """Reconcile every Experiment and Trial (at start). The keys are listed through the
+        cache's view of the cluster, which hands out the stored objects rather than copies of
+        every one (the keys are all that is read)."""
+        for key in every_key(self.informer.inner, trials=True):
             self._enqueue(key)
 
     def resync_all(self) -> None:
         """Every Experiment, and every Trial that has not finished (a finished one changes
         only through the watch): a resync costs no reconcile per Trial of the history."""
-        for key in every_key(self.cluster):
+        for key in every_key(self.informer.inner):
             self._enqueue(key)
         for trial in self.informer.list(API_VERSION, "Trial", None, {}):
             if not _finished(trial) and (ref := trial_key_of(trial)) is not None:

@@ -21,6 +21,7 @@ from katib_resume.adapters.fake.persistence import (
 )
 from katib_resume.adapters.fake.sqlite import WINDOW
 from katib_resume.core.actions import ObjectRef
+from katib_resume.core.katib import API_VERSION
 from katib_resume.core.ports import ClusterError
 from tests.integration.test_fake_world import NS, deployment, pvc
 
@@ -130,3 +131,112 @@ def test_an_unreadable_previous_state_is_refused_with_how_to_start_over(
         load(tmp_path)
     assert (tmp_path / LEGACY_FILE).read_bytes() == content
     assert not (tmp_path / STATE_FILE).exists()
+
+
+SUGGESTION_OPS = st.lists(
+    st.tuples(
+        st.sampled_from(["create", "append", "append", "rewrite", "shrink", "delete"]),
+        st.integers(0, 1),
+        st.integers(1, 3),
+    ),
+    max_size=40,
+)
+
+
+def assignment(n: int, tag: str = "") -> dict[str, object]:
+    return {"name": f"t{n}{tag}", "parameterAssignments": [{"name": "lr", "value": str(n)}]}
+
+
+def apply_suggestions(cluster: FakeCluster, ops: list[tuple[str, int, int]]) -> None:
+    """Status writes that append to a Suggestion's assignments, or change them otherwise."""
+    for op, n, k in ops:
+        ref = ObjectRef(API_VERSION, "Suggestion", NS, f"s{n}")
+        try:
+            if op == "create":
+                cluster.create(
+                    {
+                        "apiVersion": API_VERSION,
+                        "kind": "Suggestion",
+                        "metadata": {"name": ref.name, "namespace": NS},
+                        "spec": {},
+                    }
+                )
+                continue
+            if op == "delete":
+                cluster.delete(ref, "")
+                continue
+            have = list((cluster.get(ref).get("status") or {}).get("suggestions") or [])
+            if op == "append":
+                have += [assignment(len(have) + i) for i in range(k)]
+            elif op == "rewrite" and have:
+                have[0] = assignment(0, "again")
+            elif op == "shrink":
+                have = have[:-1]
+            cluster.update_status(ref, {"suggestions": have, "suggestionCount": len(have)}, None)
+        except ClusterError:
+            pass
+
+
+@given(SUGGESTION_OPS)
+def test_a_list_kept_as_side_rows_reads_back_as_written(
+    tmp_path_factory: pytest.TempPathFactory, ops: list[tuple[str, int, int]]
+) -> None:
+    """Every revision still in the window, the undo and the live objects read back as they were
+    written, whether a write extended the list (new side rows only) or changed it otherwise."""
+    state_dir = tmp_path_factory.mktemp("state")
+    durable, world = load(state_dir)
+    memory = FakeCluster()
+    apply_suggestions(durable, ops)
+    apply_suggestions(memory, ops)
+    again = read(state_dir)
+    assert again.store.to_dict() == memory.store.to_dict()
+    assert again.store.undo == memory.store.undo
+    world.cluster.store.journal.close()  # type: ignore[union-attr]
+    reopened, other = load(state_dir)  # a writer continues the chains it finds
+    apply_suggestions(reopened, ops)
+    apply_suggestions(memory, ops)
+    assert read(state_dir).store.to_dict() == memory.store.to_dict()
+    other.cluster.store.journal.close()  # type: ignore[union-attr]
+
+
+def test_a_growing_list_writes_only_its_new_items_and_old_chains_go(tmp_path: Path) -> None:
+    cluster, _ = load(tmp_path)
+    apply_suggestions(cluster, [("create", 0, 1), ("append", 0, 3), ("rewrite", 0, 1)])
+    db = sqlite3.connect(tmp_path / STATE_FILE)
+    (first,) = db.execute("SELECT count(*) FROM items").fetchone()
+    assert first == 3 + 3  # the first chain, and the new one the rewrite started
+    apply_suggestions(cluster, [("append", 0, 1)] * (2 * WINDOW))
+    (items,) = db.execute("SELECT count(*) FROM items").fetchone()
+    assert items == 3 + 2 * WINDOW  # one row per item: the first chain went with its rows
+    biggest = db.execute("SELECT max(length(body)) FROM log").fetchone()[0]
+    assert biggest < 1_000  # a row holds the Suggestion without its assignments
+
+
+def test_a_database_of_the_previous_format_is_read_and_upgraded(tmp_path: Path) -> None:
+    cluster, world = load(tmp_path)
+    apply_suggestions(cluster, [("create", 0, 1), ("append", 0, 2)])
+    world.cluster.store.journal.close()  # type: ignore[union-attr]
+    db = sqlite3.connect(tmp_path / STATE_FILE)
+    inline = [
+        (json.dumps(obj), rev)
+        for rev, obj in (
+            (int(o["metadata"]["resourceVersion"]), o) for o in read(tmp_path).store.all()
+        )
+    ]
+    db.executescript("DROP INDEX log_by_chain; DELETE FROM items;")
+    db.executemany("UPDATE log SET body = ? WHERE revision = ?", inline)
+    db.execute("DELETE FROM log WHERE revision NOT IN (SELECT revision FROM objects)")
+    db.executescript(
+        "ALTER TABLE log DROP COLUMN chain; ALTER TABLE log DROP COLUMN items; "
+        "DROP TABLE items; UPDATE state SET format = 2, undo_revision = NULL;"
+    )
+    db.commit()
+    db.close()
+    expected = [len(s["status"]["suggestions"]) for s in read(tmp_path).store.all()]
+    assert expected == [2]
+    cluster, _ = load(tmp_path)
+    apply_suggestions(cluster, [("append", 0, 1)])
+    suggestion = read(tmp_path).get(ObjectRef(API_VERSION, "Suggestion", NS, "s0"))
+    assert [a["name"] for a in suggestion["status"]["suggestions"]] == ["t0", "t1", "t2"]
+    (form,) = sqlite3.connect(tmp_path / STATE_FILE).execute("SELECT format FROM state").fetchone()
+    assert form == 3

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from katib_resume.adapters.fake.cluster import FakeCluster
+from katib_resume.adapters.local.suggestion.results import trial_results
+from katib_resume.app.embedded.results import ResultBook
 from katib_resume.app.embedded.services import ServiceHost
+from katib_resume.app.loop.informer import Informer
+from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
 from katib_resume.core.kube import Manifest
 from katib_resume.core.model import Experiment, Trial
+from katib_resume.core.ports import NotFound
 
 NS, NAME = "kubeflow", "exp"
 
@@ -72,3 +80,49 @@ def test_results_are_the_finished_trials_values(monkeypatch: pytest.MonkeyPatch)
     trials[2] = trial("c", "Succeeded", "0.9")  # one Trial changed: a new object
     assert host._results(experiment) == {"a": 0.5, "b": None, "c": 0.9, "d": 0.7}
     assert parsed == [trials[2]]  # only the changed one was read again
+
+
+PHASES = st.sampled_from(["Running", "Succeeded", "Failed", "EarlyStopped", "Killed"])
+CHANGES = st.lists(
+    st.tuples(
+        st.sampled_from("abcde"),
+        st.one_of(st.none(), st.tuples(PHASES, st.sampled_from([None, "0.5", "0.25"]))),
+    ),
+    max_size=25,
+)
+
+
+@given(CHANGES)
+def test_a_result_book_on_the_watch_cache_answers_as_a_full_read(
+    changes: list[tuple[str, tuple[str, str | None] | None]],
+) -> None:
+    """Fed only what changed, the book always answers what reading every Trial answers."""
+    experiment = Experiment.model_validate(
+        {
+            "metadata": {"name": NAME, "namespace": NS, "uid": "u1"},
+            "spec": {
+                "objective": {"type": "minimize", "objectiveMetricName": "loss"},
+                "algorithm": {"algorithmName": "random"},
+                "parameters": [],
+            },
+        }
+    )
+    cluster = FakeCluster()
+    informer = Informer(cluster.for_cache())
+    book = ResultBook()
+    for name, change in changes:
+        ref = ObjectRef(API_VERSION, "Trial", NS, name)
+        if change is None:
+            with contextlib.suppress(NotFound):
+                cluster.delete(ref, cluster.get(ref)["metadata"]["uid"])
+        else:
+            manifest = trial(name, *change)
+            try:
+                stored = cluster.get(ref)
+            except NotFound:
+                stored = cluster.create(manifest)
+            cluster.update_status(ref, manifest["status"], stored["metadata"]["resourceVersion"])
+        informer.sync()
+        listed = cluster.list(API_VERSION, "Trial", NS, {LABEL_EXPERIMENT: NAME})
+        expected = trial_results(experiment, [Trial.model_validate(t) for t in listed])
+        assert book.results(informer, experiment) == expected

@@ -1,0 +1,75 @@
+"""The finished Trials' results each suggestion service is given, kept between calls.
+
+A call to a suggestion service carries the objective value of every finished Trial of its
+Experiment. Reading them afresh on every call walks every Trial, so a run's cost grows with the
+square of its trials. ``ResultBook`` keeps them per Experiment, with a cursor into the watch
+cache's index bucket of the Experiment's label (``core.objects.IndexedCache``, as the trial
+book does): a call reads the Trials that changed since the last one, parses those only, and
+hands out a copy of the kept table. A book kept for another Experiment of the same name (a new
+UID) or another objective is thrown away and read again in full, as is one whose bucket the
+cache could not follow (``Delta.complete``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from katib_resume.adapters.local.suggestion.results import trial_results
+from katib_resume.app.loop.keys import Key
+from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
+from katib_resume.core.kube import Manifest
+from katib_resume.core.model import Experiment, Trial
+from katib_resume.core.model.experiment import ObjectiveSpec
+from katib_resume.core.objects import Cursor, IndexedCache, key_of
+from katib_resume.core.trials import is_own
+
+Results = dict[str, float | None]
+Basis = tuple[str | None, ObjectiveSpec | None]
+
+
+@dataclass
+class _Page:
+    basis: Basis
+    cursor: Cursor | None = None
+    by_trial: dict[str, Results] = field(default_factory=dict)
+    """Each Trial's own entry (empty while it runs), by name."""
+    results: Results = field(default_factory=dict)
+
+
+class ResultBook:
+    def __init__(self, parse: Callable[[Manifest], Trial] = Trial.model_validate) -> None:
+        self.parse = parse
+        self.pages: dict[Key, _Page] = {}
+
+    def results(self, cache: IndexedCache, experiment: Experiment) -> Results:
+        """Trial name -> objective value (``None``: failed) of ``experiment``'s finished
+        Trials, as ``trial_results`` gives them for the Trials the cache holds now."""
+        key = Key(experiment.namespace, experiment.metadata.name)
+        basis: Basis = (experiment.metadata.uid, experiment.spec.objective)
+        page = self.pages.get(key)
+        if page is None or page.basis != basis:
+            page = self.pages[key] = _Page(basis)
+        name = experiment.metadata.name
+        delta = cache.changes(API_VERSION, "Trial", LABEL_EXPERIMENT, name, page.cursor)
+        if delta.complete:
+            page.by_trial, page.results = {}, {}
+        for obj in delta.changed:
+            namespace, trial_name = key_of(obj)[2:]
+            if namespace == key.namespace:
+                trial = self.parse(obj)
+                own = is_own(experiment, trial)
+                self._put(page, trial_name, trial_results(experiment, [trial]) if own else {})
+        for namespace, trial_name in delta.removed:
+            if namespace == key.namespace:
+                self._put(page, trial_name, {})
+        page.cursor = delta.cursor
+        return dict(page.results)
+
+    @staticmethod
+    def _put(page: _Page, name: str, entry: Results) -> None:
+        for gone in page.by_trial.pop(name, {}):
+            page.results.pop(gone, None)
+        if entry:
+            page.by_trial[name] = entry
+            page.results.update(entry)
