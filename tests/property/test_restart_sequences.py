@@ -213,6 +213,9 @@ class RestartSequences(RuleBasedStateMachine):
         if unseen or controller.failures or controller.due():
             return  # the controller has not caught up with the world yet (an armed fault that
             # has not fired changes nothing: the invariant holds while it waits)
+        if self.sim.experiment() is None:
+            return  # an orphan the garbage collector has yet to remove (``kubernetes_lags``):
+            # its Experiment is gone, so nothing plans for it or reads its status any more
         if Sim.true(self.sim.suggestion(), "Running"):
             deployment, service = self.sim.deployment(), self.sim.service()
             assert deployment is not None and service is not None
