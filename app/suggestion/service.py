@@ -22,7 +22,7 @@ volume Katib mounts at ``volumeMountPath`` for FromVolume), so a restarted pod c
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from katib_resume.adapters.grpc.api import EXHAUSTED, Wire
@@ -77,6 +77,8 @@ class SuggestionApi:
         with self.lock:
             server = self._server(experiment, trials)
             have = server.held(held)
+            if len(have) < held:  # the saved state is behind what the controller holds
+                have = _taken(server, have, held, _results(experiment, trials))
             wanted = len(have) + total - held
             fresh = server.get_suggestions(have, wanted, _results(experiment, trials))
             exhausted = server.exhausted(wanted)
@@ -172,3 +174,18 @@ def _results(
             if values and values[0] is not None:
                 results[name] = values[0]
     return results
+
+
+def _taken(
+    server: SuggestionServer,
+    have: Sequence[Manifest],
+    held: int,
+    results: Mapping[str, float | None],
+) -> tuple[Manifest, ...]:
+    """The controller holds ``held`` assignments, but the service knows fewer (its state was
+    lost or restored from an older copy, and Katib's request carries the Trials, not the
+    Suggestion's list). Those positions are taken: the service issues them to itself first,
+    unsent, so that what it sends next never repeats one the controller holds (a seeded point,
+    a grid cell)."""
+    server.get_suggestions(have, held, results)
+    return server.held(held)

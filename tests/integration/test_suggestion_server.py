@@ -205,3 +205,26 @@ def test_a_hyperband_rung_smaller_than_the_request_is_taken_over_grpc(served: Se
     }
     assert epochs == {"3"}
     client.close()
+
+
+def test_positions_the_controller_holds_are_never_issued_again_after_a_lost_state(
+    served: Served,
+) -> None:
+    """Katib's request carries the Trials, not the Suggestion's list: a service whose volume
+    was lost before any Trial ran knows none of the 3 cells the controller holds, and must not
+    send one of them again as the fourth."""
+    grid = {"algorithm": {"algorithmName": "grid"}, "parameters": [GRID_X, GRID_Y]}
+    client = client_for(served, grid)
+    first = client.get_suggestions(suggestion([]), 3).items
+    client.close()
+    served.stop()
+    for saved in served.data_dir.rglob("*"):
+        if saved.is_file():
+            saved.unlink()  # the volume's state is gone
+    served.start()
+    client = client_for(served, grid)
+    fourth = client.get_suggestions(suggestion(list(first)), 1).items
+    client.close()
+    cells = [tuple(p["value"] for p in i["parameterAssignments"]) for i in (*first, *fourth)]
+    assert len(fourth) == 1 and len(set(cells)) == 4
+    assert fourth[0]["name"] not in {item["name"] for item in first}
