@@ -83,19 +83,27 @@ class Store:
             return self.objects.changes(api_version, kind, field, value, since)
 
     def remember(self, obj: Manifest) -> None:
-        """A write's answer: the newest version we know, without waking anyone up."""
+        """A write's answer: the newest version we know, logged as the write's own echo.
+
+        The watch's echo is what wakes the write's owners up; were it lost, the cache, already
+        holding the answer, would give a relist nothing to repair. So the answer is logged
+        now, and the watch's echo of the same version, arriving later, is not logged again
+        (``observe``): one wake-up per write either way."""
         with self.lock:
-            if _uid(obj) not in self.tombstones:  # else the watch already saw it deleted
-                self.objects.keep(obj)
+            if _uid(obj) in self.tombstones:  # the watch already saw it deleted
+                return
+            if self.objects.keep(obj):
+                self._append(Change("MODIFIED", obj))
 
     def observe(self, type_: ChangeType, obj: Manifest) -> None:
-        """A watch event: apply it and log it."""
+        """A watch event: apply it and log it, unless the cache holds this version already
+        (the echo of our own write, logged by ``remember``) or a newer one."""
         with self.lock:
             if type_ == "DELETED":
                 self.objects.discard(obj)
                 self._bury(obj)
-            else:
-                self.objects.keep(obj)
+            elif not self.objects.keep(obj):
+                return
             self._append(Change(type_, obj))
 
     def replace(
