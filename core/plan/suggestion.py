@@ -56,6 +56,9 @@ from katib_resume.core.policy import PolicyTraits, traits
 from katib_resume.core.volumes import VolumePlan, volume_plan
 
 RETRY_SECONDS = 5.0
+_HISTORY = {"suggestions"}
+"""Left out of the status dump: every assignment ever issued, already JSON, passed on as it is
+(a dump would copy the whole history on every status write)."""
 _PLANNED = (Holds.PLANNED, Holds.ENSURED)
 
 
@@ -230,12 +233,15 @@ def _status(
     fresh = assignments if row.asks is Asks.ASSIGNMENTS else ()
     if conditions is old and not start and not fresh:
         return ()
-    status = suggestion.status.to_dict()
+    status = suggestion.status.to_dict(exclude=_HISTORY)
     status["conditions"] = [c.to_dict() for c in conditions]
     if start:
         status["startTime"] = format_time(now)
+    held = suggestion.status.suggestions
+    if "suggestions" in suggestion.status.model_fields_set:
+        status["suggestions"] = list(held)
     if fresh:
-        status["suggestions"] = [*status.get("suggestions", ()), *fresh]
+        status["suggestions"] = [*held, *fresh]
         status["suggestionCount"] = len(status["suggestions"])
         if settings:
             status["algorithmSettings"] = merge_settings(
