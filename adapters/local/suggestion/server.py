@@ -282,9 +282,14 @@ class SuggestionServer:
 
 def _is_prefix(have: Sequence[Manifest], issued: Sequence[Manifest]) -> bool:
     """Whether ``have`` is where ``issued`` starts. Katib sends every assignment in every call:
-    the common case, an item equal to ours as a whole, is compared without reading it."""
-    return len(have) <= len(issued) and all(
-        ours is theirs or ours == theirs or key_of(ours) == key_of(theirs)
+    the common case, every item equal to ours as a whole, is one comparison of the two lists in
+    C (it skips an item that is ours itself); only a list that differs is compared by key."""
+    if len(have) > len(issued):
+        return False
+    if list(have) == list(issued[: len(have)]):
+        return True
+    return all(
+        ours == theirs or key_of(ours) == key_of(theirs)
         for ours, theirs in zip(have, issued, strict=False)
     )
 
