@@ -17,6 +17,7 @@ from katib_resume.adapters.fake.processes import ProcessRuntime
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.kube import Manifest
 from katib_resume.core.ports import Unavailable
+from tests.support.pids import alive
 
 NS = "default"
 needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
@@ -118,14 +119,6 @@ def test_a_missing_executable_fails_the_pod_with_a_warning(
     terminated = pod["status"]["containerStatuses"][0]["state"]["terminated"]
     assert (terminated["exitCode"], terminated["reason"]) == (128, "StartError")
     assert any("executable file not found" in e.message for e in cluster.events)
-
-
-def alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def wait_for_file(path: Path, world: FakeWorld) -> int:

@@ -19,6 +19,7 @@ from katib_resume.adapters.fake.persistence import STATE_FILE, read
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import API_VERSION
 from katib_resume.core.kube import Manifest
+from tests.support.pids import alive, gone_soon
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "from-volume-resume.yaml"
 NAME, NS, TRIALS = "from-volume-resume", "kubeflow", 120
@@ -141,22 +142,6 @@ def pids_when_started(process: subprocess.Popen[str], state: Path) -> tuple[int,
     child = int(next(state.glob("trials/**/child.pid")).read_text())
     grandchild = int(next(state.glob("trials/**/grandchild.pid")).read_text())
     return child, grandchild
-
-
-def alive(pid: int) -> bool:
-    """Running, as opposed to gone or a zombie nobody reaped yet (a container's init may not)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
-def gone_soon(pid: int) -> bool:
-    deadline = time.monotonic() + 10
-    while alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.01)
-    return not alive(pid)
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")

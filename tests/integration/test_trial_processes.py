@@ -15,6 +15,7 @@ from katib_resume.app.embedded.runtime import METRICS_WAIT, Runtime
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import API_VERSION
 from katib_resume.core.kube import Manifest
+from tests.support.pids import gone_soon
 from tests.support.sim import NAME, NAMESPACE, example, local_config
 
 needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
@@ -180,14 +181,6 @@ def test_metrics_nobody_collects_are_unavailable_after_the_bounded_wait(
     assert steps > METRICS_WAIT  # it was awaited, then given up on
 
 
-def alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
 LEAVES_A_CHILD = (
     "import subprocess, time; p = subprocess.Popen(['sleep', '300']); "
     "open('child.pid', 'w').write(str(p.pid)); time.sleep(300)"
@@ -225,7 +218,7 @@ def test_a_deleted_trials_process_group_is_stopped(
         trial = cluster.get(ObjectRef(API_VERSION, "Trial", NAMESPACE, "by-hand"))
         cluster.delete(ObjectRef.of(trial), trial["metadata"]["uid"])
         running.run_until(lambda: not cluster.store.all() and not running.busy, max_steps=2_000)
-        assert not alive(child)
+        assert gone_soon(child)  # killed: its exit is the kernel's, a moment later
     finally:
         running.close()
 
@@ -239,4 +232,4 @@ def test_a_trials_process_group_is_stopped_when_the_command_ends(
     running = runtime(world, tmp_path)
     child = child_when_started(running, tmp_path)
     running.close()
-    assert not alive(child) and not running.busy
+    assert gone_soon(child) and not running.busy

@@ -4,29 +4,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from katib_resume.adapters.local.trials import group
+from tests.support.pids import alive, gone_soon
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-
-
-def alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
-def gone_soon(pid: int) -> bool:
-    deadline = time.monotonic() + 10
-    while alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.01)
-    return not alive(pid)
 
 
 def leader_with_grandchild() -> tuple[subprocess.Popen[str], int]:
