@@ -22,6 +22,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from katib_resume.adapters import procfs
+
 MARKER = "KATIB_RESUME_CONTAINER"
 """Set to the container's name in its processes' environment: how a later command recognises
 what is left of a group whose leader is gone."""
@@ -41,7 +43,8 @@ def reap(record: Path, marker: str = "") -> bool:
         pid = int(pid_text)
     except (OSError, ValueError):
         return False
-    found = (started != "?" and _started(pid) == started) or _marked_member(pid, marker)
+    same = started != procfs.UNKNOWN and procfs.started(pid) == started
+    found = same or _marked_member(pid, marker)
     if found:
         signal_group(pid, signal.SIGTERM)
         deadline = time.monotonic() + GRACE
@@ -107,7 +110,7 @@ def _die_with_parent() -> None:
 
 def remember(record: Path, pid: int) -> None:
     with contextlib.suppress(OSError):
-        record.write_text(f"{pid} {_started(pid)}\n")
+        record.write_text(f"{pid} {procfs.started(pid)}\n")
 
 
 def forget(record: Path) -> None:
@@ -142,12 +145,3 @@ def _marked_member(pgid: int, marker: str) -> bool:
             if wanted in (stat.parent / "environ").read_bytes().split(b"\0"):
                 return True
     return False
-
-
-def _started(pid: int) -> str:
-    """The process's start time in clock ticks since boot (``/proc``), or ``?``."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return "?"
-    return stat.rsplit(")", 1)[1].split()[19]  # field 22; the name may hold spaces

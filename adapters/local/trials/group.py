@@ -25,6 +25,8 @@ import signal
 import sys
 from pathlib import Path
 
+from katib_resume.adapters import procfs
+
 PID_FILE = "process.pid"
 _PR_SET_PDEATHSIG = 1
 
@@ -43,7 +45,7 @@ def kill_group(pid: int) -> None:
 
 def remember(workdir: Path, pid: int) -> None:
     with contextlib.suppress(OSError):
-        (workdir / PID_FILE).write_text(f"{pid} {_started(pid)}\n")
+        (workdir / PID_FILE).write_text(f"{pid} {procfs.started(pid)}\n")
 
 
 def forget(workdir: Path) -> None:
@@ -58,15 +60,6 @@ def reap_leftover(workdir: Path) -> None:
         pid = int(pid_text)
     except (OSError, ValueError):
         return
-    if started != "?" and _started(pid) in (started, "?"):
+    if started != procfs.UNKNOWN and procfs.started(pid) in (started, procfs.UNKNOWN):
         kill_group(pid)
     forget(workdir)
-
-
-def _started(pid: int) -> str:
-    """The process's start time in clock ticks since boot (``/proc``), or ``?``."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return "?"
-    return stat.rsplit(")", 1)[1].split()[19]  # field 22; the name may hold spaces
