@@ -17,14 +17,13 @@ import pytest
 
 from katib_resume.adapters.fake.cluster import FakeCluster
 from katib_resume.adapters.grpc import Endpoints, GrpcSuggestionService
-from katib_resume.adapters.grpc.server import ApiServer
 from katib_resume.adapters.local.suggestion.pbt_record import GENERATION, PARENT
-from katib_resume.app.suggestion.service import SuggestionApi
 from katib_resume.core.actions import ObjectRef
-from katib_resume.core.katib import API_VERSION, GRPC_HEALTH_SERVICE, LABEL_EXPERIMENT
+from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
 from katib_resume.core.kube import Manifest
 from katib_resume.core.model import Suggestion
 from katib_resume.core.observed import Outcome
+from tests.support.served import Served as Serving
 
 NS, NAME = "kubeflow", "simple-pbt"
 OBJECTIVE = {"type": "maximize", "objectiveMetricName": "Validation-accuracy"}
@@ -82,30 +81,14 @@ def finish(cluster: FakeCluster, item: Manifest, accuracy: float) -> None:
     cluster.update_status(ref, status, created["metadata"].get("resourceVersion"))
 
 
-class Served:
-    def __init__(self, data_dir: Path) -> None:
-        self.data_dir = data_dir
-        self.cluster = FakeCluster()
-        self.cluster.create(experiment())
-        self.start()
-
-    def start(self) -> None:
-        api = SuggestionApi(self.data_dir, 0)
-        self.server = ApiServer(api.handlers(), ["127.0.0.1:0"], healthy=[GRPC_HEALTH_SERVICE])
-        self.endpoint = f"127.0.0.1:{self.server.ports[0]}"
-        self.client = GrpcSuggestionService(self.cluster, Endpoints(self.endpoint, self.endpoint))
-
-    def stop(self) -> None:
-        self.client.close()
-        self.server.stop()
-
+class Served(Serving):
     def ask(self, have: list[Manifest], count: int) -> list[Manifest]:
         return list(self.client.get_suggestions(suggestion(have), count).items)
 
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Served]:
-    serving = Served(tmp_path / "opt-katib-data")
+    serving = Served(tmp_path / "opt-katib-data", experiment())
     yield serving
     serving.stop()
 

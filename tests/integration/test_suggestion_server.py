@@ -18,12 +18,12 @@ from google.protobuf.message import Message
 
 from katib_resume.adapters.fake.cluster import FakeCluster
 from katib_resume.adapters.grpc import Endpoints, GrpcSuggestionService
-from katib_resume.adapters.grpc.server import HEALTH, ApiServer
-from katib_resume.app.suggestion.service import SuggestionApi
+from katib_resume.adapters.grpc.server import HEALTH
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import API_VERSION, GRPC_HEALTH_SERVICE, LABEL_EXPERIMENT
 from katib_resume.core.model import Suggestion
 from katib_resume.core.observed import Outcome
+from tests.support.served import Served
 
 NS, NAME = "kubeflow", "served"
 X = {"name": "x", "parameterType": "double", "feasibleSpace": {"min": "-5", "max": "10"}}
@@ -56,29 +56,9 @@ def suggestion(have: list[dict[str, Any]]) -> Suggestion:
     )
 
 
-class Served:
-    def __init__(self, data_dir: Path) -> None:
-        self.data_dir = data_dir
-        self.server: ApiServer | None = None
-        self.cluster = FakeCluster()
-        self.cluster.create(experiment([{"name": "random_state", "value": "4"}]))
-        self.start()
-
-    def start(self) -> None:
-        api = SuggestionApi(self.data_dir, 0)
-        self.server = ApiServer(api.handlers(), ["127.0.0.1:0"], healthy=[GRPC_HEALTH_SERVICE])
-        self.endpoint = f"127.0.0.1:{self.server.ports[0]}"
-        self.client = GrpcSuggestionService(self.cluster, Endpoints(self.endpoint, self.endpoint))
-
-    def stop(self) -> None:
-        self.client.close()
-        assert self.server is not None
-        self.server.stop()
-
-
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Served]:
-    serving = Served(tmp_path / "volume")
+    serving = Served(tmp_path / "volume", experiment([{"name": "random_state", "value": "4"}]))
     yield serving
     serving.stop()
 
