@@ -244,9 +244,16 @@ def _revision(obj: Manifest | None) -> int | None:
 
 @contextmanager
 def transaction(db: sqlite3.Connection) -> Iterator[None]:
-    """``BEGIN IMMEDIATE`` ... ``COMMIT``, or ``ROLLBACK`` on any error (nothing half-written)."""
-    db.execute("BEGIN IMMEDIATE")
+    """``BEGIN IMMEDIATE`` ... ``COMMIT``, or ``ROLLBACK`` on any error (nothing half-written).
+
+    Ctrl-C, SIGTERM and SIGHUP arrive as a ``KeyboardInterrupt`` between any two bytecodes, so
+    ``BEGIN`` is inside the ``try`` (an interrupt right after it rolls back), and a transaction
+    still open when the next one starts is one an interrupt left behind: it is rolled back, so
+    the command's last commit (the world's checkpoint as it stops) still happens."""
     try:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        db.execute("BEGIN IMMEDIATE")
         yield
     except BaseException:
         if db.in_transaction:

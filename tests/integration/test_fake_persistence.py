@@ -73,7 +73,9 @@ def test_a_write_that_cannot_commit_changes_nothing(
     real = journal.db
 
     class Full:  # the disk fills up in the middle of the write's transaction
-        in_transaction = True
+        @property
+        def in_transaction(self) -> bool:
+            return real.in_transaction
 
         def execute(self, sql: str, *args: Any) -> object:
             if sql.startswith("INSERT INTO objects"):

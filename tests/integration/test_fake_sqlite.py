@@ -19,7 +19,7 @@ from katib_resume.adapters.fake.persistence import (
     read,
     world_state,
 )
-from katib_resume.adapters.fake.sqlite import WINDOW
+from katib_resume.adapters.fake.sqlite import WINDOW, connect, transaction
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import API_VERSION
 from katib_resume.core.ports import ClusterError
@@ -240,3 +240,21 @@ def test_a_database_of_the_previous_format_is_read_and_upgraded(tmp_path: Path) 
     assert [a["name"] for a in suggestion["status"]["suggestions"]] == ["t0", "t1", "t2"]
     (form,) = sqlite3.connect(tmp_path / STATE_FILE).execute("SELECT format FROM state").fetchone()
     assert form == 3
+
+
+def test_a_transaction_an_interrupt_left_open_does_not_block_the_next(tmp_path: Path) -> None:
+    """A ``KeyboardInterrupt`` (Ctrl-C, SIGTERM, SIGHUP) can land right after ``BEGIN``; the
+    stopping command's last commit must still happen, and the interrupted write must not."""
+    db = connect(tmp_path / "t.db")
+    db.execute("CREATE TABLE t (x INTEGER)")
+    db.execute("BEGIN IMMEDIATE")
+    db.execute("INSERT INTO t VALUES (1)")  # the interrupted write, never committed
+    with transaction(db):
+        db.execute("INSERT INTO t VALUES (2)")
+    with pytest.raises(KeyboardInterrupt), transaction(db):
+        db.execute("INSERT INTO t VALUES (3)")
+        raise KeyboardInterrupt
+    db.close()
+    reread = sqlite3.connect(tmp_path / "t.db")
+    assert reread.execute("SELECT x FROM t").fetchall() == [(2,)]
+    reread.close()
