@@ -8,10 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from katib_resume.core.katib import ANNOTATION_OWNER_UID
+from katib_resume.core.actions import Delete
+from katib_resume.core.katib import ANNOTATION_OWNER_UID, API_VERSION
 from katib_resume.core.observed import Outcome, Validation
 from tests.integration.test_resume_sequences import experiment, first_run
-from tests.support.harness import Bench, notation, owned_volume_is_cleaned_up, shipped_config
+from tests.support.harness import (
+    Bench,
+    notation,
+    owned_volume_is_cleaned_up,
+    shipped_config,
+)
 
 HOST_PV = {
     "storageClassName": "manual",
@@ -208,6 +214,29 @@ def test_bug_21_a_terminating_deployment_is_not_the_live_one() -> None:
     replacement = bench.deployment()
     assert replacement is not None
     assert replacement["metadata"]["uid"] != deployment["metadata"]["uid"]
+
+
+def _trial_names(bench: Bench) -> list[str]:
+    return sorted(t["metadata"]["name"] for t in bench.cluster.list(API_VERSION, "Trial", None, {}))
+
+
+def test_bug_22_surplus_trials_are_deleted_in_one_plan_and_their_assignments_kept() -> None:
+    bench = running_bench("FromVolume", parallelTrialCount=3, maxTrialCount=6)
+    bench.serves_assignments = True
+    bench.settle()
+    first = _trial_names(bench)
+    assert len(first) == 3
+    bench.edit(parallelTrialCount=1)
+    plan = bench.reconcile()  # Katib would wait here for up to 60 s for the Trials to go
+    deleted = [a.ref.name for a in plan.actions if isinstance(a, Delete) and a.ref.kind == "Trial"]
+    assert deleted == first[:0:-1]  # the newest two, newest first, in the same plan
+    bench.settle()
+    assert _trial_names(bench) == first[:1]
+    bench.edit(parallelTrialCount=3)
+    bench.settle()
+    suggestion = bench.suggestion()
+    assert suggestion is not None and suggestion["spec"]["requests"] == 3  # nothing asked again
+    assert _trial_names(bench) == first  # the kept assignments became Trials again
 
 
 def test_validation_unavailable_is_retried_not_fatal() -> None:
