@@ -57,7 +57,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/property/test_int32_admission.py",
         "tests/unit/test_local_volumes.py",
     ),
-    "core/resources.py": ("tests/unit/test_resources.py", "tests/unit/test_manifests_rbac.py"),
+    "core/resources.py": ("tests/unit/test_resources.py",),
     "core/config.py": (
         "tests/unit/test_config.py",
         "tests/unit/test_resources.py",
