@@ -79,9 +79,9 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/unit/test_boundaries.py",
     ),
     "core/desired.py": (
-        "tests/unit/test_consult.py",
+        "tests/unit/test_desired.py",
         "tests/unit/test_provision.py",
-        "tests/property/test_local_volume_directories.py",
+        "tests/unit/test_consult.py",
     ),
     "core/quantity.py": ("tests/unit/test_quantity.py", "tests/unit/test_config.py"),
     "core/config_specs.py": (
