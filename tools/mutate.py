@@ -99,16 +99,16 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/unit/test_trial_lifecycle.py",
         "tests/unit/test_trial_plan.py",
     ),
-    "core/actions.py": ("tests/unit/test_provision.py", "tests/unit/test_experiment_edges.py"),
+    "core/actions.py": ("tests/unit/test_actions.py", "tests/unit/test_provision.py"),
     "core/policy.py": (
         "tests/unit/test_validation.py",
         "tests/unit/test_resources.py",
         "tests/integration/test_policy_rows.py",
     ),
-    "core/kube.py": ("tests/unit/test_experiment_edges.py", "tests/unit/test_provision.py"),
+    "core/kube.py": ("tests/unit/test_kube.py", "tests/unit/test_models.py"),
     "core/int32.py": ("tests/property/test_int32_admission.py", "tests/unit/test_validation.py"),
     "core/admission.py": ("tests/unit/test_admission.py",),
-    "core/addresses.py": ("tests/unit/test_katib_vocabulary.py", "tests/unit/test_install_doc.py"),
+    "core/addresses.py": ("tests/unit/test_katib_vocabulary.py",),
     # end of the admission, configuration, defaulting, object-building and vocabulary modules
     "core/plan/suggestion.py": (
         "tests/unit/test_volume_loss.py",
