@@ -435,3 +435,10 @@ def test_init_values_are_read_by_katibs_field_names() -> None:
     assert found.model_extra == {}  # each one read into its field, none kept as an unknown
     assert found.to_dict(exclude={"enable_grpc_probe_in_suggestion"}) == controller
     assert found.leader_election_id == "mine.katib.kubeflow.org"
+
+
+def test_a_volume_spec_of_empty_values_is_empty_and_gets_no_reclaim_policy() -> None:
+    given = {"storageClassName": "", "capacity": {}, "accessModes": []}
+    found = config(entry(persistentVolumeSpec=given)).suggestion("random").persistent_volume_spec
+    assert found.is_empty
+    assert found.persistent_volume_reclaim_policy is None
