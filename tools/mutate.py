@@ -101,6 +101,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     ),
     "core/actions.py": ("tests/unit/test_actions.py", "tests/unit/test_provision.py"),
     "core/policy.py": (
+        "tests/unit/test_policy.py",
         "tests/unit/test_validation.py",
         "tests/unit/test_resources.py",
         "tests/integration/test_policy_rows.py",
