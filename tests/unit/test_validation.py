@@ -481,3 +481,11 @@ def test_go_quote_escapes_unprintable_runes_by_their_size() -> None:
     assert go_quote("\x00\x7f") == '"\\x00\\x7f"'
     assert go_quote("\x80\u200b") == '"\\u0080\\u200b"'
     assert go_quote("\U000e0001") == '"\\U000e0001"'
+
+
+def test_counts_are_katibs_int32() -> None:
+    assert validate(fake_instance(maxTrialCount=2_147_483_647)).allowed
+    decision = validate(fake_instance(maxTrialCount=2_147_483_648))
+    assert decision.message == (
+        "spec.maxTrialCount: Invalid value: 2147483648: must be less than or equal to 2147483647"
+    )
