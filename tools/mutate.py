@@ -12,7 +12,8 @@ module in ``TESTS`` (plus ``COMMON`` for a module without its own entry). A fail
 mutant; a run past its time limit (four times the unmutated run, at least 20 s) counts as
 killed too. A survivor listed in ``tools/mutants-equivalent.txt`` with the reason it cannot
 change behaviour is left out of the score; every other survivor is a hole in the tests.
-The score is killed / (killed + survivors not judged equivalent); ``docs/testing.md`` records it.
+The score is killed / (killed + survivors not judged equivalent); ``docs/testing.md`` records it,
+one row per module as the summary prints them.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ OWNER = {
     "blockOwnerDeletion": True,
     "uid": "exp-uid",
 }
-TEMPLATE = {
+TEMPLATE: dict[str, Any] = {
     "primaryContainerName": "main",
     "trialParameters": [
         {"name": "learningRate", "reference": "lr"},
