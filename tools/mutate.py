@@ -12,7 +12,8 @@ module in ``TESTS`` (plus ``COMMON`` for a module without its own entry). A fail
 mutant; a run past its time limit (four times the unmutated run, at least 20 s) counts as
 killed too. A survivor listed in ``tools/mutants-equivalent.txt`` with the reason it cannot
 change behaviour is left out of the score; every other survivor is a hole in the tests.
-The score is killed / (killed + survivors not judged equivalent); ``docs/testing.md`` records it.
+The score is killed / (killed + survivors not judged equivalent); ``docs/testing.md`` records it,
+one row per module as the summary prints them.
 """
 
 from __future__ import annotations
@@ -50,6 +51,67 @@ COMMON = (
     "tests/property/test_lifecycle.py",
 )
 TESTS: dict[str, tuple[str, ...]] = {
+    # the admission, configuration, defaulting, object-building and vocabulary modules
+    "core/validation.py": (
+        "tests/unit/test_validation.py",
+        "tests/property/test_admission_names.py",
+        "tests/property/test_int32_admission.py",
+        "tests/unit/test_local_volumes.py",
+    ),
+    "core/resources.py": ("tests/unit/test_resources.py",),
+    "core/config.py": (
+        "tests/unit/test_config.py",
+        "tests/unit/test_resources.py",
+        "tests/unit/test_volumes.py",
+        "tests/unit/test_local_volumes.py",
+    ),
+    "core/volumes.py": (
+        "tests/unit/test_volumes.py",
+        "tests/unit/test_local_volumes.py",
+        "tests/unit/test_prebound.py",
+        "tests/property/test_pv_ownership.py",
+    ),
+    "core/defaults.py": ("tests/unit/test_defaults.py", "tests/unit/test_validation.py"),
+    "core/katib.py": (
+        "tests/unit/test_katib_vocabulary.py",
+        "tests/unit/test_resources.py",
+        "tests/unit/test_volumes.py",
+        "tests/unit/test_conditions.py",
+        "tests/unit/test_boundaries.py",
+    ),
+    "core/desired.py": (
+        "tests/unit/test_desired.py",
+        "tests/unit/test_provision.py",
+        "tests/unit/test_consult.py",
+    ),
+    "core/quantity.py": ("tests/unit/test_quantity.py", "tests/unit/test_config.py"),
+    "core/config_specs.py": (
+        "tests/unit/test_config.py",
+        "tests/unit/test_volumes.py",
+        "tests/unit/test_resources.py",
+    ),
+    "core/local_volumes.py": (
+        "tests/unit/test_local_volumes.py",
+        "tests/property/test_local_volume_directories.py",
+    ),
+    "core/katib_trial.py": (
+        "tests/unit/test_katib_vocabulary.py",
+        "tests/unit/test_run_status.py",
+        "tests/unit/test_trial_lifecycle.py",
+        "tests/unit/test_trial_plan.py",
+    ),
+    "core/actions.py": ("tests/unit/test_actions.py", "tests/unit/test_provision.py"),
+    "core/policy.py": (
+        "tests/unit/test_policy.py",
+        "tests/unit/test_validation.py",
+        "tests/unit/test_resources.py",
+        "tests/integration/test_policy_rows.py",
+    ),
+    "core/kube.py": ("tests/unit/test_kube.py", "tests/unit/test_models.py"),
+    "core/int32.py": ("tests/property/test_int32_admission.py", "tests/unit/test_validation.py"),
+    "core/admission.py": ("tests/unit/test_admission.py",),
+    "core/addresses.py": ("tests/unit/test_katib_vocabulary.py",),
+    # end of the admission, configuration, defaulting, object-building and vocabulary modules
     "core/plan/suggestion.py": (
         "tests/unit/test_volume_loss.py",
         "tests/unit/test_prebound.py",
@@ -122,6 +184,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     ),
 }
 DEFAULT = tuple(TESTS)
+VERDICTS = ("killed", "timeout", "survived", "equivalent")
 ENV = {"HYPOTHESIS_PROFILE": "ci", "RESTART_LIFECYCLES": "40", "PYTHONDONTWRITEBYTECODE": "1"}
 
 
@@ -217,20 +280,40 @@ def load_equivalent() -> dict[str, str]:
     return judged
 
 
-def summary(outcomes: Sequence[Outcome], equivalent: dict[str, str]) -> str:
-    count = {v: sum(o.verdict == v for o in outcomes) for v in ("killed", "timeout", "survived")}
-    judged = [o for o in outcomes if o.verdict == "equivalent"]
+def _counts(outcomes: Sequence[Outcome]) -> tuple[int, int, int, int, float]:
+    """(killed, of them by timeout, survived, judged equivalent, score in %)."""
+    count = {v: sum(o.verdict == v for o in outcomes) for v in VERDICTS}
     killed = count["killed"] + count["timeout"]
     scored = killed + count["survived"]
     score = 100.0 * killed / scored if scored else 100.0
+    return killed, count["timeout"], count["survived"], count["equivalent"], score
+
+
+def rows(outcomes: Sequence[Outcome]) -> list[str]:
+    """One row of ``docs/testing.md``'s score table per module, in the order they ran."""
+    by_module: dict[str, list[Outcome]] = {}
+    for outcome in outcomes:
+        by_module.setdefault(outcome.mutant.path, []).append(outcome)
+    found = []
+    for path, mine in by_module.items():
+        killed, timeout, survived, judged, score = _counts(mine)
+        cells = (f"`{path}`", len(mine), killed, timeout, survived, judged, f"{score:.1f} %")
+        found.append("| " + " | ".join(map(str, cells)) + " |")
+    return found
+
+
+def summary(outcomes: Sequence[Outcome], equivalent: dict[str, str]) -> str:
+    killed, timeout, survived, judged_count, score = _counts(outcomes)
+    judged = [o for o in outcomes if o.verdict == "equivalent"]
     lines = [
-        f"{len(outcomes)} mutants: {killed} killed ({count['timeout']} by timeout), "
-        f"{count['survived']} survived, {len(judged)} judged equivalent",
+        f"{len(outcomes)} mutants: {killed} killed ({timeout} by timeout), "
+        f"{survived} survived, {judged_count} judged equivalent",
         f"score: {score:.1f} % of the mutants that can change behaviour",
     ]
     lines += [f"  survived: {o.mutant}" for o in outcomes if o.verdict == "survived"]
     lines += [f"  equivalent: {o.mutant} -- {equivalent[o.mutant.id]}" for o in judged]
-    return "\n".join(lines)
+    lines += ["per module (mutants, killed, by timeout, survived, equivalent, score):"]
+    return "\n".join([*lines, *rows(outcomes)])
 
 
 def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:

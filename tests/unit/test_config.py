@@ -151,6 +151,11 @@ GET_SUGGESTION_CONFIG_ERRORS = [
         id="blank image",
     ),
     pytest.param(
+        config({"algorithmName": "random"}),
+        "required value for image configuration of algorithm name: random",
+        id="no image",
+    ),
+    pytest.param(
         config(entry(ports=[{"name": "suggestion-api", "containerPort": 7000}])),
         'invalid suggestion config: a port with name "suggestion-api" or number 6789 '
         "must not be specified",
@@ -322,6 +327,11 @@ DECODE_ERRORS = [
         id="no algorithmName",
     ),
     pytest.param(
+        {},
+        "apiVersion: required field is missing; kind: required field is missing",
+        id="several errors",
+    ),
+    pytest.param(
         {
             **HEAD,
             "runtime": {
@@ -371,3 +381,64 @@ def test_shipped_pbt_has_a_5gi_read_write_many_claim_and_enas_keeps_its_memory_l
     collectors = katib.runtime.metrics_collectors
     assert [c.kind for c in collectors] == ["StdOut", "File", "TensorFlowEvent"]
     assert str(collectors[2].resources.limits["memory"]) == "1Gi"
+
+
+# corev1.Container's JSON fields, each with a value a suggestion entry may carry inline.
+INLINE_CONTAINER = {
+    "name": "svc",
+    "image": "test-image",
+    "command": ["run"],
+    "args": ["--fast"],
+    "workingDir": "/work",
+    "ports": [{"containerPort": 9000, "name": "extra"}],
+    "envFrom": [{"configMapRef": {"name": "env"}}],
+    "env": [{"name": "A", "value": "1"}],
+    "resources": CUSTOM_RESOURCES,
+    "resizePolicy": [{"resourceName": "cpu", "restartPolicy": "NotRequired"}],
+    "restartPolicy": "Always",
+    "volumeMounts": [{"name": "data", "mountPath": "/data"}],
+    "volumeDevices": [{"name": "raw", "devicePath": "/dev/xvda"}],
+    "livenessProbe": {"tcpSocket": {"port": 9000}},
+    "readinessProbe": {"tcpSocket": {"port": 9000}},
+    "startupProbe": {"tcpSocket": {"port": 9000}},
+    "lifecycle": {"preStop": {"exec": {"command": ["stop"]}}},
+    "imagePullPolicy": "Always",
+    "terminationMessagePath": "/dev/termination-log",
+    "terminationMessagePolicy": "FallbackToLogsOnError",
+    "securityContext": {"runAsNonRoot": True},
+    "stdin": True,
+    "stdinOnce": True,
+    "tty": True,
+}
+
+
+def test_every_inline_container_field_reaches_the_container() -> None:
+    found = config(entry(**INLINE_CONTAINER, serviceAccountName="sa")).suggestion("random")
+    assert found.container() == INLINE_CONTAINER
+
+
+def test_an_entry_with_only_its_name_and_image_gets_every_default() -> None:
+    assert summary(config(entry()).suggestion("random")) == defaulted()
+
+
+def test_init_values_are_read_by_katibs_field_names() -> None:
+    controller = {
+        "experimentSuggestionName": "mine",
+        "metricsAddr": ":9090",
+        "healthzAddr": ":19090",
+        "trialResources": ["TFJob.v1.kubeflow.org"],
+        "webhookPort": 9443,
+        "injectSecurityContext": True,
+        "leaderElectionID": "mine.katib.kubeflow.org",
+    }
+    found = parse_katib_config({**HEAD, "init": {"controller": controller}}).init.controller
+    assert found.model_extra == {}  # each one read into its field, none kept as an unknown
+    assert found.to_dict(exclude={"enable_grpc_probe_in_suggestion"}) == controller
+    assert found.leader_election_id == "mine.katib.kubeflow.org"
+
+
+def test_a_volume_spec_of_empty_values_is_empty_and_gets_no_reclaim_policy() -> None:
+    given = {"storageClassName": "", "capacity": {}, "accessModes": []}
+    found = config(entry(persistentVolumeSpec=given)).suggestion("random").persistent_volume_spec
+    assert found.is_empty
+    assert found.persistent_volume_reclaim_policy is None

@@ -125,6 +125,33 @@ def test_spec_view_ignores_defaults_emptiness_and_key_order() -> None:
     assert without_editable(spec_view(experiment())) == without_editable(spec_view(budget))
 
 
+def test_spec_view_counts_a_nan_goal_as_equal_to_itself() -> None:
+    def objective() -> dict[str, Any]:  # a NaN of its own each time
+        return {"type": "maximize", "goal": float("nan"), "objectiveMetricName": "m"}
+
+    first, second = experiment(objective=objective()), experiment(objective=objective())
+    assert first.spec.objective is not None and second.spec.objective is not None
+    assert first.spec.objective.goal is not second.spec.objective.goal
+    assert spec_view(first) == spec_view(second)
+    other = experiment(objective={**objective(), "goal": 0.5})
+    assert spec_view(other) != spec_view(first)
+    assert spec_view(other)["objective"] == {**objective(), "goal": 0.5, **STRATEGY}
+
+
+STRATEGY = {"metricStrategies": [{"name": "m", "value": "max"}]}
+
+
+def test_a_metric_named_twice_gets_one_strategy() -> None:
+    objective = {"type": "minimize", "objectiveMetricName": "loss"}
+    exp = experiment(objective={**objective, "additionalMetricNames": ["loss", "acc", "acc"]})
+    defaulted = default_experiment(exp).spec.objective
+    assert defaulted is not None
+    assert defaulted.metric_strategies == (
+        {"name": "loss", "value": "min"},
+        {"name": "acc", "value": "min"},
+    )
+
+
 # --- idempotence ----------------------------------------------------------------------------
 
 names = st.text(alphabet="abcxyz_-", max_size=4)

@@ -54,8 +54,9 @@ def test_invalid_quantities_are_rejected_with_the_text_quoted(text: str) -> None
 
 @pytest.mark.parametrize("raw", [True, None, ["1Gi"], {"a": 1}])
 def test_non_scalars_are_not_quantities(raw: object) -> None:
-    with pytest.raises(QuantityError):
+    with pytest.raises(QuantityError) as raised:
         parse_quantity(raw)
+    assert str(raised.value) == f"invalid quantity {raw!r}: expected a string or a number"
 
 
 def test_yaml_numbers_are_read_as_their_decimal_text() -> None:
@@ -122,3 +123,32 @@ def test_order_agrees_with_the_values(parts: list[tuple[int, str]]) -> None:
     quantities = [parse_quantity(f"{number}{suffix}") for number, suffix in parts]
     expected = sorted(number * SUFFIX_SCALE[suffix] for number, suffix in parts)
     assert [q.value for q in sorted(quantities)] == expected
+
+
+@pytest.mark.parametrize(
+    ("suffix", "scale"),
+    [
+        ("Ki", 1024),
+        ("Mi", 1024**2),
+        ("Gi", 1024**3),
+        ("Ti", 1024**4),
+        ("Pi", 1024**5),
+        ("Ei", 1024**6),
+        ("m", Fraction(1, 1000)),
+        ("", 1),
+        ("k", 1000),
+        ("M", 1000**2),
+        ("G", 1000**3),
+        ("T", 1000**4),
+        ("P", 1000**5),
+        ("E", 1000**6),
+    ],
+)
+def test_every_suffix_has_kubernetes_scale(suffix: str, scale: Fraction | int) -> None:
+    assert parse_quantity(f"3{suffix}").value == 3 * scale
+
+
+def test_a_parsed_quantity_is_accepted_as_it_is() -> None:
+    """A model built from parsed quantities validates them again: they pass as they are."""
+    quantity = parse_quantity("1.5Gi")
+    assert parse_quantity(quantity) is quantity

@@ -11,9 +11,11 @@ import pytest
 import yaml
 
 from katib_resume.core.config import ConfigError, KatibConfig, parse_katib_config
+from katib_resume.core.config_specs import HostPathConfig, VolumeSpecConfig
 from katib_resume.core.kube import Manifest
 from katib_resume.core.model import Suggestion
 from katib_resume.core.resources import (
+    CONTROLLED_KINDS,
     desired_deployment,
     desired_rbac,
     desired_service,
@@ -21,6 +23,7 @@ from katib_resume.core.resources import (
     rbac_wanted,
     suggestion_labels,
 )
+from katib_resume.core.volumes import volume_plan
 
 CONFIG_TEXT = """
 apiVersion: config.kubeflow.org/v1beta1
@@ -273,6 +276,15 @@ def test_the_configs_own_suggestion_volume_mount_wins() -> None:
     assert container["name"] == "algo"
 
 
+def test_the_suggestion_volume_is_mounted_after_the_configs_own_mounts() -> None:
+    own = {"name": "cache", "mountPath": "/cache"}
+    katib = config_with(volumeMounts=[own], volumeMountPath="/state")
+    early = katib.early_stopping("median-stop")
+    manifest = desired_deployment(SUGGESTION, katib.suggestion("random"), early, grpc_probes=True)
+    mounts = pod_spec(manifest)["containers"][0]["volumeMounts"]
+    assert mounts == [own, {"name": "suggestion-volume", "mountPath": "/state"}]
+
+
 @pytest.mark.parametrize("policy", ["Never", "LongRunning", ""])
 def test_only_from_volume_gets_a_volume(policy: str) -> None:
     suggestion = make_suggestion(policy=policy, early_stopping=None)
@@ -298,7 +310,8 @@ def test_without_early_stopping(early_stopping: str | None) -> None:
 
 
 def test_early_stopping_without_its_config_is_a_caller_error() -> None:
-    with pytest.raises(ValueError, match="median-stop"):
+    text = "desired_deployment needs the early stopping config of median-stop"
+    with pytest.raises(ValueError, match=f"^{text}$"):
         desired_deployment(SUGGESTION, config_with().suggestion("random"), None, grpc_probes=True)
 
 
@@ -415,3 +428,29 @@ def test_rbac_manifests_do_not_share_state() -> None:
     pristine = copy.deepcopy(first)
     first[1]["rules"][0]["verbs"].append("x")
     assert desired_rbac(SUGGESTION) == pristine
+
+
+def test_the_controller_watches_exactly_katibs_kinds_and_every_child_it_builds() -> None:
+    rbac, watched = "rbac.authorization.k8s.io/v1", CONTROLLED_KINDS
+    assert watched == (  # owners before what they own: delete's reporting order
+        ("kubeflow.org/v1beta1", "Experiment"),
+        ("kubeflow.org/v1beta1", "Suggestion"),
+        ("kubeflow.org/v1beta1", "Trial"),
+        ("apps/v1", "Deployment"),
+        ("v1", "Service"),
+        ("v1", "ServiceAccount"),
+        (rbac, "Role"),
+        (rbac, "RoleBinding"),
+        ("v1", "PersistentVolumeClaim"),
+        ("v1", "PersistentVolume"),
+    )
+    katib = load(CONFIG_TEXT.replace("serviceAccountName: test-serviceaccount", ""))
+    entry = katib.suggestion("random").model_copy(
+        update={"persistent_volume_spec": VolumeSpecConfig(host_path=HostPathConfig(path="/d"))}
+    )
+    plan = volume_plan(SUGGESTION, entry)
+    assert plan.volume is not None
+    children = [compose(), desired_service(SUGGESTION), *desired_rbac(SUGGESTION)]
+    children += [plan.claim.manifest(), plan.volume.manifest()]
+    built = [(child["apiVersion"], child["kind"]) for child in children]
+    assert built == list(watched[3:])

@@ -16,6 +16,7 @@ from katib_resume.core.validation import (
     go_quote,
     is_restartable,
     validate,
+    volume_lookup_error,
 )
 
 SUCCEEDED_MAX_TRIALS = {
@@ -440,3 +441,51 @@ def test_is_restartable(
     policy: str | None, conditions: tuple[dict[str, str], ...], expected: bool
 ) -> None:
     assert is_restartable(fake_instance(resumePolicy=policy, conditions=conditions)) is expected
+
+
+# --- boundaries and texts the mutation run (tools/mutate.py) found unpinned -------------------
+
+LABEL_TEXT = (
+    'metadata.name: Invalid value: "{0}": the label value "{0}" (katib.kubeflow.org/experiment) '
+    "must be at most 63 characters, begin and end with an alphanumeric character and contain "
+    "only alphanumerics, '-', '_' or '.'"
+)
+
+
+def test_the_label_value_rule_starts_at_64_characters() -> None:
+    at_limit, over = "a" * 63, "a" * 64
+    assert LABEL_TEXT.format(at_limit) not in validate(fake_instance(name=at_limit)).message
+    assert LABEL_TEXT.format(over) in validate(fake_instance(name=over)).message
+
+
+def test_zero_failed_trials_allowed_and_counts_equal_to_the_limit_are_allowed() -> None:
+    assert validate(fake_instance(maxFailedTrialCount=0)).allowed
+    assert validate(fake_instance(maxFailedTrialCount=6, parallelTrialCount=6)).allowed
+    assert validate(fake_instance(maxTrialCount=1, parallelTrialCount=1)).allowed
+
+
+def test_a_stale_pv_is_a_forbidden_name() -> None:
+    decision = validate(fake_instance(resumePolicy="FromVolume"), existing_pvs={PV})
+    assert kinds(decision) == [("Forbidden", "metadata.name")]
+
+
+def test_a_failed_pv_lookup_names_the_experiment_and_the_error() -> None:
+    text = volume_lookup_error(fake_instance(), "connection refused")
+    assert (
+        text == "Cannot create the Experiment: fake in namespace: fakens, error: connection refused"
+    )
+
+
+def test_go_quote_escapes_unprintable_runes_by_their_size() -> None:
+    # Go's strconv.Quote: \x below U+0080 (controls, DEL), \u up to U+FFFF, \U above.
+    assert go_quote("\x00\x7f") == '"\\x00\\x7f"'
+    assert go_quote("\x80\u200b") == '"\\u0080\\u200b"'
+    assert go_quote("\U000e0001") == '"\\U000e0001"'
+
+
+def test_counts_are_katibs_int32() -> None:
+    assert validate(fake_instance(maxTrialCount=2_147_483_647)).allowed
+    decision = validate(fake_instance(maxTrialCount=2_147_483_648))
+    assert decision.message == (
+        "spec.maxTrialCount: Invalid value: 2147483648: must be less than or equal to 2147483647"
+    )

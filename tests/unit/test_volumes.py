@@ -157,6 +157,7 @@ def test_rule_b_the_pv_has_no_owner_reference_but_owner_annotations(uid: str | N
         ("/tmp/katib/suggestions/", f"/tmp/katib/suggestions/{PV_NAME}"),
         ("/tmp/katib/suggestions", f"/tmp/katib/suggestions/{PV_NAME}"),
         ("/data//", f"/data/{PV_NAME}"),
+        ("/data/BOX/", f"/data/BOX/{PV_NAME}"),  # only slashes are trimmed
         ("/", f"/{PV_NAME}"),
     ],
 )
@@ -308,3 +309,62 @@ def test_volume_conflict(
 def test_without_a_uid_nothing_observed_can_be_ours() -> None:
     assert claim_conflict(WITH_PV, pvc(), None) is not None
     assert volume_conflict(WITH_PV, pv(), None) is not None
+
+
+CLAIM = "PersistentVolumeClaim kubeflow/test-suggestion-random"
+VOLUME = f"PersistentVolume {PV_NAME}"
+US = "Suggestion kubeflow/test-suggestion (uid uid-suggestion)"
+
+
+@pytest.mark.parametrize(
+    ("observed", "uid", "text"),
+    [
+        (
+            pvc(owner_uid=None),
+            UID,
+            f"{CLAIM} already exists without a controller owner; it is not adopted by {US}",
+        ),
+        (
+            pvc(owner_uid="uid-other"),
+            UID,
+            f"{CLAIM} already exists and is controlled by uid uid-other, not by {US}",
+        ),
+        (
+            pvc(volume_name="someone-elses"),
+            UID,
+            f"{CLAIM} is bound to PersistentVolume someone-elses, not to {PV_NAME}",
+        ),
+        (
+            pvc(),
+            None,
+            f"{CLAIM} already exists and is controlled by uid uid-suggestion, not by "
+            "Suggestion kubeflow/test-suggestion (no uid yet)",
+        ),
+    ],
+)
+def test_claim_conflicts_say_what_is_owned_by_whom(
+    observed: PersistentVolumeClaim, uid: str | None, text: str
+) -> None:
+    assert claim_conflict(WITH_PV, observed, uid) == text
+
+
+def test_volume_conflicts_say_what_is_owned_by_whom() -> None:
+    missing = (
+        f"{VOLUME} already exists without the resume.katib.kubeflow.org/owner-uid annotation; "
+        f"it is not adopted by {US}"
+    )
+    assert volume_conflict(WITH_PV, pv(owner_uid=None), UID) == missing
+    theirs = f"{VOLUME} already exists and belongs to other-ns/other (uid uid-other), not to {US}"
+    assert volume_conflict(WITH_PV, pv(owner_uid="uid-other"), UID) == theirs
+    claimed = (
+        f"{VOLUME} is claimed by PersistentVolumeClaim kubeflow/theirs, "
+        "not by kubeflow/test-suggestion-random"
+    )
+    assert volume_conflict(WITH_PV, pv(claim=("kubeflow", "theirs")), UID) == claimed
+    annotations = {"resume.katib.kubeflow.org/owner-uid": "uid-other"}
+    unnamed = PersistentVolume.model_validate(
+        {"metadata": {"name": PV_NAME, "annotations": annotations}, "spec": {}}
+    )
+    assert volume_conflict(WITH_PV, unnamed, UID) == (
+        f"{VOLUME} already exists and belongs to another Suggestion (uid uid-other), not to {US}"
+    )
