@@ -7,7 +7,9 @@ once, after them, instead of once after each write. These properties play whole 
 plain arrival order and once ranked, and record every watch event of every object (the
 controller's writes and those of Kubernetes' simulated controllers): each object goes through
 the same sequence of conditions, gets the same Events, ends in the same state, and the ranked
-run never takes more reconciles or writes.
+run never takes more reconciles or writes. What may differ is only how many status writes of
+trial counters the Experiment makes on the way: ranked, it records a Trial once that Trial's
+passes of the tick are done (Running), not also as it was made (Pending) a moment before.
 """
 
 from __future__ import annotations
