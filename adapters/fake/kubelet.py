@@ -113,7 +113,7 @@ class Kubelet:
         condition.update(lastUpdateTime=now, lastTransitionTime=since)
         new = _counts(deployment, ready)
         new.update(observedGeneration=generation, conditions=[condition])
-        self.api.update_status(ObjectRef.of(deployment), new, None)
+        self.api.update_status(ObjectRef.of(deployment), new, None, copy=False)  # answer unread
 
     def to_dict(self) -> dict[str, Any]:
         return {uid: asdict(pod) for uid, pod in self.pods.items()}

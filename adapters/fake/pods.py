@@ -224,7 +224,7 @@ class PodKubelet:
             "startTime": old.get("startTime") or self._now(),
             "containerStatuses": statuses,
         }
-        self.api.update_status(ObjectRef.of(pod), status, None)
+        self.api.update_status(ObjectRef.of(pod), status, None, copy=False)  # answer unread
 
     def _now(self) -> str:
         return format_time(self.api.clock.now())

@@ -68,6 +68,12 @@ class Stats:
     errors: dict[str, int] = field(default_factory=dict)
 
 
+def trials_first(key: Key) -> int:
+    """Trials before Experiments among the keys due at one instant (``queue``): an Experiment
+    woken by several Trial writes in one tick is reconciled once, after them."""
+    return 0 if key.kind == "Trial" else 1
+
+
 class Controller:
     def __init__(
         self,
@@ -84,7 +90,7 @@ class Controller:
         self.trials = trials
         """Set when this controller runs Trials (Katib's trial controller) as well."""
         self.backoff = backoff or Backoff()
-        self.queue: WorkQueue[Key] = WorkQueue()
+        self.queue: WorkQueue[Key] = WorkQueue(rank=trials_first)
         self.failures: dict[Key, int] = {}
         self.stats = Stats()
         self.parsed = parsed or Parsed()

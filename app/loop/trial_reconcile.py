@@ -11,6 +11,7 @@ Trial is marked MetricsUnavailable, or not at all.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -44,11 +45,19 @@ class TrialWiring:
 
     def context(self, config: KatibConfig) -> TrialContext:
         """The planner's context under ``config``: the watched kinds are its ``trialResources``
-        that the adapter actually watches (a kind whose CRD was missing at start is not)."""
-        watched = watched_kinds(config.init.controller.trial_resources)
-        if self.served is not None:
-            watched &= self.served
-        return TrialContext(watched=watched, metrics_wait=self.metrics_wait)
+        that the adapter actually watches (a kind whose CRD was missing at start is not).
+        Made once per distinct ``trialResources`` (every Trial reconcile asks)."""
+        return _context(config.init.controller.trial_resources, self.served, self.metrics_wait)
+
+
+@functools.lru_cache(maxsize=16)
+def _context(
+    resources: tuple[str, ...], served: frozenset[Kind] | None, metrics_wait: float
+) -> TrialContext:
+    watched = watched_kinds(resources)
+    if served is not None:
+        watched &= served
+    return TrialContext(watched=watched, metrics_wait=metrics_wait)
 
 
 def as_plan(decided: TrialPlan | None) -> Plan:

@@ -28,6 +28,17 @@ def test_a_key_is_queued_once_and_the_earliest_schedule_wins() -> None:
     assert queue.pop(EPOCH + timedelta(seconds=99)) is None
 
 
+def test_keys_due_at_one_instant_come_out_by_rank_then_by_arrival() -> None:
+    queue: WorkQueue[str] = WorkQueue(rank=lambda key: 0 if key.startswith("t") else 1)
+    queue.add("e1", EPOCH)
+    queue.add("t1", EPOCH)
+    queue.add("e0", EPOCH - timedelta(seconds=1))  # due earlier: its rank does not matter
+    queue.add("t2", EPOCH)
+    queue.add("e2", EPOCH)
+    popped = [queue.pop(EPOCH) for _ in range(6)]
+    assert popped == ["e0", "t1", "t2", "e1", "e2", None]
+
+
 def test_backoff_doubles_up_to_its_cap() -> None:
     backoff = Backoff(base=0.5, cap=4)
     assert [backoff.delay(n) for n in range(1, 6)] == [0.5, 1.0, 2.0, 4.0, 4.0]
