@@ -43,10 +43,10 @@ def parameters(draw: st.DrawFn) -> tuple[Parameter, str]:
         choices = draw(st.lists(st.text(max_size=3), min_size=1, max_size=4, unique=True))
         return Parameter("p", "categorical", choices=tuple(choices)), ""
     if kind == "int":
-        step = Decimal(draw(st.integers(1, 3)))
+        every = Decimal(draw(st.integers(1, 3)))
         low, high = low.to_integral_value(), max(low, high).to_integral_value()
         scale = "logUniform" if draw(st.booleans()) and low > 0 else ""
-        return Parameter("p", "int", low=low, high=high, step=step), scale
+        return Parameter("p", "int", low=low, high=high, step=every), scale
     step = draw(st.sampled_from([Decimal("0.25"), Decimal("1.5")])) if kind != "double" else None
     scale = "" if step else draw(st.sampled_from(["", "logUniform"]))
     return Parameter("p", "double", low=low, high=high, step=step), scale
