@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence, Set
-from itertools import repeat
+from itertools import compress, repeat
 from typing import Any
 
 import optuna
@@ -41,6 +41,8 @@ optuna.logging.set_verbosity(optuna.logging.WARNING)
 Results = Mapping[int, float | None]
 """Known results by assignment index: the objective value, or ``None`` for a failed Trial."""
 MAX_REDRAWS = 100
+_RESULT_TYPES = {type(None), int, float, bool}
+"""What a told result may be in a cursor read back (JSON's numbers, ``null``: failed)."""
 
 
 class OptunaSearch:
@@ -62,7 +64,7 @@ class OptunaSearch:
         if not isinstance(cursor, dict) or set(cursor) != keys:
             raise ValueError(f"not an {self.name} search position")
         told, unknown = cursor["told"], cursor["unknown"]
-        sound = all(v is None or isinstance(v, int | float) for v in told.values())
+        sound = set(map(type, told.values())) <= _RESULT_TYPES  # one C-level pass
         if not sound or type(unknown) is not int or unknown < 0:
             raise ValueError(f"not an {self.name} search position")
 
@@ -147,11 +149,17 @@ class OptunaSearch:
                 live.storage.set_study_system_attr(live.study_id, key, trials - 2)
 
     def _tell(self, live: Live, told: Mapping[str, Any], results: Results) -> dict[str, Any]:
-        """Tell the study the results it has not been told; what was told, by index."""
+        """Tell the study the results it has not been told, in the order given; what was told,
+        by index. Katib sends every result in every call: the ones told before are set aside
+        by C-level passes, and only the new ones are looked at."""
+        keys = list(map(str, results))
+        fresh = set(keys) - told.keys()
         new: dict[str, Any] = {}
-        for index, value in results.items():
-            key = str(index)
-            if key in told or not 0 <= index < len(live.numbers):
+        if not fresh:
+            return new
+        pairs = zip(results.items(), keys, strict=True)
+        for (index, value), key in compress(pairs, map(fresh.__contains__, keys)):
+            if not 0 <= index < len(live.numbers):
                 continue
             number = live.numbers[index]
             if number is None:
