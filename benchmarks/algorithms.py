@@ -7,10 +7,11 @@ sampler and seed; medians over seeds, and their ratio (ours' gap to the optimum 
 1.0 is equal, below is better). Our asks reseed the sampler per assignment (``ask_seed``), so
 the two runs are different random draws of the same method, not the same sequence.
 
-Resume cost (``algorithms_resume``): restart to first new assignment, and one call of a
-running service, with ``n`` = 100 / 1,000 / 5,000 completed Trials (``tpe`` and
-``multivariate-tpe``), beside Optuna's ``load_study`` on SQLite plus ``ask`` and its
-``tell`` plus ``ask``, and our model fit alone.
+Resume cost (``algorithms_resume``): restart to first new assignment, taken apart (the model
+fit and the rest), and one call of a running service, with ``n`` = 100 / 1,000 / 5,000
+completed Trials, for every algorithm above, beside Optuna's ``load_study`` on SQLite plus
+``ask`` and its ``tell`` plus ``ask``; and the restart of ``random``, ``grid``, ``hyperband``
+and ``pbt`` (``algorithms_plain``).
 
 Run: ``python -m benchmarks.algorithms [--seeds N] [--only ALGORITHM] [--quick]``; prints JSON
 (progress on stderr). Medians over 10 seeds by default (1 for ``bayesianoptimization``).
@@ -31,6 +32,7 @@ import optuna
 from optuna.samplers import BaseSampler
 from scipy.stats import mannwhitneyu
 
+from benchmarks.algorithms_plain import model_free
 from benchmarks.algorithms_resume import resume
 from katib_resume.adapters.local.suggestion import SuggestionServer
 from katib_resume.adapters.local.suggestion.algorithms import build
@@ -78,7 +80,6 @@ FUNCTIONS: dict[str, tuple[Objective, list[tuple[float, float]], float]] = {
     "hartmann6": (hartmann6, [(0, 1)] * 6, -3.32237),
 }
 ALGORITHMS = ["tpe", "multivariate-tpe", "cmaes", "sobol", "bayesianoptimization"]
-RESUMED = ("tpe", "multivariate-tpe")
 
 
 def experiment(algorithm: str, bounds: list[tuple[float, float]], seed: int) -> Experiment:
@@ -185,8 +186,13 @@ def main() -> None:
     out: dict[str, Any] = {"optuna": optuna.__version__}
     if not args.skip_resume:
         out["resume"] = resume(
-            RESUMED, sizes, 5, lambda a: experiment(a, FUNCTIONS["branin"][1], 0), branin
+            tuple(args.only or ALGORITHMS),
+            sizes,
+            5,
+            lambda a: experiment(a, FUNCTIONS["branin"][1], 0),
+            branin,
         )
+        out["restart_model_free"] = model_free(sizes, 5)
     if not args.skip_quality:
         out["best_objective"] = quality(
             args.seeds, budgets, args.only or ALGORITHMS, args.bayes_seeds

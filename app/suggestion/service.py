@@ -7,7 +7,8 @@ volume Katib mounts at ``volumeMountPath`` for FromVolume), so a restarted pod c
   many assignments the controller already holds; those are the first ones the server issued, so
   a repeated request (a lost reply) is answered with the same assignments, under the same
   ``trial_name``s. Finished Trials in the request are the results the samplers learn from.
-  Without a saved state the server rebuilds from the request's Trials (ordered by start time).
+  Without a saved state the server rebuilds from the request's Trials, in issue order when
+  their names are ours (``issue_order``), else by start time.
   Fewer assignments than asked for: the search has no more now (a hyperband rung waits for
   results) or at all (an exhausted grid), which the reply's trailing metadata ``EXHAUSTED``
   says, so that our controller completes the Experiment as the embedded runtime does.
@@ -30,6 +31,7 @@ from katib_resume.adapters.grpc.codec import algorithm_manifest, experiment_mani
 from katib_resume.adapters.grpc.server import Refused, WithTrailers
 from katib_resume.adapters.local.suggestion import SettingsError, SuggestionServer, medianstop
 from katib_resume.adapters.local.suggestion.state import FILE_NAME
+from katib_resume.app.suggestion.issue_order import in_issue_order
 from katib_resume.core.kube import Manifest
 from katib_resume.core.model import AlgorithmSpec, Experiment
 from katib_resume.core.objective import parse_metric
@@ -129,7 +131,8 @@ class SuggestionApi:
             directory = None if self.data_dir is None else self.data_dir / name
             server = SuggestionServer(experiment, self.seed, directory)
             saved = directory is not None and (directory / FILE_NAME).exists()
-            server.start([] if saved else _history(trials))
+            history = [] if saved else in_issue_order(_history(trials), experiment, self.seed)
+            server.start(history)
             self.servers[name] = server
         return server
 

@@ -125,3 +125,21 @@ def test_generations_carry_katibs_labels_and_checkpoints(served: Served) -> None
     served.start()  # a new pod on the same volume
     assert served.ask(first, 3) == second
     assert served.ask([*first, *second], 2) == served.ask([*first, *second], 2)
+
+
+def test_a_lost_state_is_rebuilt_over_grpc_with_its_lineage(served: Served) -> None:
+    """Katib's controller sends a Trial's ``spec.labels``, not the labels its assignment had:
+    a service whose state file is lost finds the lineage again from the Trials' names (our
+    names give the issue order, though every Trial started in the same second) and values."""
+    held: list[Manifest] = []
+    for batch in (5, 5, 4):
+        items = served.ask(held, batch)
+        for rank, item in enumerate(items):
+            finish(served.cluster, item, accuracy=0.3 + ((rank * 7 + len(held)) % 10) / 20)
+        held += items
+    assert {item["labels"][GENERATION] for item in held} == {"0", "1", "2"}
+    kept = served.ask(held, 3)
+    served.stop()
+    (served.data_dir / NAME / "suggestion-state.json").unlink()
+    served.start()
+    assert served.ask(held, 3) == kept

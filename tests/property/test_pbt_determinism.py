@@ -12,10 +12,12 @@ directory starts as a copy of its parent's.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from tempfile import TemporaryDirectory
+from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from katib_resume.adapters.local.suggestion import FILE_NAME, SuggestionServer
@@ -32,19 +34,26 @@ from tests.property.test_suggestion_determinism import (
 )
 
 Steps = list[tuple[int, int]]
+Scoring = Callable[[Manifest], float | None]
 CHECKPOINT = "checkpoint"
 
 
 @st.composite
-def pbt_experiments(draw: st.DrawFn) -> Experiment:
-    kinds = draw(st.lists(st.one_of(FINITE, doubles(stepped=False)), min_size=1, max_size=3))
+def pbt_experiments(
+    draw: st.DrawFn, kind: st.SearchStrategy[Any] | None = None, explore_only: bool = False
+) -> Experiment:
+    """``explore_only``: truncation threshold 0 and no resampling, so that with no Trial
+    failing no child repeats its parent's values."""
+    each = kind if kind is not None else st.one_of(FINITE, doubles(stepped=False))
+    kinds = draw(st.lists(each, min_size=1, max_size=3))
     parameters = [{"name": f"p{i}", **kind} for i, kind in enumerate(kinds)]
+    thresholds = ["0"] if explore_only else ["0", "0.2", "0.5", "1"]
     algorithm_settings = [
         {"name": "suggestion_trial_dir", "value": "/var/log/katib/checkpoints/"},
         {"name": "n_population", "value": str(draw(st.integers(5, 8)))},
-        {"name": "truncation_threshold", "value": draw(st.sampled_from(["0", "0.2", "0.5", "1"]))},
+        {"name": "truncation_threshold", "value": draw(st.sampled_from(thresholds))},
     ]
-    if draw(st.booleans()):
+    if not explore_only and draw(st.booleans()):
         probability = draw(st.sampled_from(["0", "0.3", "1"]))
         algorithm_settings.append({"name": "resample_probability", "value": probability})
     spec = {
@@ -64,8 +73,10 @@ steps = st.lists(st.tuples(st.integers(1, 6), st.integers(0, 3)), min_size=2, ma
 class Controller:
     """Asks in batches and records results; checks every assignment as it is handed out."""
 
-    def __init__(self, subject: Experiment, volume: Path | None) -> None:
-        self.volume = volume
+    def __init__(
+        self, subject: Experiment, volume: Path | None, score: Scoring = objective
+    ) -> None:
+        self.volume, self.score = volume, score
         given = {s.name: s.value for s in subject.spec.algorithm.algorithm_settings}
         self.size = int(given["n_population"])
         self.held: list[Manifest] = []
@@ -85,7 +96,7 @@ class Controller:
     def finish(self, item: Manifest) -> None:
         if item["name"] in self.known:
             return
-        self.known[item["name"]] = objective(item)
+        self.known[item["name"]] = self.score(item)
         if self.volume is not None:  # the Trial saves its checkpoint
             (self.volume / item["name"] / CHECKPOINT).write_text(item["name"])
 
@@ -155,4 +166,87 @@ def test_a_resumed_population_continues_exactly(
         resumed = controller.follow(restarted, plan[cut:])
     assert report.source == ("restored" if mode == "kept" else "rebuilt"), report.reason
     assert resumed == expected
+    check_sound(subject, resumed)
+
+
+WIDE = st.tuples(st.decimals("0.01", "1", places=2), st.decimals("50", "100", places=2)).map(
+    lambda bounds: {
+        "parameterType": "double",
+        "feasibleSpace": {"min": str(bounds[0]), "max": str(bounds[1])},
+    }
+)
+"""Doubles whose values a perturbation (x 0.8, x 1.2) seldom pushes past a bound."""
+
+
+def smooth(item: Manifest) -> float:
+    """``objective`` without its failures (a failed Trial's child copies a source's values)."""
+    return sum((float(v["value"]) - 0.3) ** 2 for v in item["parameterAssignments"])
+
+
+def on_a_bound(subject: Experiment, history: list[Manifest]) -> bool:
+    """Whether a value lies on a bound, where exploring children of different parents are
+    clamped alike."""
+    extra = subject.spec.model_extra or {}
+    bounds = {float(p["feasibleSpace"][key]) for p in extra["parameters"] for key in ("min", "max")}
+    return any(
+        float(v["value"]) in bounds for item in history for v in item["parameterAssignments"]
+    )
+
+
+@settings(deadline=None, max_examples=60)
+@given(
+    subject=pbt_experiments(WIDE, explore_only=True),
+    seed=seeds,
+    plan=st.lists(st.tuples(st.integers(3, 6), st.integers(0, 2)), min_size=6, max_size=12),
+    volume=st.booleans(),
+    data=st.data(),
+)
+def test_a_population_rebuilt_from_trials_without_labels_continues_exactly(
+    *, subject: Experiment, seed: int, plan: Steps, volume: bool, data: st.DataObject
+) -> None:
+    """Over gRPC a lost state is rebuilt from Trials that carry no labels (Katib's controller
+    sends the Trial's ``spec.labels``, which nothing fills): the lineage is found again by
+    replaying the search over the assignments and their results (``pbt_walk``). For that the
+    values must tell the members apart: continuous parameters off their bounds, and no child
+    repeating another's values (no exploit, no failed Trial). Where they cannot, the test
+    below holds the rebuilt population to being sound. (Cut late: past the first
+    generation, where the labels are needed.)"""
+    cut = data.draw(st.integers(len(plan) // 2, len(plan) - 1), label="cut")
+    server = SuggestionServer(subject, seed, None)
+    server.start([])
+    expected = Controller(subject, None, smooth).follow(server, plan)
+    assume(not on_a_bound(subject, expected))
+    with TemporaryDirectory() as directory:
+        where = Path(directory) if volume else None
+        controller = Controller(subject, where, smooth)
+        server = SuggestionServer(subject, seed, where)
+        server.start([])
+        history = controller.follow(server, plan[:cut])
+        if where is not None:
+            (where / FILE_NAME).unlink()
+        restarted = SuggestionServer(subject, seed, where)
+        restarted.start([{k: v for k, v in item.items() if k != "labels"} for item in history])
+        resumed = controller.follow(restarted, plan[cut:])
+    assert resumed == expected
+
+
+@settings(deadline=None, max_examples=30)
+@given(subject=pbt_experiments(), seed=seeds, plan=steps, data=st.data())
+def test_a_population_rebuilt_without_labels_is_sound_on_any_space(
+    *, subject: Experiment, seed: int, plan: Steps, data: st.DataObject
+) -> None:
+    """Where values cannot tell the lineage (a few points, members alike), the rebuilt
+    population is still a population: every member's parent finished in the generation before."""
+    cut = data.draw(st.integers(1, len(plan) - 1), label="cut")
+    controller = Controller(subject, None)
+    server = SuggestionServer(subject, seed, None)
+    server.start([])
+    history = controller.follow(server, plan[:cut])
+    restarted = SuggestionServer(subject, seed, None)
+    restarted.start([{k: v for k, v in item.items() if k != "labels"} for item in history])
+    fresh = Controller(subject, None)
+    fresh.known = dict(controller.known)
+    known = dict(controller.known)  # every request carries every Trial's result
+    fresh.held = restarted.get_suggestions([], len(history), known)  # labelled as it sees them
+    resumed = fresh.follow(restarted, plan[cut:])
     check_sound(subject, resumed)

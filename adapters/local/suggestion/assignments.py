@@ -14,8 +14,10 @@ names issued before, the choice is itself deterministic.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Set
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
+from itertools import chain, repeat
+from operator import eq, itemgetter
 from typing import Any
 
 from katib_resume.adapters.local.suggestion.space import Point
@@ -74,8 +76,21 @@ class Index:
 
     @classmethod
     def of(cls, issued: tuple[Manifest, ...]) -> Index:
-        keys = [key_of(m) for m in issued]
-        return cls(issued, {name: i for i, (name, _) in enumerate(keys)}, [p for _, p in keys])
+        """The index of a state's ``issued``, whose items all have ``assignment``'s shape
+        (they were made by it or checked by ``all_well_formed``), read without a Python pass
+        per item: a restart indexes every assignment at once."""
+        names = dict(zip(map(_NAME, issued), range(len(issued)), strict=True))
+        values = map(_VALUES, issued)
+        points = list(map(tuple, map(map, repeat(_PAIR), values)))
+        return cls(issued, names, points)
+
+    def known(self, results: Mapping[str, float | None]) -> dict[int, float | None]:
+        """``results`` (by Trial name) by assignment index, those of Trials not ours left out,
+        in one C-level pass: Katib sends every result in every call."""
+        indexes = map(self.names.get, results)
+        known: dict[Any, float | None] = dict(zip(indexes, results.values(), strict=True))
+        known.pop(None, None)
+        return known
 
 
 def well_formed(item: Any) -> bool:
@@ -96,5 +111,27 @@ def well_formed(item: Any) -> bool:
     )
 
 
+def all_well_formed(items: Sequence[Any]) -> bool:
+    """Whether every item is ``well_formed``, checked kind by kind over all of them at once
+    (C-level passes: a restart reads thousands of assignments)."""
+    if not _all(items, dict) or not all(map(eq, map(dict.keys, items), repeat(_ITEM_KEYS))):
+        return False
+    lists = list(map(_VALUES, items))
+    if not _all(map(_NAME, items), str) or not _all(lists, list):
+        return False
+    values = list(chain.from_iterable(lists))
+    if not _all(values, dict) or not all(map(eq, map(dict.keys, values), repeat(_VALUE_KEYS))):
+        return False
+    return _all(chain.from_iterable(map(_PAIR, values)), str)
+
+
+def _all(items: Iterable[Any], kind: type) -> bool:
+    """Whether every item is exactly of type ``kind`` (as the JSON parser makes them)."""
+    return set(map(type, items)) <= {kind}
+
+
 _ITEM_KEYS = frozenset(("name", "parameterAssignments"))
 _VALUE_KEYS = frozenset(("name", "value"))
+_NAME = itemgetter("name")
+_VALUES = itemgetter("parameterAssignments")
+_PAIR = itemgetter("name", "value")

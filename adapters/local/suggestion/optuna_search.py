@@ -26,14 +26,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence, Set
-from datetime import datetime
+from itertools import compress, repeat
 from typing import Any
 
 import optuna
-from optuna.trial import FrozenTrial, TrialState
 
-from katib_resume.adapters.local.suggestion import gc_pause
-from katib_resume.adapters.local.suggestion.live_study import Live
+from katib_resume.adapters.local.suggestion import columns, gc_pause
+from katib_resume.adapters.local.suggestion.live_study import UNTOLD, Live
 from katib_resume.adapters.local.suggestion.optuna_space import distributions, reader, render
 from katib_resume.adapters.local.suggestion.samplers import Delegate, SamplerFactory, ask_seed
 from katib_resume.adapters.local.suggestion.space import Point, SearchSpace
@@ -42,6 +41,8 @@ optuna.logging.set_verbosity(optuna.logging.WARNING)
 Results = Mapping[int, float | None]
 """Known results by assignment index: the objective value, or ``None`` for a failed Trial."""
 MAX_REDRAWS = 100
+_RESULT_TYPES = {type(None), int, float, bool}
+"""What a told result may be in a cursor read back (JSON's numbers, ``null``: failed)."""
 
 
 class OptunaSearch:
@@ -63,7 +64,7 @@ class OptunaSearch:
         if not isinstance(cursor, dict) or set(cursor) != keys:
             raise ValueError(f"not an {self.name} search position")
         told, unknown = cursor["told"], cursor["unknown"]
-        sound = all(v is None or isinstance(v, int | float) for v in told.values())
+        sound = set(map(type, told.values())) <= _RESULT_TYPES  # one C-level pass
         if not sound or type(unknown) is not int or unknown < 0:
             raise ValueError(f"not an {self.name} search position")
 
@@ -109,56 +110,32 @@ class OptunaSearch:
 
     def _rebuild(self, cursor: Any, issued: Sequence[Point]) -> Live:
         """The study of the issued assignments and the cursor, built in one pass
-        (``live_study``: no validation, no copies, no sampler runs)."""
+        (``Live.load``: no validation, no copies, no sampler runs), the values read a
+        parameter at a time (``columns``)."""
         live = Live(self.maximize, self.distributions, Delegate())
-        told, attrs, now = cursor["told"], cursor["trial_attrs"], datetime.now()
-        trials: list[FrozenTrial] = []
         with gc_pause.paused():
-            for index, point in enumerate(issued):
-                params = self._params(point)
-                live.numbers.append(None if params is None else len(trials))
-                if params is not None:
-                    key = str(index)
-                    trials.append(self._trial(params, told, key, attrs.get(key, {}), now))
-        live.storage.adopt(live.study_id, trials, self.maximize)
+            params = columns.params_of(self.space, issued)
+            if params is None:
+                params = list(map(self._params, issued))
+            if None in params:
+                kept: Sequence[int] = [i for i, p in enumerate(params) if p is not None]
+                live.numbers = [None] * len(params)
+                for number, index in enumerate(kept):
+                    live.numbers[index] = number
+            else:
+                kept = range(len(params))
+                live.numbers = list(kept)
+            keys = list(map(str, kept))
+            told = map(cursor["told"].get, keys, repeat(UNTOLD))
+            attrs = map(cursor["trial_attrs"].get, keys, iter(dict, None))
+            live.load([p for p in params if p is not None], list(told), list(attrs))
         live.seen.update(issued)
-        live.completed = sum(t.state == TrialState.COMPLETE for t in trials)
         for key, value in cursor["study_attrs"].items():
             live.storage.set_study_system_attr(live.study_id, key, value)
         if cursor["unknown"] and not cursor["study_attrs"] and self.name == "sobol":
-            self._advance_sobol(live, len(trials))
+            self._advance_sobol(live, len(kept))
         live.cursor = cursor
         return live
-
-    def _trial(
-        self,
-        params: dict[str, Any],
-        told: Mapping[str, Any],
-        key: str,
-        attrs: dict[str, Any],
-        now: datetime,
-    ) -> FrozenTrial:
-        """The trial of an issued assignment, as Optuna's ``create_trial`` makes it (number
-        and id are set by ``Storage.adopt``); the distributions are shared, never mutated."""
-        if key not in told:
-            state, value, done = TrialState.RUNNING, None, None
-        elif told[key] is None:
-            state, value, done = TrialState.FAIL, None, now
-        else:
-            state, value, done = TrialState.COMPLETE, float(told[key]), now
-        return FrozenTrial(
-            number=-1,
-            state=state,
-            value=value,
-            datetime_start=now,
-            datetime_complete=done,
-            params=params,
-            distributions=self.distributions,
-            user_attrs={},
-            system_attrs=attrs,
-            intermediate_values={},
-            trial_id=-1,
-        )
 
     def _advance_sobol(self, live: Live, trials: int) -> None:
         """Put the Sobol sequence where ``trials`` asks left it: Optuna draws the first point
@@ -172,11 +149,17 @@ class OptunaSearch:
                 live.storage.set_study_system_attr(live.study_id, key, trials - 2)
 
     def _tell(self, live: Live, told: Mapping[str, Any], results: Results) -> dict[str, Any]:
-        """Tell the study the results it has not been told; what was told, by index."""
+        """Tell the study the results it has not been told, in the order given; what was told,
+        by index. Katib sends every result in every call: the ones told before are set aside
+        by C-level passes, and only the new ones are looked at."""
+        keys = list(map(str, results))
+        fresh = set(keys) - told.keys()
         new: dict[str, Any] = {}
-        for index, value in results.items():
-            key = str(index)
-            if key in told or not 0 <= index < len(live.numbers):
+        if not fresh:
+            return new
+        pairs = zip(results.items(), keys, strict=True)
+        for (index, value), key in compress(pairs, map(fresh.__contains__, keys)):
+            if not 0 <= index < len(live.numbers):
                 continue
             number = live.numbers[index]
             if number is None:

@@ -11,7 +11,9 @@ generator seeded by ``(seed, G, round)``: a member depends on the seed and the p
 
 The cursor is the population's record (``pbt_record``): where each generation starts, each
 assignment's parent, and the values each generation was bred from. The server saves it with the
-assignments after every reply; rebuilt from a trial history, it is read back from the labels.
+assignments after every reply; rebuilt from a trial history, it is read back from the labels,
+or, from a history without labels (over gRPC), found again by replaying the search
+(``pbt_walk``).
 
 Labels, as Katib's: ``pbt.suggestion.katib.kubeflow.org/generation`` on every assignment and
 ``.../parent`` (the parent's Trial name) when it has a parent; the controller copies them onto the
@@ -28,7 +30,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from katib_resume.adapters.local.suggestion import pbt_record, pbt_settings, pbt_volume
+from katib_resume.adapters.local.suggestion import pbt_record, pbt_settings, pbt_volume, pbt_walk
+from katib_resume.adapters.local.suggestion.assignments import point_of
 from katib_resume.adapters.local.suggestion.optuna_search import Results
 from katib_resume.adapters.local.suggestion.pbt_record import GENERATION, PARENT, Lineage
 from katib_resume.adapters.local.suggestion.pbt_rules import Child, Member, breed
@@ -90,7 +93,7 @@ class PbtSearch:
     ) -> tuple[list[Point], Any]:
         """``count`` members: of the next generation if its pool is complete, else more of the
         current one."""
-        starts, parents, pools = self.lineage(cursor, len(issued), results)
+        starts, parents, pools = self.lineage(cursor, issued, results)
         if self._ready(starts, len(issued), results):
             pools.append(self._pool_values(starts[-1], results))
             starts.append(len(issued))
@@ -117,7 +120,7 @@ class PbtSearch:
         else:
             names = [str(m.get("name", "")) for m in issued]
             known = {i: results[n] for i, n in enumerate(names) if n in results}
-            starts, parents, _ = self.lineage(cursor, len(issued), known)
+            starts, parents, _ = self.lineage(cursor, list(map(point_of, issued)), known)
         completed = []
         for index, item in enumerate(items, start=first):
             labels = {GENERATION: str(bisect.bisect_right(starts, index) - 1)}
@@ -128,12 +131,18 @@ class PbtSearch:
             completed.append({**item, "labels": labels})
         return completed
 
-    def lineage(self, cursor: Any, issued: int, results: Results) -> Lineage:
-        """A copy of the cursor's record, or the record its labels give (``pbt_record``)."""
-        if pbt_record.complete(cursor, issued):
+    def lineage(self, cursor: Any, issued: Sequence[Point], results: Results) -> Lineage:
+        """A copy of the cursor's record, or the record its labels give (``pbt_record``), or,
+        when the history has no labels at all (over gRPC), the record a replay finds
+        (``pbt_walk``)."""
+        if pbt_record.complete(cursor, len(issued)):
             return pbt_record.copy(cursor)
-        labels = list(cursor.get("labels") or [])[:issued]
-        labels += [[-1, -1]] * (issued - len(labels))  # unlabelled: the generation before
+        labels = list(cursor.get("labels") or [])[: len(issued)]
+        labels += [[-1, -1]] * (len(issued) - len(labels))  # unlabelled: the generation before
+        if issued and all(generation < 0 for generation, _ in labels):
+            found = pbt_walk.walk(self, issued, results)
+            if found is not None:
+                return found
         return pbt_record.from_labels(
             labels, self.size, lambda first: self._pool_values(first, results)
         )

@@ -259,8 +259,7 @@ class SuggestionServer:
         if index is None or index.issued is not state.issued:
             index = Index.of(state.issued)
         names = index.names
-        known = {i: v for name, v in results.items() if (i := names.get(name)) is not None}
-        points, cursor = search.draw(state.cursor, count, tuple(index.points), known)
+        points, cursor = search.draw(state.cursor, count, tuple(index.points), index.known(results))
         self._index = None  # until it is extended (an error on the way leaves none)
         new: list[Manifest] = []
         for point in points:

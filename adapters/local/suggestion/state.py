@@ -22,9 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import orjson
+
 from katib_resume.adapters.atomic import write_atomically
 from katib_resume.adapters.local.suggestion import encoded, gc_pause
-from katib_resume.adapters.local.suggestion.assignments import well_formed
+from katib_resume.adapters.local.suggestion.assignments import all_well_formed
 from katib_resume.core.kube import Manifest
 
 FILE_NAME = "suggestion-state.json"
@@ -124,9 +126,33 @@ def _canonical_payload(data: bytes) -> tuple[bytes, Any] | None:
     if rest != tail.replace(b"0" * 64, digest):
         return None
     try:
-        return body, json.loads(body, parse_constant=_no_constant)
+        return body, _parse(body)
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
+
+
+def _parse(body: bytes) -> Any:
+    """``json.loads(body)`` of a canonical payload, its assignments read by ``orjson`` (a few
+    times faster on thousands of them). ``orjson`` reads an integer beyond 64 bits as a float,
+    and the assignments hold only strings, so only they are read by it: they lie between the
+    last ``,"issued":[`` and the last ``],"seed":`` (the keys are sorted, and neither marker
+    can stand inside a string, where a quote is escaped, nor after them, in ``seed`` and
+    ``space``). A payload not laid out so, or that ``orjson`` refuses, is read by ``json``."""
+    start, end = body.rfind(_ISSUED), body.rfind(_SEED)
+    if start >= 0 and start + len(_ISSUED) <= end:
+        rest = json.loads(body[:start] + body[end + 1 :], parse_constant=_no_constant)
+        if isinstance(rest, dict) and rest.keys() == _FIELDS:
+            try:
+                issued = orjson.loads(body[start + len(_ISSUED) - 1 : end + 1])
+            except orjson.JSONDecodeError:
+                pass
+            else:
+                return {**rest, "issued": issued}
+    return json.loads(body, parse_constant=_no_constant)
+
+
+_ISSUED, _SEED = b',"issued":[', b'],"seed":'
+_FIELDS = frozenset(("algorithm", "cursor", "experiment", "seed", "space"))
 
 
 def _no_constant(name: str) -> Any:
@@ -151,7 +177,7 @@ def _state(payload: Any) -> SearchState:
     texts = (fields["experiment"], fields["algorithm"], fields["space"])
     if not all(isinstance(t, str) for t in texts) or type(fields["seed"]) is not int:
         raise StateProblem("corrupt", "fields have the wrong types")
-    if not isinstance(issued, list) or not all(well_formed(item) for item in issued):
+    if not isinstance(issued, list) or not all_well_formed(issued):
         raise StateProblem("corrupt", "the issued assignments are malformed")
     return SearchState(**fields, issued=tuple(issued))
 
