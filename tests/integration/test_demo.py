@@ -1,7 +1,8 @@
 """``katib-resume demo``: the narrated resume story, fast, and checked by itself.
 
 The demo prints claims with their evidence; these tests hold it to the key ones (from a real
-process, timed) and prove that a false claim stops it with exit status 3 instead of being printed.
+process) and prove that a false claim stops it with exit status 3 instead of being printed. How
+long it takes is not asserted: a wall time on a shared machine is a figure, not a test.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import contextlib
 import io
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -43,8 +43,7 @@ CLAIMS = (
 )
 
 
-def test_the_demo_tells_the_whole_story_in_under_10_seconds(tmp_path: Path) -> None:
-    started = time.perf_counter()
+def test_the_demo_tells_the_whole_story(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "katib_resume", "demo"],
         capture_output=True,
@@ -52,9 +51,7 @@ def test_the_demo_tells_the_whole_story_in_under_10_seconds(tmp_path: Path) -> N
         cwd=tmp_path,
         check=False,
     )
-    elapsed = time.perf_counter() - started
     assert done.returncode == 0, done.stderr
-    assert elapsed < 10.0
     for claim in CLAIMS:
         assert claim in done.stdout, claim
     assert not (tmp_path / ".katib-resume").exists()  # the demo uses a temporary directory
