@@ -1,0 +1,49 @@
+"""``core.objects`` at its edges: cluster-scoped names, objects without a ``resourceVersion``,
+two equal numbers, and ``fill`` (a relist) replacing a kind's objects and their buckets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from katib_resume.core.katib import LABEL_EXPERIMENT
+from katib_resume.core.objects import Objects, key_of, older, version_of
+
+
+def _pod(name: str, version: str = "1", **labels: str) -> dict[str, Any]:
+    meta = {"namespace": "ns", "name": name, "resourceVersion": version, "labels": labels}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta}
+
+
+def test_a_cluster_scoped_object_is_named_without_a_namespace() -> None:
+    pv = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv"}}
+    assert key_of(pv) == ("v1", "PersistentVolume", "", "pv")
+    held = Objects()
+    held.put(pv)
+    assert held.get("v1", "PersistentVolume", None, "pv") is pv
+    assert held.get("v1", "PersistentVolume", "", "pv") is pv
+
+
+def test_no_resource_version_reads_as_empty() -> None:
+    assert version_of({"kind": "List"}) == ""
+    assert version_of({"metadata": {}}) == ""
+    assert version_of({"metadata": {"resourceVersion": 7}}) == "7"
+
+
+def test_an_equal_number_is_not_older() -> None:
+    assert not older("5", "5")
+    assert not older("05", "5")
+    assert older("4", "5")
+    assert not older("x", "5") and not older("4", "")
+
+
+def test_fill_replaces_the_kinds_objects_and_their_buckets() -> None:
+    held = Objects()
+    held.put(_pod("gone", **{LABEL_EXPERIMENT: "e"}))
+    held.put(_pod("stays", **{LABEL_EXPERIMENT: "e"}))
+    held.fill("v1", "Pod", [_pod("stays", "2", **{LABEL_EXPERIMENT: "e"}), _pod("new")])
+    assert sorted(n for _, n in held.table("v1", "Pod")) == ["new", "stays"]
+    selected = held.select("v1", "Pod", "ns", {LABEL_EXPERIMENT: "e"})
+    assert [(o["metadata"]["name"], version_of(o)) for o in selected] == [("stays", "2")]
+    held.fill("v1", "Pod", [])
+    assert dict(held.table("v1", "Pod")) == {}
+    assert held.select("v1", "Pod", None, {LABEL_EXPERIMENT: "e"}) == []
