@@ -180,6 +180,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/unit/test_informer.py",
     ),
     "core/trial_ledger.py": (
+        "tests/unit/test_trial_ledger_edges.py",
         "tests/unit/test_trial_ledger.py",
         "tests/unit/test_experiment_edges.py",
         "tests/property/test_trial_ledger.py",
@@ -203,6 +204,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/property/test_trial_lifecycle.py",
     ),
     "core/plan/trial_effects.py": (
+        "tests/unit/test_trial_events.py",
         "tests/unit/test_trial_detectors.py",
         "tests/unit/test_trial_plan.py",
         "tests/unit/test_trial_plan_edges.py",

@@ -1,0 +1,96 @@
+"""The Events a Trial's reconcile tells (``core/plan/trial_effects.py``), in Katib's trial
+controller's words (docs/katib-contract.md#trial-controller): a failure with the Job's own
+message and reason, a success alone, a refused run kind, and the ``Push``-only placeholder row."""
+
+from __future__ import annotations
+
+from katib_resume.core.observation import MetricRow, TrialKey
+from katib_resume.core.plan.trial import TrialContext
+from katib_resume.core.plan.trial_draft import ReportObservation
+from tests.support.trial_player import TrialPlayer
+from tests.support.trials import job_status, new_trial
+
+
+def _told(player: TrialPlayer) -> list[tuple[str, str, str]]:
+    return [(e.type, e.reason, e.message) for e in player.events]
+
+
+def _failed(reason: str = "", message: str = "") -> tuple[str, str, str]:
+    player = TrialPlayer(new_trial("t"))
+    player.settle()
+    player.set_run_status(job_status(("Failed", "True"), reason=reason, message=message))
+    player.reconcile()
+    return _told(player)[-1]
+
+
+def test_a_failure_is_told_with_the_jobs_message_then_reason() -> None:
+    detail = "Job has reached the specified backoff limit"
+    assert _failed("BackoffLimitExceeded", detail) == (
+        "Normal",
+        "JobFailed",
+        f"Job t has failed. {detail} BackoffLimitExceeded",
+    )
+    assert _failed() == ("Normal", "JobFailed", "Job t has failed")
+
+
+def test_a_success_is_told_once_as_a_success() -> None:
+    player = TrialPlayer(new_trial("t"))
+    player.settle()
+    player.log.report(
+        TrialKey("default", "t"), [MetricRow("2020-01-01T00:00:00Z", "accuracy", "1")]
+    )
+    player.set_run_status(job_status(("Complete", "True")))
+    player.reconcile()
+    assert [e[1] for e in _told(player)] == ["JobCreated", "JobRunning", "JobSucceeded"]
+    assert _told(player)[-1] == ("Normal", "JobSucceeded", "Job t has succeeded")
+
+
+def test_a_refused_run_kind_is_a_warning_with_the_refusal() -> None:
+    raw = {"apiVersion": "kubeflow.org/v1beta1", "kind": "Trial", "metadata": {"name": "e"}}
+    player = TrialPlayer(raw)
+    player.settle()
+    assert _told(player) == [
+        (
+            "Warning",
+            "RunKindNotWatched",
+            "Trial has failed: spec.runSpec has no apiVersion and kind, so nothing can run it",
+        )
+    ]
+
+
+def test_only_a_push_trial_gets_the_unavailable_placeholder_row() -> None:
+    player = TrialPlayer(new_trial("t"))
+    player.settle()
+    player.log.report(
+        TrialKey("default", "t"), [MetricRow("0001-01-01T00:00:00Z", "accuracy", "unavailable")]
+    )
+    player.set_run_status(job_status(("Complete", "True")))
+    plan = player.reconcile()
+    assert player.model.status.conditions[-1].type == "MetricsUnavailable"
+    assert not [a for a in plan.actions if isinstance(a, ReportObservation)]
+    assert _told(player)[-1] == (
+        "Warning",
+        "MetricsUnavailable",
+        "Metrics are not available for Job t",
+    )
+
+
+def test_a_running_job_is_told_as_normal() -> None:
+    player = TrialPlayer(new_trial("t"))
+    player.settle()
+    assert _told(player)[-1] == ("Normal", "JobRunning", "Job t is running")
+
+
+def test_an_expired_wait_keeps_the_jobs_reason() -> None:
+    player = TrialPlayer(new_trial("t"), context=TrialContext(metrics_wait=60))
+    player.settle()
+    player.set_run_status(job_status(("Complete", "True"), reason="JobDone"))
+    player.reconcile()
+    player.clock.advance(60)
+    player.reconcile()
+    unavailable = player.model.status.conditions[-1]
+    assert (unavailable.type, unavailable.reason) == (
+        "MetricsUnavailable",
+        "MetricsUnavailable. Job reason: JobDone",
+    )
+    assert _told(player)[-1][:2] == ("Warning", "MetricsUnavailable")
