@@ -186,7 +186,10 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/property/test_trial_ledger.py",
         "tests/property/test_trial_book.py",
     ),
-    "core/metrics_log.py": ("tests/unit/test_metrics_log.py",),
+    "core/metrics_log.py": (
+        "tests/unit/test_metrics_log_edges.py",
+        "tests/unit/test_metrics_log.py",
+    ),
     "core/run_status.py": (
         "tests/unit/test_run_status.py",
         "tests/property/test_run_status.py",
@@ -198,6 +201,8 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/unit/test_informer.py",
     ),
     "core/lifecycle/trial.py": (
+        "tests/unit/test_trial_events.py",
+        "tests/unit/test_state_vocabulary.py",
         "tests/unit/test_trial_lifecycle.py",
         "tests/unit/test_trial_detectors.py",
         "tests/unit/test_trial_plan.py",
@@ -211,6 +216,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/property/test_trial_plan.py",
     ),
     "core/plan/trial_metrics.py": (
+        "tests/unit/test_trial_metrics_edges.py",
         "tests/unit/test_trial_plan.py",
         "tests/unit/test_trial_plan_edges.py",
         "tests/property/test_trial_plan.py",
@@ -223,6 +229,9 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/property/test_lifecycle.py",
     ),
     "core/plan/trial_draft.py": (
+        "tests/unit/test_trial_plan_edges.py",
+        "tests/unit/test_trial_events.py",
+        "tests/unit/test_trial_metrics_edges.py",
         "tests/unit/test_trial_plan.py",
         "tests/unit/test_trial_plan_edges.py",
         "tests/unit/test_trial_detectors.py",
