@@ -191,6 +191,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/unit/test_metrics_log.py",
     ),
     "core/run_status.py": (
+        "tests/unit/test_run_status_edges.py",
         "tests/unit/test_run_status.py",
         "tests/property/test_run_status.py",
         "tests/unit/test_trial_plan.py",
