@@ -223,6 +223,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/property/test_trial_plan.py",
     ),
     "core/lifecycle/machine.py": (
+        "tests/unit/test_lifecycle_machine.py",
         "tests/unit/test_state_tables.py",
         "tests/unit/test_state_vocabulary.py",
         "tests/unit/test_trial_lifecycle.py",

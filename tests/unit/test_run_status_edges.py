@@ -3,7 +3,12 @@ judge by, and a match that is not an object (no status, never an error)."""
 
 from __future__ import annotations
 
-from katib_resume.core.run_status import RunOutcome, Verdict, judge, matches
+import dataclasses
+
+import pytest
+
+from katib_resume.core.katib_trial import JOB_FAILURE_CONDITION, JOB_SUCCESS_CONDITION
+from katib_resume.core.run_status import RunOutcome, Verdict, default_conditions, judge, matches
 
 RUN = {
     "apiVersion": "kubeflow.org/v1",
@@ -23,3 +28,16 @@ def test_a_match_that_is_no_object_is_no_status() -> None:
     assert matches(RUN, "status.tags") == "done"
     assert judge(RUN, "status.tags", "", running=False) is None
     assert judge(RUN, "", "status.tags", running=False) is None
+
+
+def test_only_the_batch_job_has_default_conditions() -> None:
+    assert default_conditions("batch/v1", "Job") == (JOB_SUCCESS_CONDITION, JOB_FAILURE_CONDITION)
+    assert default_conditions("example.com/v1", "Job") == ("", "")
+    assert default_conditions("batch/v1", "CronJob") == ("", "")
+
+
+def test_a_verdict_is_a_value() -> None:
+    verdict = Verdict(RunOutcome.FAILED, "r", "m")
+    assert hash(verdict) == hash(Verdict(RunOutcome.FAILED, "r", "m"))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        verdict.reason = "other"  # type: ignore[misc]

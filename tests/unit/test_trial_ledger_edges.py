@@ -48,7 +48,9 @@ def _scored(name: str, loss: str, experiment_label: str = "exp") -> Trial:
             },
             "status": {
                 "conditions": [{"type": "Succeeded", "status": "True"}],
-                "observation": {"metrics": [{"name": "loss", "min": loss, "latest": loss}]},
+                "observation": {
+                    "metrics": [{"name": "loss", "min": loss, "max": loss, "latest": loss}]
+                },
             },
         }
     )
@@ -59,6 +61,14 @@ def test_a_minimized_goal_is_read_from_the_kept_optimum() -> None:
     ledger = TrialLedger.of(objective, [_scored("a", "0.4"), _scored("b", "0.9")])
     assert ledger.goal_reached(objective)
     assert not TrialLedger.of(objective, [_scored("b", "0.9")]).goal_reached(objective)
+
+
+def test_a_maximized_goal_is_read_from_the_kept_optimum() -> None:
+    objective = ObjectiveSpec(type="maximize", objective_metric_name="loss", goal=0.5)
+    assert not TrialLedger.of(objective, [_scored("a", "0.4")]).goal_reached(objective)
+    assert TrialLedger.of(objective, [_scored("a", "0.4"), _scored("b", "0.6")]).goal_reached(
+        objective
+    )
 
 
 def test_a_trial_no_longer_the_experiments_leaves_its_ledger() -> None:

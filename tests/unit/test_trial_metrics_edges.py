@@ -10,6 +10,7 @@ from typing import Any
 from katib_resume.core.actions import RecordEvent
 from katib_resume.core.observation import MetricRow
 from katib_resume.core.plan.trial import TrialContext, decide_trial
+from katib_resume.core.plan.trial_metrics import wait_expired
 from tests.support.trial_player import TrialPlayer
 from tests.support.trials import batch_job, job_status, new_trial
 
@@ -66,3 +67,11 @@ def test_an_unreadable_row_is_told_and_counts_as_none() -> None:
             "failed to parse timestamps 'yesterday': not RFC 3339 with a zone",
         )
     ]
+
+
+def test_the_expired_wait_says_why_and_what_usually_causes_it() -> None:
+    assert wait_expired(90) == (
+        "Metrics are not available: none were reported within 90s after the run succeeded "
+        "(is the namespace labelled katib.kubeflow.org/metrics-collector-injection=enabled, "
+        "and did the metrics collector reach katib-db-manager?)"
+    )
