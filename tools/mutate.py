@@ -224,6 +224,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     ),
     "core/lifecycle/machine.py": (
         "tests/unit/test_lifecycle_machine.py",
+        "tests/unit/test_docs.py::test_lifecycle_doc_embeds_the_generated_diagram",
         "tests/unit/test_state_tables.py",
         "tests/unit/test_state_vocabulary.py",
         "tests/unit/test_trial_lifecycle.py",
@@ -255,6 +256,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     ),
     "core/model/__init__.py": ("tests/unit/test_exports.py", "tests/unit/test_models.py"),
     "core/model/experiment.py": (
+        "tests/unit/test_model_defaults.py",
         "tests/unit/test_models.py",
         "tests/unit/test_trials.py",
         "tests/unit/test_experiment_status.py",
@@ -274,12 +276,14 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/integration/test_suggestion_deleted.py",
     ),
     "core/model/trial.py": (
+        "tests/unit/test_model_defaults.py",
         "tests/unit/test_models.py",
         "tests/unit/test_trials.py",
         "tests/unit/test_trial_lifecycle.py",
         "tests/unit/test_trial_plan.py",
     ),
     "core/model/children.py": (
+        "tests/unit/test_model_defaults.py",
         "tests/unit/test_models.py",
         "tests/unit/test_provision.py",
         "tests/unit/test_volume_loss.py",
@@ -289,8 +293,13 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/unit/test_experiment_edges.py",
         "tests/unit/test_trial_plan.py",
     ),
-    "core/model/suggestion.py": ("tests/unit/test_models.py", "tests/unit/test_provision.py"),
+    "core/model/suggestion.py": (
+        "tests/unit/test_model_defaults.py",
+        "tests/unit/test_models.py",
+        "tests/unit/test_provision.py",
+    ),
     "core/model/meta.py": (
+        "tests/unit/test_model_defaults.py",
         "tests/unit/test_models.py",
         "tests/unit/test_provision.py",
         "tests/unit/test_trial_lifecycle.py",
