@@ -3,10 +3,13 @@ two equal numbers, and ``fill`` (a relist) replacing a kind's objects and their 
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
+import pytest
+
 from katib_resume.core.katib import LABEL_EXPERIMENT
-from katib_resume.core.objects import Objects, key_of, older, version_of
+from katib_resume.core.objects import EVERY, Objects, key_of, older, version_of
 
 
 def _pod(name: str, version: str = "1", **labels: str) -> dict[str, Any]:
@@ -47,3 +50,12 @@ def test_fill_replaces_the_kinds_objects_and_their_buckets() -> None:
     held.fill("v1", "Pod", [])
     assert dict(held.table("v1", "Pod")) == {}
     assert held.select("v1", "Pod", None, {LABEL_EXPERIMENT: "e"}) == []
+
+
+def test_a_delta_is_a_value() -> None:
+    held = Objects()
+    held.put(_pod("p"))
+    delta = held.changes("v1", "Pod", EVERY, "", None)
+    assert delta.complete and [o["metadata"]["name"] for o in delta.changed] == ["p"]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        delta.complete = False  # type: ignore[misc]

@@ -4,9 +4,16 @@ message and reason, a success alone, a refused run kind, and the ``Push``-only p
 
 from __future__ import annotations
 
+import dataclasses
+
+import pytest
+
+from katib_resume.core.actions import Delete, ObjectRef
+from katib_resume.core.lifecycle.trial import TrialState
 from katib_resume.core.observation import MetricRow, TrialKey
+from katib_resume.core.plan.result import Step
 from katib_resume.core.plan.trial import TrialContext
-from katib_resume.core.plan.trial_draft import ReportObservation
+from katib_resume.core.plan.trial_draft import DeleteObservations, ReportObservation, TrialPlan
 from tests.support.trial_player import TrialPlayer
 from tests.support.trials import job_status, new_trial
 
@@ -31,6 +38,8 @@ def test_a_failure_is_told_with_the_jobs_message_then_reason() -> None:
         f"Job t has failed. {detail} BackoffLimitExceeded",
     )
     assert _failed() == ("Normal", "JobFailed", "Job t has failed")
+    assert _failed(message="out of memory")[2] == "Job t has failed. out of memory "
+    assert _failed(reason="Evicted")[2] == "Job t has failed.  Evicted"
 
 
 def test_a_success_is_told_once_as_a_success() -> None:
@@ -94,3 +103,30 @@ def test_an_expired_wait_keeps_the_jobs_reason() -> None:
         "MetricsUnavailable. Job reason: JobDone",
     )
     assert _told(player)[-1][:2] == ("Warning", "MetricsUnavailable")
+
+
+def test_the_events_are_about_the_trial() -> None:
+    player = TrialPlayer(new_trial("t", namespace="team"))
+    player.settle()
+    refs = {(e.ref.api_version, e.ref.kind, e.ref.namespace, e.ref.name) for e in player.events}
+    assert refs == {("kubeflow.org/v1beta1", "Trial", "team", "t")}
+
+
+def test_the_trial_planners_actions_and_context_are_values() -> None:
+    key = TrialKey("default", "t")
+    row = MetricRow("2020-01-01T00:00:00Z", "accuracy", "1")
+    values = (ReportObservation(key, (row,)), DeleteObservations(key), TrialContext())
+    for value in (*values, TrialPlan(Step(TrialState.Pending, TrialState.Pending))):
+        hash(value)  # a mutable dataclass is unhashable
+        field = dataclasses.fields(value)[0].name
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(value, field, None)
+
+
+def test_a_completed_trials_job_is_deleted_by_kind_namespace_name_and_uid() -> None:
+    player = TrialPlayer(new_trial("t", namespace="team"))
+    player.settle()
+    player.set_run_status(job_status(("Failed", "True")))
+    player.reconcile()
+    deletes = [a for a in player.reconcile().actions if isinstance(a, Delete)]
+    assert deletes == [Delete(ObjectRef("batch/v1", "Job", "team", "t"), "run-1")]
