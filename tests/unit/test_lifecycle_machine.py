@@ -28,4 +28,4 @@ def test_a_lifecycle_and_its_rows_are_frozen(name: str) -> None:
     for value in (*lifecycle.table, *branches):
         hash(value)  # a mutable dataclass is unhashable
         with pytest.raises(dataclasses.FrozenInstanceError):
-            value.dest = lifecycle.initial  # type: ignore[misc]
+            value.dest = lifecycle.initial

@@ -69,7 +69,8 @@ def test_a_trial_reads_the_webhooks_defaults() -> None:
     spec = bare.spec
     assert (bare.kind, bare.namespace, spec.collector_kind) == ("Trial", "default", "StdOut")
     assert (spec.retain_run, spec.success_condition, spec.failure_condition) == (False, "", "")
-    for collector in ({}, {"collector": {}}, {"collector": {"kind": ""}}):
+    collectors: list[dict[str, Any]] = [{}, {"collector": {}}, {"collector": {"kind": ""}}]
+    for collector in collectors:
         trial = Trial.model_validate(
             {"metadata": {"name": "t"}, "spec": {"metricsCollector": collector}}
         )

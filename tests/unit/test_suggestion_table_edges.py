@@ -27,15 +27,14 @@ def test_the_first_transition_is_told_from_pending() -> None:
 
 
 def test_a_blocked_suggestion_follows_the_conflict_it_names() -> None:
-    state = Observed(
-        NS, "from-volume-resume", experiment(), _created(suggestion(0, 0)), claimants=(pv(),)
-    )
+    created = _created(suggestion(0, 0))
+    state = Observed(NS, "from-volume-resume", experiment(), created, claimants=(pv(),))
     first = plan(state, shipped_config(), EPOCH)
     assert isinstance(first, Plan)
     (write,) = [
         a for a in first.actions if isinstance(a, UpdateStatus) and a.ref.kind == "Suggestion"
     ]
-    blocked = Suggestion.model_validate({**state.suggestion.to_dict(), "status": write.status})
+    blocked = Suggestion.model_validate({**created.to_dict(), "status": write.status})
     moved = replace(state, suggestion=blocked, claimants=(pv("another"),))
     again = plan(moved, shipped_config(), EPOCH)
     assert isinstance(again, Plan) and again.suggestion is not None
