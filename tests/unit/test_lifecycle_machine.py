@@ -8,7 +8,9 @@ import dataclasses
 import pytest
 from transitions import Machine
 
-from katib_resume.core.lifecycle import LIFECYCLES
+from katib_resume.core.lifecycle import LIFECYCLES, IllegalTransition, Lifecycle, Transition
+from katib_resume.core.lifecycle.states import Detector
+from katib_resume.core.lifecycle.trial import TrialState
 
 
 @pytest.mark.parametrize("name", sorted(LIFECYCLES))
@@ -29,3 +31,14 @@ def test_a_lifecycle_and_its_rows_are_frozen(name: str) -> None:
         hash(value)  # a mutable dataclass is unhashable
         with pytest.raises(dataclasses.FrozenInstanceError):
             value.dest = lifecycle.initial
+
+
+def test_a_trigger_not_allowed_or_not_in_the_table_is_refused_in_words() -> None:
+    trial = LIFECYCLES["trial"]
+    with pytest.raises(IllegalTransition) as illegal:
+        trial.fire(TrialState.Running, "created", None)
+    assert str(illegal.value) == "Trial: 'created' is not allowed from Running"
+    table = (Transition("created", TrialState.Pending, TrialState.Created),)
+    with pytest.raises(ValueError) as unknown:
+        Lifecycle("T", TrialState, TrialState.Pending, table, (Detector("started"),))
+    assert str(unknown.value) == "T: detectors of triggers not in the table: {'started'}"

@@ -59,3 +59,29 @@ def test_a_delta_is_a_value() -> None:
     assert delta.complete and [o["metadata"]["name"] for o in delta.changed] == ["p"]
     with pytest.raises(dataclasses.FrozenInstanceError):
         delta.complete = False  # type: ignore[misc]
+
+
+def test_only_a_controller_with_a_uid_is_an_owner() -> None:
+    held = Objects()
+    owner = {"apiVersion": "v1", "kind": "Trial", "name": "t"}
+    for name, ref in (
+        ("plain", {**owner, "uid": "u"}),
+        ("nameless", {**owner, "controller": True}),
+    ):
+        pod = _pod(name)
+        pod["metadata"]["ownerReferences"] = [ref]
+        held.put(pod)
+    assert held.owned("v1", "Pod", "u") == []
+    assert held.owned("v1", "Pod", "None") == []
+
+
+def test_a_cursor_of_a_dropped_bucket_gets_the_whole_new_one() -> None:
+    held = Objects()
+    held.put(_pod("p"))
+    first = held.changes("v1", "Pod", EVERY, "", None)
+    same = held.changes("v1", "Pod", EVERY, "", first.cursor)
+    assert (same.changed, same.removed, same.complete) == ((), (), False)
+    held.pop("v1", "Pod", ("ns", "p"))
+    held.put(_pod("q"))
+    again = held.changes("v1", "Pod", EVERY, "", first.cursor)
+    assert again.complete and [o["metadata"]["name"] for o in again.changed] == ["q"]

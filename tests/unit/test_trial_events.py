@@ -15,7 +15,7 @@ from katib_resume.core.plan.result import Step
 from katib_resume.core.plan.trial import TrialContext
 from katib_resume.core.plan.trial_draft import DeleteObservations, ReportObservation, TrialPlan
 from tests.support.trial_player import TrialPlayer
-from tests.support.trials import job_status, new_trial
+from tests.support.trials import batch_job, job_status, new_trial
 
 
 def _told(player: TrialPlayer) -> list[tuple[str, str, str]]:
@@ -130,3 +130,13 @@ def test_a_completed_trials_job_is_deleted_by_kind_namespace_name_and_uid() -> N
     player.reconcile()
     deletes = [a for a in player.reconcile().actions if isinstance(a, Delete)]
     assert deletes == [Delete(ObjectRef("batch/v1", "Job", "team", "t"), "run-1")]
+
+
+def test_a_moving_pass_names_its_trigger_and_a_run_without_uid_is_deleted_unconditioned() -> None:
+    player = TrialPlayer(new_trial("t"))
+    player.reconcile()
+    assert player.reconcile().step == Step(TrialState.Pending, TrialState.Created, "created")
+    player.runs["t"] = {**batch_job("t"), "status": job_status(("Failed", "True"))}
+    assert player.reconcile().step.trigger == "run_failed"
+    deletes = [a for a in player.reconcile().actions if isinstance(a, Delete)]
+    assert deletes == [Delete(ObjectRef("batch/v1", "Job", "default", "t"), "")]
