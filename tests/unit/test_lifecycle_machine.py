@@ -10,7 +10,7 @@ from transitions import Machine
 
 from katib_resume.core.lifecycle import LIFECYCLES, IllegalTransition, Lifecycle, Transition
 from katib_resume.core.lifecycle.states import Detector
-from katib_resume.core.lifecycle.trial import TrialState
+from katib_resume.core.lifecycle.trial import TRIAL, TrialState
 
 
 @pytest.mark.parametrize("name", sorted(LIFECYCLES))
@@ -34,7 +34,7 @@ def test_a_lifecycle_and_its_rows_are_frozen(name: str) -> None:
 
 
 def test_a_trigger_not_allowed_or_not_in_the_table_is_refused_in_words() -> None:
-    trial = LIFECYCLES["trial"]
+    trial = TRIAL
     with pytest.raises(IllegalTransition) as illegal:
         trial.fire(TrialState.Running, "created", None)
     assert str(illegal.value) == "Trial: 'created' is not allowed from Running"
