@@ -241,6 +241,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/property/test_trial_plan.py",
     ),
     "core/plan/needs.py": (
+        "tests/unit/test_needs_edges.py",
         "tests/unit/test_provision.py",
         "tests/unit/test_consult.py",
         "tests/unit/test_volume_loss.py",
@@ -248,6 +249,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     ),
     "core/lifecycle/__init__.py": ("tests/unit/test_exports.py", "tests/unit/test_state_tables.py"),
     "core/plan/__init__.py": (
+        "tests/unit/test_needs_edges.py",
         "tests/unit/test_exports.py",
         "tests/unit/test_provision.py",
         "tests/unit/test_consult.py",
@@ -270,6 +272,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/unit/test_manifests_rbac.py",
     ),
     "core/observed.py": (
+        "tests/unit/test_needs_edges.py",
         "tests/unit/test_provision.py",
         "tests/unit/test_consult.py",
         "tests/unit/test_volume_loss.py",
