@@ -78,10 +78,21 @@ def test_only_a_controller_with_a_uid_is_an_owner() -> None:
 def test_a_cursor_of_a_dropped_bucket_gets_the_whole_new_one() -> None:
     held = Objects()
     held.put(_pod("p"))
+    held.put(_pod("o"))  # the cursor's serial is now past the bucket's epoch
     first = held.changes("v1", "Pod", EVERY, "", None)
     same = held.changes("v1", "Pod", EVERY, "", first.cursor)
     assert (same.changed, same.removed, same.complete) == ((), (), False)
     held.pop("v1", "Pod", ("ns", "p"))
+    held.pop("v1", "Pod", ("ns", "o"))
     held.put(_pod("q"))
     again = held.changes("v1", "Pod", EVERY, "", first.cursor)
     assert again.complete and [o["metadata"]["name"] for o in again.changed] == ["q"]
+
+
+def test_an_empty_bucket_is_complete_once_then_unchanged() -> None:
+    held = Objects()
+    held.put(_pod("p"))
+    empty = held.changes("v1", "Pod", "label", "none", None)
+    assert (empty.changed, empty.complete) == ((), True)
+    again = held.changes("v1", "Pod", "label", "none", empty.cursor)
+    assert (again.changed, again.removed, again.complete) == ((), (), False)
