@@ -202,6 +202,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/unit/test_informer.py",
     ),
     "core/lifecycle/trial.py": (
+        "tests/unit/test_lifecycle_machine.py",
         "tests/unit/test_trial_events.py",
         "tests/unit/test_state_vocabulary.py",
         "tests/unit/test_trial_lifecycle.py",
