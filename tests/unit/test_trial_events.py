@@ -9,7 +9,8 @@ import dataclasses
 import pytest
 
 from katib_resume.core.actions import Delete, ObjectRef
-from katib_resume.core.lifecycle.trial import TrialState
+from katib_resume.core.conditions import ConditionSpec, Status
+from katib_resume.core.lifecycle.trial import TrialState, condition_for
 from katib_resume.core.observation import MetricRow, TrialKey
 from katib_resume.core.plan.result import Step
 from katib_resume.core.plan.trial import TrialContext
@@ -140,3 +141,22 @@ def test_a_moving_pass_names_its_trigger_and_a_run_without_uid_is_deleted_uncond
     assert player.reconcile().step.trigger == "run_failed"
     deletes = [a for a in player.reconcile().actions if isinstance(a, Delete)]
     assert deletes == [Delete(ObjectRef("batch/v1", "Job", "default", "t"), "")]
+
+
+def test_only_a_completed_trial_has_a_completion_time() -> None:
+    player = TrialPlayer(new_trial("t"))
+    player.settle()
+    assert player.model.status.conditions[-1].type == "Running"
+    assert player.model.status.completion_time is None
+    player.set_run_status(job_status(("Failed", "True")))
+    player.reconcile()
+    assert player.model.status.completion_time == player.clock.now()
+
+
+def test_a_state_is_written_as_katibs_condition_with_the_jobs_words_only_when_given() -> None:
+    assert condition_for(TrialState.Failed) == ConditionSpec(
+        "Failed", Status.TRUE, "TrialFailed", "Trial has failed"
+    )
+    assert condition_for(TrialState.Failed, "Evicted") == ConditionSpec(
+        "Failed", Status.TRUE, "TrialFailed. Job reason: Evicted", "Trial has failed"
+    )
