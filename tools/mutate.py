@@ -248,7 +248,11 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/unit/test_volume_loss.py",
         "tests/integration/test_suggestion_deleted.py",
     ),
-    "core/lifecycle/__init__.py": ("tests/unit/test_exports.py", "tests/unit/test_state_tables.py"),
+    "core/lifecycle/__init__.py": (
+        "tests/unit/test_exports.py",
+        "tests/unit/test_lifecycle_machine.py",
+        "tests/unit/test_state_tables.py",
+    ),
     "core/plan/__init__.py": (
         "tests/unit/test_needs_edges.py",
         "tests/unit/test_exports.py",

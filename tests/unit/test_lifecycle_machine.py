@@ -42,3 +42,8 @@ def test_a_trigger_not_allowed_or_not_in_the_table_is_refused_in_words() -> None
     with pytest.raises(ValueError) as unknown:
         Lifecycle("T", TrialState, TrialState.Pending, table, (Detector("started"),))
     assert str(unknown.value) == "T: detectors of triggers not in the table: {'started'}"
+
+
+def test_the_lifecycles_are_listed_by_the_names_the_diagram_command_takes() -> None:
+    names = {key: lifecycle.name for key, lifecycle in LIFECYCLES.items()}
+    assert names == {"experiment": "Experiment", "suggestion": "Suggestion", "trial": "Trial"}
