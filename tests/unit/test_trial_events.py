@@ -10,13 +10,15 @@ import pytest
 
 from katib_resume.core.actions import Delete, ObjectRef
 from katib_resume.core.conditions import ConditionSpec, Status
-from katib_resume.core.lifecycle.trial import TrialState, condition_for
+from katib_resume.core.lifecycle.trial import TrialSignals, TrialState, condition_for
 from katib_resume.core.observation import MetricRow, TrialKey
 from katib_resume.core.plan.result import Step
 from katib_resume.core.plan.trial import TrialContext
 from katib_resume.core.plan.trial_draft import DeleteObservations, ReportObservation, TrialPlan
 from tests.support.trial_player import TrialPlayer
 from tests.support.trials import batch_job, job_status, new_trial
+
+UNAVAILABLE_ROW = MetricRow("0001-01-01T00:00:00Z", "accuracy", "unavailable")
 
 
 def _told(player: TrialPlayer) -> list[tuple[str, str, str]]:
@@ -160,3 +162,24 @@ def test_a_state_is_written_as_katibs_condition_with_the_jobs_words_only_when_gi
     assert condition_for(TrialState.Failed, "Evicted") == ConditionSpec(
         "Failed", Status.TRUE, "TrialFailed. Job reason: Evicted", "Trial has failed"
     )
+
+
+def test_success_and_unavailable_metrics_stamp_the_completion_time() -> None:
+    for rows in ([MetricRow("2020-01-01T00:00:00Z", "accuracy", "1")], [UNAVAILABLE_ROW]):
+        player = TrialPlayer(new_trial("t"))
+        player.settle()
+        player.log.report(TrialKey("default", "t"), rows)
+        player.set_run_status(job_status(("Complete", "True")))
+        player.reconcile()
+        assert player.model.status.conditions[-1].type in ("Succeeded", "MetricsUnavailable")
+        assert player.model.status.completion_time == player.clock.now()
+
+
+def test_pending_is_written_as_no_condition_and_signals_are_values() -> None:
+    with pytest.raises(ValueError) as error:
+        condition_for(TrialState.Pending)
+    assert str(error.value) == "Pending is written as no condition"
+    signals = TrialSignals(failed=True)
+    assert hash(signals) == hash(TrialSignals(failed=True))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        signals.failed = False  # type: ignore[misc]
