@@ -254,6 +254,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/unit/test_state_tables.py",
     ),
     "core/plan/__init__.py": (
+        "tests/unit/test_plan_without_experiment.py",
         "tests/unit/test_needs_edges.py",
         "tests/unit/test_exports.py",
         "tests/unit/test_provision.py",
@@ -270,6 +271,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/unit/test_experiment_edges.py",
     ),
     "core/plan/finalizer.py": (
+        "tests/unit/test_plan_without_experiment.py",
         "tests/unit/test_provision.py",
         "tests/unit/test_consult.py",
         "tests/unit/test_volume_loss.py",

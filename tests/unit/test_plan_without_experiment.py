@@ -1,0 +1,44 @@
+"""The planner's entry (``core/plan/__init__.py``) without a live Experiment: nothing to do
+for nothing, a live Suggestion left to the garbage collector, and a deleted one's finalizer
+work only (docs/katib-contract.md: the Suggestion is owned by its Experiment)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from katib_resume.adapters.fake.clock import EPOCH
+from katib_resume.core.actions import RemoveFinalizer
+from katib_resume.core.katib import FINALIZER_PV_CLEANUP
+from katib_resume.core.model import Experiment, Suggestion
+from katib_resume.core.observed import Observed
+from katib_resume.core.plan import Plan, plan
+from tests.support.harness import shipped_config
+from tests.unit.test_provision import experiment, observed, suggestion
+
+GONE = "2026-01-01T00:00:00Z"
+
+
+def _deleted(model: Any, **meta: Any) -> Any:
+    raw = model.to_dict()
+    raw["metadata"] = {**raw["metadata"], "deletionTimestamp": GONE, **meta}
+    return type(model).model_validate(raw)
+
+
+def test_nothing_observed_plans_nothing() -> None:
+    assert plan(Observed("kubeflow", "gone"), shipped_config(), EPOCH) == Plan()
+
+
+def test_without_a_live_experiment_a_live_suggestion_is_left_alone() -> None:
+    state = observed(experiment(), suggestion(3, 3), [])
+    for gone in (None, _deleted(state.experiment)):
+        assert plan(replace(state, experiment=gone), shipped_config(), EPOCH) == Plan()
+
+
+def test_a_deleted_suggestion_of_a_deleted_experiment_only_lets_go() -> None:
+    state = observed(experiment(), suggestion(3, 3), [])
+    sug: Suggestion = _deleted(state.suggestion, finalizers=[FINALIZER_PV_CLEANUP])
+    exp: Experiment = _deleted(state.experiment)
+    decided = plan(replace(state, experiment=exp, suggestion=sug), shipped_config(), EPOCH)
+    assert isinstance(decided, Plan) and decided.experiment is None
+    assert [type(a) for a in decided.actions] == [RemoveFinalizer]
