@@ -8,13 +8,13 @@ from dataclasses import replace
 from typing import Any
 
 from katib_resume.adapters.fake.clock import EPOCH
-from katib_resume.core.actions import RemoveFinalizer
+from katib_resume.core.actions import RemoveFinalizer, UpdateStatus
 from katib_resume.core.katib import FINALIZER_PV_CLEANUP
 from katib_resume.core.model import Experiment, Suggestion
 from katib_resume.core.observed import Observed
 from katib_resume.core.plan import Plan, plan
 from tests.support.harness import shipped_config
-from tests.unit.test_provision import experiment, observed, suggestion
+from tests.unit.test_provision import experiment, observed, suggestion, trial
 
 GONE = "2026-01-01T00:00:00Z"
 
@@ -42,3 +42,27 @@ def test_a_deleted_suggestion_of_a_deleted_experiment_only_lets_go() -> None:
     decided = plan(replace(state, experiment=exp, suggestion=sug), shipped_config(), EPOCH)
     assert isinstance(decided, Plan) and decided.experiment is None
     assert [type(a) for a in decided.actions] == [RemoveFinalizer]
+
+
+def _suggestion_succeeded(decided: Plan | object) -> tuple[str, str]:
+    assert isinstance(decided, Plan)
+    (write,) = [
+        a for a in decided.actions if isinstance(a, UpdateStatus) and a.ref.kind == "Suggestion"
+    ]
+    found = next(c for c in write.status["conditions"] if c["type"] == "Succeeded")
+    return found["status"], found["reason"]
+
+
+def test_the_suggestion_says_whether_its_experiment_succeeded_or_failed() -> None:
+    done = [trial(i) for i in range(3)]
+    succeeded = observed(experiment(maxTrialCount=3), suggestion(3, 3), done)
+    assert _suggestion_succeeded(plan(succeeded, shipped_config(), EPOCH)) == (
+        "True",
+        "Experiment is succeeded",
+    )
+    lost = [trial(i, "Failed") for i in range(3)]
+    failed = observed(experiment(maxTrialCount=5, maxFailedTrialCount=2), suggestion(3, 3), lost)
+    assert _suggestion_succeeded(plan(failed, shipped_config(), EPOCH)) == (
+        "True",
+        "Experiment is failed",
+    )
