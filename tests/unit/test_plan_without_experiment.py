@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from katib_resume.adapters.fake.clock import EPOCH
-from katib_resume.core.actions import RemoveFinalizer, UpdateStatus
+from katib_resume.core.actions import Delete, RemoveFinalizer, UpdateStatus
 from katib_resume.core.katib import FINALIZER_PV_CLEANUP
 from katib_resume.core.model import Experiment, Suggestion
 from katib_resume.core.observed import Observed
@@ -66,3 +66,12 @@ def test_the_suggestion_says_whether_its_experiment_succeeded_or_failed() -> Non
         "True",
         "Experiment is failed",
     )
+
+
+def test_a_deleted_suggestion_without_our_finalizer_is_not_ours_to_clean() -> None:
+    state = observed(experiment(), suggestion(3, 3), [])
+    sug: Suggestion = _deleted(state.suggestion, finalizers=["someone.else/finalizer"])
+    for exp in (None, state.experiment):
+        decided = plan(replace(state, experiment=exp, suggestion=sug), shipped_config(), EPOCH)
+        assert isinstance(decided, Plan)
+        assert not [a for a in decided.actions if isinstance(a, RemoveFinalizer | Delete)]
