@@ -8,11 +8,13 @@ from dataclasses import replace
 from typing import Any
 
 from katib_resume.adapters.fake.clock import EPOCH
-from katib_resume.core.actions import Delete, RemoveFinalizer, UpdateStatus
+from katib_resume.core.actions import AddFinalizer, Delete, RemoveFinalizer, UpdateStatus
 from katib_resume.core.katib import FINALIZER_PV_CLEANUP
 from katib_resume.core.model import Experiment, Suggestion
 from katib_resume.core.observed import Observed
 from katib_resume.core.plan import Plan, plan
+from katib_resume.core.plan.finalizer import ensure_finalizer
+from katib_resume.core.policy import ResumePolicy, traits
 from tests.support.harness import shipped_config
 from tests.unit.test_provision import experiment, observed, suggestion, trial
 
@@ -75,3 +77,14 @@ def test_a_deleted_suggestion_without_our_finalizer_is_not_ours_to_clean() -> No
         decided = plan(replace(state, experiment=exp, suggestion=sug), shipped_config(), EPOCH)
         assert isinstance(decided, Plan)
         assert not [a for a in decided.actions if isinstance(a, RemoveFinalizer | Delete)]
+
+
+def test_only_a_volume_policys_suggestion_gets_our_finalizer() -> None:
+    held = suggestion(3, 3)
+    bare = Suggestion.model_validate(
+        {**held.to_dict(), "metadata": {**held.metadata.to_dict(), "finalizers": []}}
+    )
+    (added,) = ensure_finalizer(bare, traits(ResumePolicy.FROM_VOLUME))
+    assert isinstance(added, AddFinalizer) and added.finalizer == FINALIZER_PV_CLEANUP
+    assert ensure_finalizer(held, traits(ResumePolicy.FROM_VOLUME)) == ()
+    assert ensure_finalizer(bare, traits(ResumePolicy.LONG_RUNNING)) == ()
