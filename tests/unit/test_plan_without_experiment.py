@@ -8,9 +8,15 @@ from dataclasses import replace
 from typing import Any
 
 from katib_resume.adapters.fake.clock import EPOCH
-from katib_resume.core.actions import AddFinalizer, Delete, RemoveFinalizer, UpdateStatus
-from katib_resume.core.katib import FINALIZER_PV_CLEANUP
-from katib_resume.core.model import Experiment, Suggestion
+from katib_resume.core.actions import (
+    AddFinalizer,
+    Delete,
+    ObjectRef,
+    RemoveFinalizer,
+    UpdateStatus,
+)
+from katib_resume.core.katib import ANNOTATION_OWNER_UID, FINALIZER_PV_CLEANUP
+from katib_resume.core.model import Experiment, PersistentVolume, Suggestion
 from katib_resume.core.observed import Observed
 from katib_resume.core.plan import Plan, plan
 from katib_resume.core.plan.finalizer import ensure_finalizer
@@ -88,3 +94,18 @@ def test_only_a_volume_policys_suggestion_gets_our_finalizer() -> None:
     assert isinstance(added, AddFinalizer) and added.finalizer == FINALIZER_PV_CLEANUP
     assert ensure_finalizer(held, traits(ResumePolicy.FROM_VOLUME)) == ()
     assert ensure_finalizer(bare, traits(ResumePolicy.LONG_RUNNING)) == ()
+
+
+def test_our_finalizer_deletes_our_pv_by_name_and_uid_then_lets_go() -> None:
+    state = observed(experiment(), suggestion(3, 3), [])
+    sug: Suggestion = _deleted(state.suggestion, finalizers=[FINALIZER_PV_CLEANUP])
+    meta = {
+        "name": "pv-1",
+        "uid": "pv-uid",
+        "annotations": {ANNOTATION_OWNER_UID: sug.metadata.uid},
+    }
+    pv = PersistentVolume.model_validate({"metadata": meta})
+    decided = plan(replace(state, experiment=None, suggestion=sug, pv=pv), shipped_config(), EPOCH)
+    assert isinstance(decided, Plan)
+    assert decided.actions[0] == Delete(ObjectRef("v1", "PersistentVolume", None, "pv-1"), "pv-uid")
+    assert isinstance(decided.actions[1], RemoveFinalizer) and len(decided.actions) == 2
