@@ -279,6 +279,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/unit/test_manifests_rbac.py",
     ),
     "core/observed.py": (
+        "tests/unit/test_observed_values.py",
         "tests/unit/test_needs_edges.py",
         "tests/unit/test_provision.py",
         "tests/unit/test_consult.py",
