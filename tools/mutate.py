@@ -300,6 +300,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/unit/test_volume_loss.py",
     ),
     "core/plan/result.py": (
+        "tests/unit/test_plan_result.py",
         "tests/unit/test_provision.py",
         "tests/unit/test_experiment_edges.py",
         "tests/unit/test_trial_plan.py",
