@@ -1,0 +1,98 @@
+"""``core.objects`` at its edges: cluster-scoped names, objects without a ``resourceVersion``,
+two equal numbers, and ``fill`` (a relist) replacing a kind's objects and their buckets."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from katib_resume.core.katib import LABEL_EXPERIMENT
+from katib_resume.core.objects import EVERY, Objects, key_of, older, version_of
+
+
+def _pod(name: str, version: str = "1", **labels: str) -> dict[str, Any]:
+    meta = {"namespace": "ns", "name": name, "resourceVersion": version, "labels": labels}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta}
+
+
+def test_a_cluster_scoped_object_is_named_without_a_namespace() -> None:
+    pv = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv"}}
+    assert key_of(pv) == ("v1", "PersistentVolume", "", "pv")
+    held = Objects()
+    held.put(pv)
+    assert held.get("v1", "PersistentVolume", None, "pv") is pv
+    assert held.get("v1", "PersistentVolume", "", "pv") is pv
+
+
+def test_no_resource_version_reads_as_empty() -> None:
+    assert version_of({"kind": "List"}) == ""
+    assert version_of({"metadata": {}}) == ""
+    assert version_of({"metadata": {"resourceVersion": 7}}) == "7"
+
+
+def test_an_equal_number_is_not_older() -> None:
+    assert not older("5", "5")
+    assert not older("05", "5")
+    assert older("4", "5")
+    assert not older("x", "5") and not older("4", "")
+
+
+def test_fill_replaces_the_kinds_objects_and_their_buckets() -> None:
+    held = Objects()
+    held.put(_pod("gone", **{LABEL_EXPERIMENT: "e"}))
+    held.put(_pod("stays", **{LABEL_EXPERIMENT: "e"}))
+    held.fill("v1", "Pod", [_pod("stays", "2", **{LABEL_EXPERIMENT: "e"}), _pod("new")])
+    assert sorted(n for _, n in held.table("v1", "Pod")) == ["new", "stays"]
+    selected = held.select("v1", "Pod", "ns", {LABEL_EXPERIMENT: "e"})
+    assert [(o["metadata"]["name"], version_of(o)) for o in selected] == [("stays", "2")]
+    held.fill("v1", "Pod", [])
+    assert dict(held.table("v1", "Pod")) == {}
+    assert held.select("v1", "Pod", None, {LABEL_EXPERIMENT: "e"}) == []
+
+
+def test_a_delta_is_a_value() -> None:
+    held = Objects()
+    held.put(_pod("p"))
+    delta = held.changes("v1", "Pod", EVERY, "", None)
+    assert delta.complete and [o["metadata"]["name"] for o in delta.changed] == ["p"]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        delta.complete = False  # type: ignore[misc]
+
+
+def test_only_a_controller_with_a_uid_is_an_owner() -> None:
+    held = Objects()
+    owner = {"apiVersion": "v1", "kind": "Trial", "name": "t"}
+    for name, ref in (
+        ("plain", {**owner, "uid": "u"}),
+        ("nameless", {**owner, "controller": True}),
+    ):
+        pod = _pod(name)
+        pod["metadata"]["ownerReferences"] = [ref]
+        held.put(pod)
+    assert held.owned("v1", "Pod", "u") == []
+    assert held.owned("v1", "Pod", "None") == []
+
+
+def test_a_cursor_of_a_dropped_bucket_gets_the_whole_new_one() -> None:
+    held = Objects()
+    held.put(_pod("p"))
+    held.put(_pod("o"))  # the cursor's serial is now past the bucket's epoch
+    first = held.changes("v1", "Pod", EVERY, "", None)
+    same = held.changes("v1", "Pod", EVERY, "", first.cursor)
+    assert (same.changed, same.removed, same.complete) == ((), (), False)
+    held.pop("v1", "Pod", ("ns", "p"))
+    held.pop("v1", "Pod", ("ns", "o"))
+    held.put(_pod("q"))
+    again = held.changes("v1", "Pod", EVERY, "", first.cursor)
+    assert again.complete and [o["metadata"]["name"] for o in again.changed] == ["q"]
+
+
+def test_an_empty_bucket_is_complete_once_then_unchanged() -> None:
+    held = Objects()
+    held.put(_pod("p"))
+    empty = held.changes("v1", "Pod", "label", "none", None)
+    assert (empty.changed, empty.complete) == ((), True)
+    again = held.changes("v1", "Pod", "label", "none", empty.cursor)
+    assert (again.changed, again.removed, again.complete) == ((), (), False)
