@@ -23,9 +23,11 @@ Either way, when no row has the objective's name (the first metric), the result 
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 
 from katib_resume.core.katib_trial import UNAVAILABLE, ZERO_TIME
 from katib_resume.core.observation import MetricRow, ObservationError, parse_timestamp
@@ -103,15 +105,24 @@ def _json(text: str, metrics: Sequence[str]) -> list[MetricRow]:
     return rows
 
 
+def _positional(number: float) -> str:
+    """The shortest digits that read back as ``number``, without an exponent, as Go's
+    ``strconv.FormatFloat(v, 'f', -1, 64)`` writes them (``1.5e-05`` is ``0.000015``): the
+    quirk reads the digits after the point, so an exponent must never reach it."""
+    if not math.isfinite(number):
+        return "nan"
+    return format(Decimal(repr(number)), "f")
+
+
 def _json_stamp(value: object) -> str:
     if isinstance(value, str) and value:
         return value
     if isinstance(value, bool) or not isinstance(value, int | float):
         return ZERO_TIME
-    whole, _, fraction = repr(float(value)).partition(".")
-    nanos = int(fraction) if fraction.isdigit() else 0  # Katib's quirk: "28721" is 28721 ns
     try:
-        moment = _EPOCH + timedelta(seconds=int(whole))
+        whole, _, fraction = _positional(float(value)).partition(".")
+        carry, nanos = divmod(int(fraction or "0"), 10**9)  # Katib's quirk: "28721" is 28721 ns
+        moment = _EPOCH + timedelta(seconds=int(whole) + carry)
     except (ValueError, OverflowError):
         return ZERO_TIME
     text = moment.strftime("%Y-%m-%dT%H:%M:%S")

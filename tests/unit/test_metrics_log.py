@@ -54,6 +54,25 @@ def test_json_lines_report_string_values_with_katibs_timestamps() -> None:
 
 
 @pytest.mark.parametrize(
+    ("stamp", "expected"),
+    [
+        ("1.5e-05", "1970-01-01T00:00:00.000000015Z"),  # Go writes 0.000015: never an exponent
+        ("1e+10", "2286-11-20T17:46:40Z"),
+        ("1e+16", ZERO),  # past the calendar (year 9999): the zero time
+        ("12", "1970-01-01T00:00:12Z"),
+        ("1.1234567891", "1970-01-01T00:00:02.234567891Z"),  # past a second carries, as Go's
+        ("1" + "0" * 400, ZERO),  # beyond a float: the zero time, not a traceback
+        ("true", ZERO),
+    ],
+)
+def test_a_json_number_timestamp_is_read_from_its_positional_digits(
+    stamp: str, expected: str
+) -> None:
+    text = f'{{"loss": "0.5", "timestamp": {stamp}}}\n'
+    assert parse_log(text, ("loss",), "JSON") == rows((expected, "loss", "0.5"))
+
+
+@pytest.mark.parametrize(
     ("text", "fmt", "message"),
     [
         ("not json\n", "JSON", "failed to parse the json object"),
