@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import bisect
 import copy
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,6 +92,11 @@ class TrialLedger:
         self._names: dict[TrialPhase, list[str]] = {phase: [] for phase in TrialPhase}
         self._best: tuple[float, str] | None = None
         self._counts: TrialCounts | None = None
+        self._removals = 0
+        """How many Trials were folded away: a name the ledger had may since be free again."""
+        self._used: tuple[Sequence[dict[str, Any]], int, int] | None = None
+        """``unused``'s memo: assignments it read, how many of them from the start all have a
+        Trial, and ``_removals`` then."""
 
     @classmethod
     def of(
@@ -135,7 +140,44 @@ class TrialLedger:
             self._remember(self._record(name, trial))
         if old is not None and self._best == (old.key, name) and not self._holds_best(name):
             self._best = self._rescan()
+        if old is not None and trial is None:
+            self._removals += 1
         self._counts = None
+
+    def unused(self, assignments: Sequence[dict[str, Any]], wanted: int) -> list[dict[str, Any]]:
+        """The first ``wanted`` of ``assignments`` whose name no Trial of the ledger has, in
+        order: ``[a for a in assignments if not self.has(str(a.get("name")))][:wanted]``.
+
+        The Suggestion's assignments only grow and each soon has its Trial, so testing every
+        one on every reconcile would cost what the history holds. The ledger remembers how many
+        assignments from the start all have a Trial (a Trial only stops being the ledger's by
+        a removal, which forgets that), and tests from there when the list still starts with
+        the one it read (compared at C speed; the parsed versions of a Suggestion share their
+        items, so mostly by identity)."""
+        first = self._first_unused(assignments)
+        self._used = (assignments, first, self._removals)
+        found: list[dict[str, Any]] = []
+        for assignment in assignments[first:]:  # the few still without a Trial
+            if len(found) >= wanted:
+                break
+            if str(assignment.get("name")) not in self._records:
+                found.append(assignment)
+        return found
+
+    def _first_unused(self, assignments: Sequence[dict[str, Any]]) -> int:
+        """The index of the first assignment without a Trial (``len``: there is none)."""
+        start, memo = 0, self._used
+        if memo is not None and memo[2] == self._removals:
+            seen, start = memo[0], memo[1]
+            if seen is not assignments and (
+                len(assignments) < start or assignments[:start] != seen[:start]
+            ):
+                start = 0
+        records = self._records
+        for index in range(start, len(assignments)):
+            if str(assignments[index].get("name")) not in records:
+                return index
+        return len(assignments)
 
     def _record(self, name: str, trial: Trial) -> TrialRecord:
         extra = trial.status.model_extra or {}
