@@ -29,6 +29,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from immutables import Map
+
 from katib_resume.core.model.experiment import Experiment, ObjectiveSpec
 from katib_resume.core.model.trial import Trial
 from katib_resume.core.objective import (
@@ -88,8 +90,15 @@ class TrialLedger:
     def __init__(self, objective: ObjectiveSpec | None, basis: Basis | None = None) -> None:
         self.basis = basis
         self._ranker = _Ranker(objective)
-        self._records: dict[str, TrialRecord] = {}
+        self._records: Map[str, TrialRecord] = Map()
+        """By name, in a persistent map: ``updated`` shares it, and a fold makes a new one
+        sharing all but a few of its nodes, so a copy costs what changed, not what is held."""
         self._names: dict[TrialPhase, list[str]] = {phase: [] for phase in TrialPhase}
+        self._owned: set[TrialPhase] = set(TrialPhase)
+        """The phases whose name list is this ledger's own (the others are shared with the
+        ledger it was ``updated`` from, and copied when first changed)."""
+        self._tuples: dict[TrialPhase, tuple[str, ...]] = {}
+        """The name lists as ``counts`` hands them out, per phase, until the phase changes."""
         self._best: tuple[float, str] | None = None
         self._counts: TrialCounts | None = None
         self._removals = 0
@@ -114,8 +123,7 @@ class TrialLedger:
         if not changed and not removed:
             return self
         new = copy.copy(self)
-        new._records = dict(self._records)
-        new._names = {phase: list(names) for phase, names in self._names.items()}
+        new._names, new._owned, new._tuples = dict(self._names), set(), dict(self._tuples)
         for name in removed:
             new.fold(name, None)
         for trial in changed:
@@ -133,8 +141,9 @@ class TrialLedger:
 
     def fold(self, name: str, trial: Trial | None) -> None:
         """Take ``trial`` as the current state of the Trial ``name`` (None: it is gone)."""
-        old = self._records.pop(name, None)
+        old = self._records.get(name)
         if old is not None:
+            self._records = self._records.delete(name)
             self._forget(old)
         if trial is not None:
             self._remember(self._record(name, trial))
@@ -192,16 +201,24 @@ class TrialLedger:
         )
 
     def _remember(self, record: TrialRecord) -> None:
-        self._records[record.name] = record
-        bisect.insort(self._names[record.phase], record.name)
+        self._records = self._records.set(record.name, record)
+        bisect.insort(self._own(record.phase), record.name)
         if record.key is not None and (
             self._best is None or (record.key, record.name) < self._best
         ):
             self._best = (record.key, record.name)
 
     def _forget(self, record: TrialRecord) -> None:
-        names = self._names[record.phase]
+        names = self._own(record.phase)
         del names[bisect.bisect_left(names, record.name)]
+
+    def _own(self, phase: TrialPhase) -> list[str]:
+        """The name list of ``phase``, this ledger's own, about to change."""
+        if phase not in self._owned:
+            self._names[phase] = list(self._names[phase])
+            self._owned.add(phase)
+        self._tuples.pop(phase, None)
+        return self._names[phase]
 
     def _holds_best(self, name: str) -> bool:
         record = self._records.get(name)
@@ -214,7 +231,11 @@ class TrialLedger:
     @property
     def counts(self) -> TrialCounts:
         if self._counts is None:
-            self._counts = TrialCounts(**{FIELD_OF[p]: tuple(n) for p, n in self._names.items()})
+            tuples = self._tuples
+            for phase, names in self._names.items():
+                if phase not in tuples:
+                    tuples[phase] = tuple(names)
+            self._counts = TrialCounts(**{FIELD_OF[p]: tuples[p] for p in self._names})
         return self._counts
 
     @property
