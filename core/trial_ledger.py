@@ -25,9 +25,11 @@ from __future__ import annotations
 
 import bisect
 import copy
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from immutables import Map
 
 from katib_resume.core.model.experiment import Experiment, ObjectiveSpec
 from katib_resume.core.model.trial import Trial
@@ -88,10 +90,22 @@ class TrialLedger:
     def __init__(self, objective: ObjectiveSpec | None, basis: Basis | None = None) -> None:
         self.basis = basis
         self._ranker = _Ranker(objective)
-        self._records: dict[str, TrialRecord] = {}
+        self._records: Map[str, TrialRecord] = Map()
+        """By name, in a persistent map: ``updated`` shares it, and a fold makes a new one
+        sharing all but a few of its nodes, so a copy costs what changed, not what is held."""
         self._names: dict[TrialPhase, list[str]] = {phase: [] for phase in TrialPhase}
+        self._owned: set[TrialPhase] = set(TrialPhase)
+        """The phases whose name list is this ledger's own (the others are shared with the
+        ledger it was ``updated`` from, and copied when first changed)."""
+        self._tuples: dict[TrialPhase, tuple[str, ...]] = {}
+        """The name lists as ``counts`` hands them out, per phase, until the phase changes."""
         self._best: tuple[float, str] | None = None
         self._counts: TrialCounts | None = None
+        self._removals = 0
+        """How many Trials were folded away: a name the ledger had may since be free again."""
+        self._used: tuple[Sequence[dict[str, Any]], int, int] | None = None
+        """``unused``'s memo: assignments it read, how many of them from the start all have a
+        Trial, and ``_removals`` then."""
 
     @classmethod
     def of(
@@ -109,8 +123,7 @@ class TrialLedger:
         if not changed and not removed:
             return self
         new = copy.copy(self)
-        new._records = dict(self._records)
-        new._names = {phase: list(names) for phase, names in self._names.items()}
+        new._names, new._owned, new._tuples = dict(self._names), set(), dict(self._tuples)
         for name in removed:
             new.fold(name, None)
         for trial in changed:
@@ -128,14 +141,52 @@ class TrialLedger:
 
     def fold(self, name: str, trial: Trial | None) -> None:
         """Take ``trial`` as the current state of the Trial ``name`` (None: it is gone)."""
-        old = self._records.pop(name, None)
+        old = self._records.get(name)
         if old is not None:
+            self._records = self._records.delete(name)
             self._forget(old)
         if trial is not None:
             self._remember(self._record(name, trial))
         if old is not None and self._best == (old.key, name) and not self._holds_best(name):
             self._best = self._rescan()
+        if old is not None and trial is None:
+            self._removals += 1
         self._counts = None
+
+    def unused(self, assignments: Sequence[dict[str, Any]], wanted: int) -> list[dict[str, Any]]:
+        """The first ``wanted`` of ``assignments`` whose name no Trial of the ledger has, in
+        order: ``[a for a in assignments if not self.has(str(a.get("name")))][:wanted]``.
+
+        The Suggestion's assignments only grow and each soon has its Trial, so testing every
+        one on every reconcile would cost what the history holds. The ledger remembers how many
+        assignments from the start all have a Trial (a Trial only stops being the ledger's by
+        a removal, which forgets that), and tests from there when the list still starts with
+        the one it read (compared at C speed; the parsed versions of a Suggestion share their
+        items, so mostly by identity)."""
+        first = self._first_unused(assignments)
+        self._used = (assignments, first, self._removals)
+        found: list[dict[str, Any]] = []
+        for assignment in assignments[first:]:  # the few still without a Trial
+            if len(found) >= wanted:
+                break
+            if str(assignment.get("name")) not in self._records:
+                found.append(assignment)
+        return found
+
+    def _first_unused(self, assignments: Sequence[dict[str, Any]]) -> int:
+        """The index of the first assignment without a Trial (``len``: there is none)."""
+        start, memo = 0, self._used
+        if memo is not None and memo[2] == self._removals:
+            seen, start = memo[0], memo[1]
+            if seen is not assignments and (
+                len(assignments) < start or assignments[:start] != seen[:start]
+            ):
+                start = 0
+        records = self._records
+        for index in range(start, len(assignments)):
+            if str(assignments[index].get("name")) not in records:
+                return index
+        return len(assignments)
 
     def _record(self, name: str, trial: Trial) -> TrialRecord:
         extra = trial.status.model_extra or {}
@@ -150,16 +201,24 @@ class TrialLedger:
         )
 
     def _remember(self, record: TrialRecord) -> None:
-        self._records[record.name] = record
-        bisect.insort(self._names[record.phase], record.name)
+        self._records = self._records.set(record.name, record)
+        bisect.insort(self._own(record.phase), record.name)
         if record.key is not None and (
             self._best is None or (record.key, record.name) < self._best
         ):
             self._best = (record.key, record.name)
 
     def _forget(self, record: TrialRecord) -> None:
-        names = self._names[record.phase]
+        names = self._own(record.phase)
         del names[bisect.bisect_left(names, record.name)]
+
+    def _own(self, phase: TrialPhase) -> list[str]:
+        """The name list of ``phase``, this ledger's own, about to change."""
+        if phase not in self._owned:
+            self._names[phase] = list(self._names[phase])
+            self._owned.add(phase)
+        self._tuples.pop(phase, None)
+        return self._names[phase]
 
     def _holds_best(self, name: str) -> bool:
         record = self._records.get(name)
@@ -172,7 +231,11 @@ class TrialLedger:
     @property
     def counts(self) -> TrialCounts:
         if self._counts is None:
-            self._counts = TrialCounts(**{FIELD_OF[p]: tuple(n) for p, n in self._names.items()})
+            tuples = self._tuples
+            for phase, names in self._names.items():
+                if phase not in tuples:
+                    tuples[phase] = tuple(names)
+            self._counts = TrialCounts(**{FIELD_OF[p]: tuples[p] for p in self._names})
         return self._counts
 
     @property

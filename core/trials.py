@@ -238,6 +238,8 @@ def has_budget(spec: ExperimentSpec, made: int) -> bool:
     return budget is None or budget > made
 
 
+TRIAL_LIST_KEYS = tuple(list_key for _, _, list_key in _STATUS_KEYS)
+"""The status fields that name the Trials of each phase (sorted lists of names)."""
 TRIAL_STATUS_KEYS = frozenset(
     key for _, count_key, list_key in _STATUS_KEYS for key in (count_key, list_key)
 ) | {"trials"}

@@ -13,6 +13,9 @@ so every revision still in the log reads back exactly the list it was written wi
 came after it; a chain's items go when the last row naming it goes.
 
 ``SPLIT`` declares the lists kept this way, as data: one path of two fields per kind.
+``SPLICED`` declares lists kept as the chain of their edits instead (``splices.py``: the
+Experiment's trial-name lists, sorted, so not append-only); ``side_rows`` and ``with_list`` say
+for either what a write appends and how a revision reads back.
 """
 
 from __future__ import annotations
@@ -20,14 +23,52 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from katib_resume.adapters.fake.splices import REBASE, lists_of, replay, splices
 from katib_resume.core.katib import API_VERSION
 from katib_resume.core.kube import Manifest
+from katib_resume.core.trials import TRIAL_LIST_KEYS
 
 Key = tuple[str, str, str, str]
 SPLIT: dict[tuple[str, str], tuple[str, str]] = {
     (API_VERSION, "Suggestion"): ("status", "suggestions"),
 }
 """(apiVersion, kind) -> the path of the list kept as side rows."""
+SPLICED: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {
+    (API_VERSION, "Experiment"): ("status", TRIAL_LIST_KEYS),
+}
+"""(apiVersion, kind) -> the parent field and the fields of the lists kept as splices."""
+
+
+def side_rows(
+    key: Key, obj: Manifest, before: Manifest | None, held: int
+) -> tuple[bool, list[Any], int] | None:
+    """What a write of ``obj`` (replacing ``before``, whose chain holds ``held`` items; -1: it
+    has none) keeps as side rows: whether it starts a new chain, the items it appends, and how
+    many the chain then holds. ``None``: ``obj`` has no such list (a row of its own)."""
+    spliced = SPLICED.get(key[:2])
+    if spliced is None:
+        items = long_list(key, obj)
+        if items is None:
+            return None
+        previous = None if before is None else long_list(key, before)
+        if continues(items, previous, held):
+            return False, items[held:], len(items)
+        return True, items, len(items)
+    parent, fields = spliced
+    lists = _lists(obj, parent, fields)
+    if lists is None or all(value is None for value in lists.values()):
+        return None
+    old = None if before is None or not 0 <= held < REBASE else _lists(before, parent, fields)
+    if old is None:  # a new chain: each list from nothing
+        made = splices({}, lists)
+        return True, made, len(made)
+    made = splices(old, lists)
+    return False, made, held + len(made)
+
+
+def _lists(obj: Manifest, parent: str, fields: Sequence[str]) -> dict[str, Any] | None:
+    value = obj.get(parent)
+    return lists_of(value, fields) if type(value) is dict else None
 
 
 def long_list(key: Key, obj: Manifest) -> list[Any] | None:
@@ -41,13 +82,27 @@ def long_list(key: Key, obj: Manifest) -> list[Any] | None:
 
 
 def without_list(key: Key, obj: Manifest) -> Manifest:
-    """``obj`` with its long list left out (a shallow copy: ``obj`` is not changed)."""
+    """``obj`` with its long list(s) left out (a shallow copy: ``obj`` is not changed)."""
+    spliced = SPLICED.get(key[:2])
+    if spliced is not None:
+        parent, fields = spliced
+        inner = obj[parent]
+        gone = {field: None for field in fields if type(inner.get(field)) is list}
+        return {**obj, parent: {**inner, **gone}}
     first, second = SPLIT[key[:2]]
     return {**obj, first: {**obj[first], second: None}}
 
 
 def with_list(key: Key, obj: Manifest, items: list[Any]) -> Manifest:
-    """``obj`` (just decoded, owned by the caller) with its long list put back in place."""
+    """``obj`` (just decoded, owned by the caller) with its long list(s) put back in place
+    from the chain's first items (for ``SPLICED`` lists: the lists those splices make)."""
+    spliced = SPLICED.get(key[:2])
+    if spliced is not None:
+        inner = obj[spliced[0]]
+        for field, value in replay(items).items():
+            if value is not None:
+                inner[field] = value
+        return obj
     first, second = SPLIT[key[:2]]
     obj[first][second] = items
     return obj

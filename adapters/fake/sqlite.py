@@ -37,7 +37,7 @@ from typing import Any
 
 import orjson
 
-from katib_resume.adapters.fake.items import continues, long_list, without_list
+from katib_resume.adapters.fake.items import side_rows, without_list
 from katib_resume.core.kube import Manifest
 
 WINDOW = 100
@@ -62,10 +62,12 @@ CREATE TABLE IF NOT EXISTS state (
     id INTEGER PRIMARY KEY CHECK (id = 1), format INTEGER NOT NULL, version INTEGER NOT NULL,
     uids INTEGER NOT NULL, undo_key TEXT, undo_revision INTEGER, world TEXT);
 """
-FORMAT = 3
+FORMAT = 4
 """2: the same without ``items`` (its log rows hold whole objects); upgraded when opened for
-writing (two columns added), read as it is otherwise."""
-READABLE = (2, FORMAT)
+writing (two columns added), read as it is otherwise. 3: the Experiment's rows whole (4 keeps
+its trial-name lists as splices, ``splices.py``): read as it is, marked 4 when opened for
+writing (an older build refuses a 4 rather than misread it)."""
+READABLE = (2, 3, FORMAT)
 _CHAINED = """
 CREATE INDEX IF NOT EXISTS log_by_chain ON log (chain) WHERE chain IS NOT NULL;
 """
@@ -111,6 +113,7 @@ def _upgrade(db: sqlite3.Connection) -> None:
             db.execute("ALTER TABLE log ADD COLUMN chain INTEGER")
             db.execute("ALTER TABLE log ADD COLUMN items INTEGER")
             db.execute("UPDATE state SET format = ? WHERE format = 2", (FORMAT,))
+    db.execute("UPDATE state SET format = ? WHERE format = 3", (FORMAT,))
     db.executescript(_CHAINED)
 
 
@@ -191,19 +194,20 @@ class Journal:
         self, revision: int, kind: str, key: Key, obj: Manifest, before: Manifest | None
     ) -> tuple[int, int] | None:
         """The revision's row (and its new side rows); its chain and item count, if any."""
-        items = long_list(key, obj)
-        if items is None:
-            self.db.execute(_INSERT_LOG, (revision, kind, *key, encode(obj), None, None))
-            return None
         stored = None if before is None else self.chains.get(key)
         _, chain, held = stored if stored and stored[0] == _revision(before) else (0, 0, -1)
-        if not continues(items, None if before is None else long_list(key, before), held):
+        side = side_rows(key, obj, before, held)
+        if side is None:
+            self.db.execute(_INSERT_LOG, (revision, kind, *key, encode(obj), None, None))
+            return None
+        fresh_chain, items, total = side
+        if fresh_chain:
             chain, held = revision, 0  # a new chain, named by the revision that starts it
-        fresh = [(chain, index, encode(item)) for index, item in enumerate(items[held:], held)]
+        fresh = [(chain, index, encode(item)) for index, item in enumerate(items, held)]
         self.db.executemany("INSERT INTO items VALUES (?, ?, ?)", fresh)
         body = encode(without_list(key, obj))
-        self.db.execute(_INSERT_LOG, (revision, kind, *key, body, chain, len(items)))
-        return chain, len(items)
+        self.db.execute(_INSERT_LOG, (revision, kind, *key, body, chain, total))
+        return chain, total
 
     def _advance(self, revision: int, key: Key, before: int | None, uids: int | None) -> None:
         """The counters and the undo move on; the revisions nobody needs any more go."""

@@ -6,22 +6,42 @@ half its time. In one process with one API server, an object's UID and ``resourc
 its content exactly, so this cache keeps one model per object (and model type), replaced when
 the version moves and dropped when the object is deleted (``forget``): its size is that of the
 cluster, and a reconcile parses only what changed since the last one.
+
+A new version of a Suggestion holds every assignment of the last one and a few more (Katib's
+``status.suggestions`` only grows), so parsing it whole would cost what the history holds, on
+every one of its writes. ``LONG_LISTS`` names such lists, as data; a new version whose list
+starts with the list the last parse saw (compared at C speed: the API server's stored versions
+share their items, so the comparison is mostly of identities) is parsed without that prefix,
+and the parsed prefix of the last model is put back in front of the new items. The result is
+the model a whole parse gives (``tests/unit/test_models_by_version.py`` holds the two together).
 """
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, NamedTuple, cast
 
 from pydantic import BaseModel
 
 from katib_resume.app.loop.reconcile import ModelT, Parsed
 from katib_resume.core.kube import Manifest
+from katib_resume.core.model import Suggestion
+
+LONG_LISTS: dict[type[BaseModel], tuple[str, str]] = {Suggestion: ("status", "suggestions")}
+"""Model type -> the (parent field, list field) of a list that grows from one version to the
+next, by their JSON names (equal to the Python names here)."""
+
+
+class _Entry(NamedTuple):
+    version: str
+    model: BaseModel
+    items: list[Any] | None
+    """A copy of the raw long list this model was parsed from (``None``: its type has none)."""
 
 
 class ModelsByVersion(Parsed):
     def __init__(self) -> None:
         super().__init__()
-        self.models: dict[str, dict[type[BaseModel], tuple[str, BaseModel]]] = {}
+        self.models: dict[str, dict[type[BaseModel], _Entry]] = {}
 
     def parse(self, model: type[ModelT], raw: Manifest) -> ModelT:
         meta = raw.get("metadata") or {}
@@ -30,10 +50,34 @@ class ModelsByVersion(Parsed):
             return super().parse(model, raw)
         kept = self.models.setdefault(uid, {})
         entry = kept.get(model)
-        if entry is None or entry[0] != version:
-            entry = kept[model] = (version, model.model_validate(raw))
-        return cast(ModelT, entry[1])
+        if entry is None or entry.version != version:
+            entry = kept[model] = _parsed(model, raw, version, entry)
+        return cast(ModelT, entry.model)
 
     def forget(self, uid: str) -> None:
         """The object is gone: its models go too."""
         self.models.pop(uid, None)
+
+
+def _parsed(model: type[BaseModel], raw: Manifest, version: str, last: _Entry | None) -> _Entry:
+    """``raw`` parsed, reusing the part of ``last`` (its previous version) it starts with."""
+    path = LONG_LISTS.get(model)
+    items = None if path is None else _long_list(raw, path)
+    if path is None or items is None:
+        return _Entry(version, model.model_validate(raw), None)
+    seen = None if last is None else last.items
+    held = 0 if seen is None else len(seen)
+    if last is None or not held or len(items) < held or items[:held] != seen:
+        return _Entry(version, model.model_validate(raw), items[:])
+    parent, field = path
+    tail = model.model_validate({**raw, parent: {**raw[parent], field: items[held:]}})
+    inner = getattr(tail, parent)
+    prefix = getattr(getattr(last.model, parent), field)
+    inner = inner.model_copy(update={field: prefix + getattr(inner, field)})
+    return _Entry(version, tail.model_copy(update={parent: inner}), items[:])
+
+
+def _long_list(raw: Manifest, path: tuple[str, str]) -> list[Any] | None:
+    parent = raw.get(path[0])
+    value = parent.get(path[1]) if type(parent) is dict else None
+    return value if type(value) is list else None

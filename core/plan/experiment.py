@@ -99,7 +99,7 @@ def decide_experiment(
             requests = counts.total + trials_to_create(experiment.spec, counts)
             actions.append(Create(desired_suggestion(experiment, requests)))
         else:
-            actions.extend(provision(experiment, suggestion, trials, counts, ledger.has))
+            actions.extend(provision(experiment, suggestion, trials, counts, ledger))
     completed = STATES[after].completed
     restartable = completed and is_restartable(_with_conditions(experiment, conditions))
     step = Step(before, after, trigger)

@@ -11,12 +11,11 @@ to a minute for deleted Trials to disappear (bug 22); a plan simply moves on.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from katib_resume.core.actions import Action, Create, Delete, ObjectRef, UpdateSpec
 from katib_resume.core.desired import desired_trial
 from katib_resume.core.katib import SuggestionCondition
 from katib_resume.core.model import Experiment, Suggestion, Trial
+from katib_resume.core.trial_ledger import TrialLedger
 from katib_resume.core.trials import (
     TrialCounts,
     TrialPhase,
@@ -34,13 +33,13 @@ def provision(
     suggestion: Suggestion,
     trials: tuple[Trial, ...],
     counts: TrialCounts,
-    taken: Callable[[str], bool] | None = None,
+    ledger: TrialLedger | None = None,
 ) -> tuple[Action, ...]:
     """The Trial and Suggestion writes that keep an active Experiment's trials flowing.
 
-    ``trials`` may hold other Experiments' Trials (only the own ones count); ``taken`` says
-    whether an own Trial of a name exists (the caller's trial ledger answers it without a walk
-    over the Trials; by default, from ``trials``)."""
+    ``trials`` may hold other Experiments' Trials (only the own ones count); ``ledger``, the
+    trial ledger of the own ones, finds the assignments without a Trial from where it last
+    looked (``TrialLedger.unused``) instead of testing every one (by default: from ``trials``)."""
     if suggestion.metadata.is_deleting or suggestion.has(SuggestionCondition.FAILED):
         return ()
     deletes = _surplus(experiment, trials, counts)
@@ -53,10 +52,13 @@ def provision(
         spec = suggestion.spec.to_dict() | {"requests": requests}
         ref = ObjectRef(suggestion.api_version, "Suggestion", suggestion.namespace, suggestion.name)
         actions.append(UpdateSpec(ref, spec, suggestion.metadata.resource_version))
-    if taken is None:
-        taken = {trial.metadata.name for trial in own_trials(experiment, trials)}.__contains__
-    unused = [a for a in suggestion.status.suggestions if not taken(str(a.get("name")))]
-    actions.extend(Create(desired_trial(experiment, a)) for a in unused[:add])
+    assignments = suggestion.status.suggestions
+    if ledger is None:
+        taken = {trial.metadata.name for trial in own_trials(experiment, trials)}
+        unused = [a for a in assignments if str(a.get("name")) not in taken][:add]
+    else:
+        unused = ledger.unused(assignments, add)
+    actions.extend(Create(desired_trial(experiment, a)) for a in unused)
     return tuple(actions)
 
 

@@ -47,6 +47,7 @@ from katib_resume.adapters.local.suggestion.assignments import (
     normalized,
     point_of,
 )
+from katib_resume.adapters.local.suggestion.prefix import Prefixes
 from katib_resume.adapters.local.suggestion.settings import SettingsError
 from katib_resume.adapters.local.suggestion.space import SpaceError
 from katib_resume.adapters.local.suggestion.state import SearchState, StateProblem
@@ -88,6 +89,7 @@ class SuggestionServer:
         self._invalid: ValueError | None = None
         self._saved_state: SearchState | None = None
         self._index: Index | None = None
+        self._prefixes = Prefixes(_is_prefix)  # the per-call check, from the last call's lists
 
     @property
     def path(self) -> Path | None:
@@ -143,7 +145,7 @@ class SuggestionServer:
         issued): ``exhausted`` says so.
         """
         search, state = self._running()
-        if not _is_prefix(have, state.issued):
+        if not self._prefixes.is_prefix(have, state.issued):
             state = self._rebuild(search, have)[0]
         if total > len(state.issued):
             state = self._extend(search, state, total - len(state.issued), results or {})

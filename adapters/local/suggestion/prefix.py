@@ -1,0 +1,44 @@
+"""The server's check that the controller's history is where its issued list starts, at the cost
+of what was added since the last call.
+
+Katib sends every assignment in every call, so checking the whole history each time costs what
+the history holds: at 10,000 assignments, ten thousand comparisons of two dicts on each call
+(the controller's are parsed copies of the server's, never the same objects). Between two calls
+both lists only grow, and the embedded runtime's parsed Suggestions share the items of their
+previous version (``app/embedded/models.py``), as the server's issued tuples share theirs. So
+``Prefixes`` remembers the two lists it last found agreeing; when the new ones start with them
+(one comparison of each at C speed, mostly of identities), only the items after them are
+compared. Agreement is a function of the items' values, so the memo never changes an answer:
+a list that differs from the remembered one is checked in full.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from katib_resume.core.model import Manifest
+
+Check = Callable[[Sequence[Manifest], Sequence[Manifest]], bool]
+
+
+class Prefixes:
+    def __init__(self, check: Check) -> None:
+        self.check = check
+        """Whether the first list is where the second starts, comparing every item."""
+        self._have: tuple[Manifest, ...] = ()
+        self._issued: tuple[Manifest, ...] = ()
+
+    def is_prefix(self, have: Sequence[Manifest], issued: Sequence[Manifest]) -> bool:
+        """``check(have, issued)``, comparing only what follows the lists it last agreed on."""
+        held = len(self._have)
+        agreed = (
+            0 < held <= len(have)
+            and held <= len(issued)
+            and tuple(have[:held]) == self._have
+            and tuple(issued[:held]) == self._issued
+        )
+        start = held if agreed else 0
+        if not self.check(have[start:], issued[start:]):
+            return False
+        self._have, self._issued = tuple(have), tuple(issued[: len(have)])
+        return True
