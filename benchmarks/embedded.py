@@ -27,6 +27,7 @@ import io
 import json
 import logging
 import random
+import shutil
 import statistics
 import tempfile
 import time
@@ -154,12 +155,32 @@ def optuna_restart(n: int, root: Path) -> float:
     return time.perf_counter() - start
 
 
-def restart(sizes: Sequence[int], root: Path, grown: dict[int, Path]) -> list[dict[str, Any]]:
+def built(n: int, root: Path, grown: dict[int, Path], cache: Path | None) -> Path:
+    """A state directory of ``n`` completed trials for the restart section to spend.
+
+    Grown here unless the one-experiment section grew it; with ``--state-cache`` the first one
+    grown is kept there and every run spends a copy of it (the edit and the restart write)."""
+    if n in grown:
+        return grown[n]
+    state = root / f"restart-{n}"
+    if cache is None:
+        grow(state, n)
+        return state
+    kept = cache / f"restart-{n}"
+    if not (kept / ".grown").exists():  # written last: a half-grown state is grown again
+        shutil.rmtree(kept, ignore_errors=True)
+        grow(kept, n)
+        (kept / ".grown").touch()
+    shutil.copytree(kept, state, ignore=shutil.ignore_patterns(".lock", ".grown"))
+    return state
+
+
+def restart(
+    sizes: Sequence[int], root: Path, grown: dict[int, Path], cache: Path | None = None
+) -> list[dict[str, Any]]:
     rows = []
     for n in sizes:
-        state = grown.get(n) or root / f"restart-{n}"
-        if n not in grown:
-            grow(state, n)
+        state = built(n, root, grown, cache)
         edit_s = edit(state, n + 1)
         ours = first_new_assignment(state, n)
         theirs = optuna_restart(n, root)
@@ -300,6 +321,13 @@ def main() -> None:
     parser.add_argument(
         "--repeat", type=int, default=1, help="runs of every size; each figure is their median"
     )
+    parser.add_argument(
+        "--state-cache",
+        type=Path,
+        default=None,
+        help="keep the restart section's grown state directories here and spend copies of them"
+        " (for iterating; delete it when the store's format changes)",
+    )
     args = parser.parse_args()
     logging.getLogger("katib_resume").setLevel(logging.ERROR)
     runs: dict[str, list[list[dict[str, Any]]]] = {section: [] for section in RATIOS}
@@ -307,7 +335,7 @@ def main() -> None:
         with scratch() as root:
             runs["one_experiment"].append(one_experiment(args.trials, root))
             grown = {n: root / f"one-{n}" for n in args.trials}
-            runs["restart"].append(restart(args.restarts, root, grown))
+            runs["restart"].append(restart(args.restarts, root, grown, args.state_cache))
             runs["status_write"].append(status_write(args.status_writes, root))
             runs["experiments"].append(experiments(args.experiments, root))
     figures: dict[str, Any] = {"runs": max(1, args.repeat)}

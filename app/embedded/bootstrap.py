@@ -31,6 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from katib_resume.adapters import heap
 from katib_resume.adapters.fake import FakeCluster, FakeWorld, StateFileError, load
 from katib_resume.adapters.fake.persistence import STATE_FILE, close, exists
 from katib_resume.adapters.local.observations import FILE as OBSERVATIONS_FILE
@@ -78,7 +79,8 @@ def opened(options: Options) -> Iterator[Opened]:
         except StateFileError as error:
             raise InputError(str(error)) from None
         try:
-            yield Opened(cluster, world, config)
+            with heap.frozen():  # the opened state is not walked by every collection
+                yield Opened(cluster, world, config)
         finally:
             close(world)
 

@@ -57,6 +57,7 @@ from katib_resume.app.loop.keys import Key, Resync, every_key, keys_of, trial_ke
 from katib_resume.app.loop.trial_reconcile import TrialWiring
 from katib_resume.core.config import KatibConfig
 from katib_resume.core.katib import API_VERSION
+from katib_resume.core.katib_trial import TRIAL_FINALIZER
 from katib_resume.core.kube import Manifest
 from katib_resume.core.observation import ObservationLog
 from katib_resume.core.ports import ClusterError
@@ -144,11 +145,24 @@ class Runtime:
         return self.containers.busy
 
     def enqueue_all(self) -> None:
-        """Reconcile every Experiment and Trial (at start). The keys are listed through the
-        cache's view of the cluster, which hands out the stored objects rather than copies of
-        every one (the keys are all that is read)."""
-        for key in every_key(self.informer.inner, trials=True):
+        """Reconcile every Experiment and every Trial that may have work left (at start). The
+        keys are listed through the cache's view of the cluster, which hands out the stored
+        objects rather than copies of every one (the keys are all that is read).
+
+        A settled Trial (``settled``: finished, its finalizer in place, nothing left to record)
+        whose run object is gone has nothing left for its reconcile to do, so a restart skips
+        it: its cost is the Trials with work left, not the history. A run object still there
+        wakes its Trial (by owner and by name), so a Job a killed command left is deleted."""
+        for key in every_key(self.informer.inner):
             self._enqueue(key)
+        for trial in self.informer.inner.list(API_VERSION, "Trial", None, {}):
+            if not settled(trial) and (ref := trial_key_of(trial)) is not None:
+                self._enqueue(ref)
+        for run in self.informer.inner.list(*RUN_KIND, None, {}):
+            meta = run["metadata"]
+            self._enqueue(Key(meta.get("namespace") or "default", meta["name"], "Trial"))
+            if (ref := trial_key_of(run)) is not None:
+                self._enqueue(ref)
 
     def resync_all(self) -> None:
         """Every Experiment, and every Trial that has not finished (a finished one changes
@@ -228,3 +242,17 @@ def _finished(trial: Manifest) -> bool:
         return False
     conditions = (trial.get("status") or {}).get("conditions") or ()
     return any(c.get("type") in _ENDED and c.get("status") == "True" for c in conditions)
+
+
+def settled(trial: Manifest) -> bool:
+    """A finished Trial whose reconcile has nothing left to do but for its run object: its
+    finalizer is in place, and an EarlyStopped one has its ``completionTime`` (what
+    ``core.plan.trial.decide_trial`` would still write; its tests hold the two together)."""
+    if not _finished(trial) or TRIAL_FINALIZER not in (trial["metadata"].get("finalizers") or ()):
+        return False
+    status = trial.get("status") or {}
+    stopped = any(
+        c.get("type") == "EarlyStopped" and c.get("status") == "True"
+        for c in status.get("conditions") or ()
+    )
+    return not stopped or bool(status.get("completionTime"))
