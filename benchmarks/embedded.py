@@ -93,8 +93,10 @@ def one_experiment(sizes: Sequence[int], root: Path) -> list[dict[str, Any]]:
 
 
 def _assignments(runtime: Runtime) -> int:
-    ref = ObjectRef(API_VERSION, "Suggestion", NS, NAME)
-    return len((runtime.cluster.get(ref).get("status") or {}).get("suggestions") or [])
+    """The assignments the Suggestion holds, read in place (a ``get`` would copy all of them
+    after every step, a cost of the probe and not of the restart)."""
+    stored = runtime.cluster.store.find(ObjectRef(API_VERSION, "Suggestion", NS, NAME)) or {}
+    return len((stored.get("status") or {}).get("suggestions") or [])
 
 
 def first_new_assignment(state: Path, n: int) -> float:
