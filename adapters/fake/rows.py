@@ -66,7 +66,7 @@ def write(db: sqlite3.Connection, snapshot: Snapshot) -> None:
     """Replace everything in ``db`` by ``snapshot``, in one transaction."""
     store, events, world = snapshot
     with transaction(db):
-        for table in ("log", "items", "objects", "events", "state"):
+        for table in ("log", "items", "objects", "events", "summaries", "state"):
             db.execute(f"DELETE FROM {table}")
         for event in store.log.events():
             _insert(db, event.type, event.object)

@@ -50,6 +50,7 @@ from katib_resume.adapters.fake.persistence import checkpoint
 from katib_resume.adapters.fake.pods import ContainerRuntime, SimulatedRuntime
 from katib_resume.adapters.fake.processes import ProcessRuntime
 from katib_resume.adapters.local.trials.collector import Collector
+from katib_resume.app.embedded.kept import Summaries
 from katib_resume.app.embedded.models import ModelsByVersion
 from katib_resume.app.embedded.services import ServiceHost
 from katib_resume.app.loop.controller import Controller
@@ -115,6 +116,8 @@ class Runtime:
         # one cache of models, by version: the controller and the services read the same
         self.parsed = parsed = ModelsByVersion()
         self.services = ServiceHost(self.informer, world.volume_dir, seed, parsed)
+        self.kept = Summaries(cluster.store.journal)  # the folds a restart starts from
+        parsed.book.recall, self.services.result_book.recall = self.kept.trials, self.kept.results
         self.observations = observations or FakeObservationLog()
         wiring = TrialWiring(self.observations, METRICS_WAIT, frozenset({RUN_KIND}))
         self.controller = Controller(
@@ -244,11 +247,13 @@ class Runtime:
         raise TimeoutError(f"not done after {max_steps} steps of the embedded runtime")
 
     def close(self) -> None:
-        """Stop the suggestion services and every Trial process still running."""
+        """Stop the suggestion services and every Trial process still running, and keep the
+        folds of the Trials for the next restart (``kept``)."""
         try:
             self.services.stop()
         finally:
             self.containers.stop_all()
+        self.kept.save(self.cluster.store.journal, self.parsed.book, self.services.result_book)
 
 
 _ENDED = frozenset({"Succeeded", "Failed", "MetricsUnavailable", "EarlyStopped", "Killed"})
