@@ -2,7 +2,9 @@
 
 Figures (printed as one JSON document; sizes are flags, so the big ones run here, never in tests;
 ``--repeat N`` runs every size N times and reports each figure's median, with every section's
-growth over its smallest size as ``*_ratio``):
+growth over its smallest size as ``*_ratio``; ``--state-cache DIR`` keeps the restart section's
+grown states in DIR and spends a copy of each on every run, for iterating on the restart: by
+default every state is grown in the run, by the code measured):
 
 - ``one_experiment``: the from-volume example run to N trials in one ``run``: seconds, time per
   trial and state bytes per trial, and each size's ratio to the smallest;
@@ -10,7 +12,9 @@ growth over its smallest size as ``*_ratio``):
   (``edit``), the time from opening the state to the first new assignment (in process: load,
   informer list, the suggestion service's restore, reconciles), beside Optuna's ``load_study``
   and first ``ask`` on SQLite holding the same N trials (random sampler, as the Experiment's
-  ``random`` algorithm), in the same run; and the one-field ``edit`` itself, the whole command;
+  ``random`` algorithm), in the same run, each in seconds of the clock and of the process's CPU
+  (``*_cpu_s``: on a machine other processes load, the clock counts their time too); and the
+  one-field ``edit`` itself, the whole command;
 - ``status_write``: one status write of a Suggestion holding N assignments that adds one more,
   on the SQLite store through the informer's view of the fake API server (no copies, as in the
   runtime): the median of 50, in ms, and its growth (the goal: the cost of what changed);
@@ -99,15 +103,16 @@ def _assignments(runtime: Runtime) -> int:
     return len((stored.get("status") or {}).get("suggestions") or [])
 
 
-def first_new_assignment(state: Path, n: int) -> float:
-    """Open the state and step until the Suggestion holds assignment ``n + 1``; seconds."""
-    start = time.perf_counter()
+def first_new_assignment(state: Path, n: int) -> tuple[float, float]:
+    """Open the state and step until the Suggestion holds assignment ``n + 1``; seconds, of
+    the clock and of this process's CPU (what a loaded machine's other processes do not add)."""
+    start, cpu = time.perf_counter(), time.process_time()
     with session(Options(state, focus=frozenset({(NS, NAME)}))) as runtime:
         settle(
             runtime, lambda: _assignments(runtime) > n, "the first new assignment", max_steps=1_000
         )
-        seconds = time.perf_counter() - start
-    return seconds
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return seconds, cpu
 
 
 def edit(state: Path, budget: int) -> float:
@@ -130,8 +135,9 @@ def edit(state: Path, budget: int) -> float:
     return time.perf_counter() - start
 
 
-def optuna_restart(n: int, root: Path) -> float:
-    """Optuna's ``load_study`` + first ``ask`` on SQLite holding ``n`` completed trials."""
+def optuna_restart(n: int, root: Path) -> tuple[float, float]:
+    """Optuna's ``load_study`` + first ``ask`` on SQLite holding ``n`` completed trials;
+    seconds of the clock and of CPU."""
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)
@@ -151,10 +157,10 @@ def optuna_restart(n: int, root: Path) -> float:
         for _ in range(n)
     )
     del study
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     loaded = optuna.load_study(study_name="s", storage=storage, sampler=sampler)
     loaded.ask(space)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
 def built(n: int, root: Path, grown: dict[int, Path], cache: Path | None) -> Path:
@@ -184,14 +190,17 @@ def restart(
     for n in sizes:
         state = built(n, root, grown, cache)
         edit_s = edit(state, n + 1)
-        ours = first_new_assignment(state, n)
-        theirs = optuna_restart(n, root)
+        ours, our_cpu = first_new_assignment(state, n)
+        theirs, their_cpu = optuna_restart(n, root)
         rows.append(
             {
                 "trials": n,
                 "first_assignment_s": ours,
                 "optuna_s": theirs,
                 "to_optuna": ours / theirs,
+                "first_assignment_cpu_s": our_cpu,
+                "optuna_cpu_s": their_cpu,
+                "to_optuna_cpu": our_cpu / their_cpu,
                 "edit_s": edit_s,
             }
         )
@@ -275,7 +284,7 @@ def _reconciles(runtime: Runtime, count: int) -> dict[str, float]:
 
 RATIOS = {
     "one_experiment": ("ms_per_trial", "bytes_per_trial"),
-    "restart": ("first_assignment_s", "edit_s", "to_optuna"),
+    "restart": ("first_assignment_s", "first_assignment_cpu_s", "edit_s", "to_optuna"),
     "status_write": ("ms_per_write",),
     "experiments": ("steady_reconcile_ms", "full_resync_s", "kb_per_experiment"),
 }
