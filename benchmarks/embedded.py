@@ -2,7 +2,9 @@
 
 Figures (printed as one JSON document; sizes are flags, so the big ones run here, never in tests;
 ``--repeat N`` runs every size N times and reports each figure's median, with every section's
-growth over its smallest size as ``*_ratio``):
+growth over its smallest size as ``*_ratio``; ``--state-cache DIR`` keeps the restart section's
+grown states in DIR and spends a copy of each on every run, for iterating on the restart: by
+default every state is grown in the run, by the code measured):
 
 - ``one_experiment``: the from-volume example run to N trials in one ``run``: seconds, time per
   trial and state bytes per trial, and each size's ratio to the smallest;
@@ -10,7 +12,9 @@ growth over its smallest size as ``*_ratio``):
   (``edit``), the time from opening the state to the first new assignment (in process: load,
   informer list, the suggestion service's restore, reconciles), beside Optuna's ``load_study``
   and first ``ask`` on SQLite holding the same N trials (random sampler, as the Experiment's
-  ``random`` algorithm), in the same run; and the one-field ``edit`` itself, the whole command;
+  ``random`` algorithm), in the same run, each in seconds of the clock and of the process's CPU
+  (``*_cpu_s``: on a machine other processes load, the clock counts their time too); and the
+  one-field ``edit`` itself, the whole command;
 - ``status_write``: one status write of a Suggestion holding N assignments that adds one more,
   on the SQLite store through the informer's view of the fake API server (no copies, as in the
   runtime): the median of 50, in ms, and its growth (the goal: the cost of what changed);
@@ -27,6 +31,7 @@ import io
 import json
 import logging
 import random
+import shutil
 import statistics
 import tempfile
 import time
@@ -92,19 +97,22 @@ def one_experiment(sizes: Sequence[int], root: Path) -> list[dict[str, Any]]:
 
 
 def _assignments(runtime: Runtime) -> int:
-    ref = ObjectRef(API_VERSION, "Suggestion", NS, NAME)
-    return len((runtime.cluster.get(ref).get("status") or {}).get("suggestions") or [])
+    """The assignments the Suggestion holds, read in place (a ``get`` would copy all of them
+    after every step, a cost of the probe and not of the restart)."""
+    stored = runtime.cluster.store.find(ObjectRef(API_VERSION, "Suggestion", NS, NAME)) or {}
+    return len((stored.get("status") or {}).get("suggestions") or [])
 
 
-def first_new_assignment(state: Path, n: int) -> float:
-    """Open the state and step until the Suggestion holds assignment ``n + 1``; seconds."""
-    start = time.perf_counter()
+def first_new_assignment(state: Path, n: int) -> tuple[float, float]:
+    """Open the state and step until the Suggestion holds assignment ``n + 1``; seconds, of
+    the clock and of this process's CPU (what a loaded machine's other processes do not add)."""
+    start, cpu = time.perf_counter(), time.process_time()
     with session(Options(state, focus=frozenset({(NS, NAME)}))) as runtime:
         settle(
             runtime, lambda: _assignments(runtime) > n, "the first new assignment", max_steps=1_000
         )
-        seconds = time.perf_counter() - start
-    return seconds
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return seconds, cpu
 
 
 def edit(state: Path, budget: int) -> float:
@@ -127,8 +135,9 @@ def edit(state: Path, budget: int) -> float:
     return time.perf_counter() - start
 
 
-def optuna_restart(n: int, root: Path) -> float:
-    """Optuna's ``load_study`` + first ``ask`` on SQLite holding ``n`` completed trials."""
+def optuna_restart(n: int, root: Path) -> tuple[float, float]:
+    """Optuna's ``load_study`` + first ``ask`` on SQLite holding ``n`` completed trials;
+    seconds of the clock and of CPU."""
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)
@@ -148,27 +157,50 @@ def optuna_restart(n: int, root: Path) -> float:
         for _ in range(n)
     )
     del study
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     loaded = optuna.load_study(study_name="s", storage=storage, sampler=sampler)
     loaded.ask(space)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
-def restart(sizes: Sequence[int], root: Path, grown: dict[int, Path]) -> list[dict[str, Any]]:
+def built(n: int, root: Path, grown: dict[int, Path], cache: Path | None) -> Path:
+    """A state directory of ``n`` completed trials for the restart section to spend.
+
+    Grown here unless the one-experiment section grew it; with ``--state-cache`` the first one
+    grown is kept there and every run spends a copy of it (the edit and the restart write)."""
+    if n in grown:
+        return grown[n]
+    state = root / f"restart-{n}"
+    if cache is None:
+        grow(state, n)
+        return state
+    kept = cache / f"restart-{n}"
+    if not (kept / ".grown").exists():  # written last: a half-grown state is grown again
+        shutil.rmtree(kept, ignore_errors=True)
+        grow(kept, n)
+        (kept / ".grown").touch()
+    shutil.copytree(kept, state, ignore=shutil.ignore_patterns(".lock", ".grown"))
+    return state
+
+
+def restart(
+    sizes: Sequence[int], root: Path, grown: dict[int, Path], cache: Path | None = None
+) -> list[dict[str, Any]]:
     rows = []
     for n in sizes:
-        state = grown.get(n) or root / f"restart-{n}"
-        if n not in grown:
-            grow(state, n)
+        state = built(n, root, grown, cache)
         edit_s = edit(state, n + 1)
-        ours = first_new_assignment(state, n)
-        theirs = optuna_restart(n, root)
+        ours, our_cpu = first_new_assignment(state, n)
+        theirs, their_cpu = optuna_restart(n, root)
         rows.append(
             {
                 "trials": n,
                 "first_assignment_s": ours,
                 "optuna_s": theirs,
                 "to_optuna": ours / theirs,
+                "first_assignment_cpu_s": our_cpu,
+                "optuna_cpu_s": their_cpu,
+                "to_optuna_cpu": our_cpu / their_cpu,
                 "edit_s": edit_s,
             }
         )
@@ -252,7 +284,7 @@ def _reconciles(runtime: Runtime, count: int) -> dict[str, float]:
 
 RATIOS = {
     "one_experiment": ("ms_per_trial", "bytes_per_trial"),
-    "restart": ("first_assignment_s", "edit_s", "to_optuna"),
+    "restart": ("first_assignment_s", "first_assignment_cpu_s", "edit_s", "to_optuna"),
     "status_write": ("ms_per_write",),
     "experiments": ("steady_reconcile_ms", "full_resync_s", "kb_per_experiment"),
 }
@@ -300,6 +332,13 @@ def main() -> None:
     parser.add_argument(
         "--repeat", type=int, default=1, help="runs of every size; each figure is their median"
     )
+    parser.add_argument(
+        "--state-cache",
+        type=Path,
+        default=None,
+        help="keep the restart section's grown state directories here and spend copies of them"
+        " (for iterating; delete it when the store's format changes)",
+    )
     args = parser.parse_args()
     logging.getLogger("katib_resume").setLevel(logging.ERROR)
     runs: dict[str, list[list[dict[str, Any]]]] = {section: [] for section in RATIOS}
@@ -307,7 +346,7 @@ def main() -> None:
         with scratch() as root:
             runs["one_experiment"].append(one_experiment(args.trials, root))
             grown = {n: root / f"one-{n}" for n in args.trials}
-            runs["restart"].append(restart(args.restarts, root, grown))
+            runs["restart"].append(restart(args.restarts, root, grown, args.state_cache))
             runs["status_write"].append(status_write(args.status_writes, root))
             runs["experiments"].append(experiments(args.experiments, root))
     figures: dict[str, Any] = {"runs": max(1, args.repeat)}

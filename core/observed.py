@@ -7,6 +7,7 @@ when the planner asked for them (``core.plan.needs``): ``None`` means not asked 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -67,7 +68,7 @@ class Observed:
     name: str
     experiment: Experiment | None = None
     suggestion: Suggestion | None = None
-    trials: tuple[Trial, ...] = ()
+    trials: Sequence[Trial] = ()
     deployment: Deployment | None = None
     service: OwnedObject | None = None
     pvc: PersistentVolumeClaim | None = None

@@ -116,6 +116,21 @@ class TrialLedger:
             ledger.fold(trial.metadata.name, trial)
         return ledger
 
+    @classmethod
+    def restored(
+        cls, objective: ObjectiveSpec | None, records: Iterable[TrialRecord], basis: Basis | None
+    ) -> TrialLedger:
+        """A ledger of records kept from an earlier fold for the same ``objective`` (each as
+        ``fold`` would record its Trial): what a restart reads instead of the Trials."""
+        ledger = cls(objective, basis)
+        for record in records:
+            ledger._remember(record)
+        return ledger
+
+    def records(self) -> tuple[TrialRecord, ...]:
+        """What the ledger keeps, one record per Trial (for ``restored``)."""
+        return tuple(self._records.values())
+
     def updated(self, changed: Iterable[Trial], removed: Iterable[str] = ()) -> TrialLedger:
         """A new ledger: this one with ``changed`` (Trials as they now are) and the removal of
         the Trials named ``removed`` folded in; this one is left as it was."""

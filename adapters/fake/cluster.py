@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 from katib_resume.adapters.fake.api import ApiServer
 from katib_resume.adapters.fake.clock import FakeClock
 from katib_resume.adapters.fake.clone import clone
+from katib_resume.adapters.fake.deferred import Deferred
 from katib_resume.adapters.fake.faults import Faults
 from katib_resume.adapters.fake.store import Store, select
 from katib_resume.adapters.fake.watch import WatchEvent
@@ -73,7 +74,8 @@ class FakeCluster:
         self.clock = clock or FakeClock()
         self.api = ApiServer(self.clock, store)
         self.faults = Faults()
-        self.events: list[Event] = []
+        self.events: Deferred[Event] = Deferred()
+        """The Kubernetes Events, oldest first (those read back from disk decoded when read)."""
         self.copies = True
         """Whether a write answers with a private copy (``for_cache``)."""
 

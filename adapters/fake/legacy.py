@@ -7,6 +7,7 @@ the watch log and its base, the Kubernetes Events, the clock and the world's set
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from katib_resume.adapters.fake.store import Store
 STATE_FILE = "cluster.json"
 FORMAT = 1
 
-Snapshot = tuple[Store, list[dict[str, Any]], dict[str, Any] | None]
+Snapshot = tuple[Store, Sequence[dict[str, Any]], dict[str, Any] | None]
 
 
 def read(path: Path) -> Snapshot:

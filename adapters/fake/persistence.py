@@ -24,11 +24,12 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+from katib_resume.adapters import heap
 from katib_resume.adapters.fake import legacy, rows
 from katib_resume.adapters.fake.clock import FakeClock
 from katib_resume.adapters.fake.cluster import Event, FakeCluster
@@ -65,7 +66,8 @@ def load(state_dir: Path, ready_after_ticks: int = 1) -> tuple[FakeCluster, Fake
         _migrate(state_dir)
     db = _guarded(path, lambda: connect(path))
     try:
-        snapshot = _guarded(path, lambda: rows.read(db))
+        with heap.paused():  # decoded JSON holds no cycles: nothing to collect (``heap``)
+            snapshot = _guarded(path, lambda: rows.read(db))
         cluster, world = _build(snapshot, state_dir, ready_after_ticks)
         if snapshot[2] is None:  # a new database: its first state, so that writes can follow
             _guarded(path, lambda: rows.write(db, (cluster.store, [], world_state(world))))
@@ -87,7 +89,8 @@ def read(state_dir: Path) -> FakeCluster:
         return FakeCluster()
     db = _guarded(path, lambda: connect(path, read_only=True))
     try:
-        return _build(_guarded(path, lambda: rows.read(db)), state_dir, 1)[0]
+        with heap.paused():
+            return _build(_guarded(path, lambda: rows.read(db)), state_dir, 1)[0]
     finally:
         db.close()
 
@@ -156,7 +159,8 @@ def _build(
     store, events, state = snapshot
     clock = FakeClock() if state is None else FakeClock(datetime.fromisoformat(state["clock"]))
     cluster = FakeCluster(clock, store)
-    cluster.events.extend(Event.from_dict(e) for e in events)  # never rebound: see for_cache
+    path = state_dir / STATE_FILE  # never rebound: see for_cache
+    cluster.events.defer(events, lambda stored: _guarded(path, lambda: _events(stored)))
     if state is None:
         return cluster, FakeWorld(cluster, state_dir / VOLUMES, ready_after_ticks)
     saved = state["world"]
@@ -171,6 +175,10 @@ def _build(
     world.ticks = int(saved["ticks"])
     world.kubelet.load(saved["pods"])
     return cluster, world
+
+
+def _events(stored: Sequence[dict[str, Any]]) -> list[Event]:
+    return [Event.from_dict(e) for e in stored]
 
 
 def _legacy(state_dir: Path) -> rows.Snapshot:

@@ -3,14 +3,17 @@ an in-memory cluster for the first time.
 
 Reading takes one read transaction, so a reader in another process sees one committed state even
 while a command writes. The current objects are decoded once; the watch window's events that hold
-an object's current state share its decoded dict, as the in-memory store's do.
+an object's current state share its decoded dict, as the in-memory store's do. The Kubernetes
+Events are read as text and decoded one by one when read (``_Decoded``; the cluster decodes them
+when something first reads them: ``deferred.py``).
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from functools import partial
-from typing import Any
+from typing import Any, overload
 
 from katib_resume.adapters.fake import legacy
 from katib_resume.adapters.fake.items import with_list
@@ -51,7 +54,7 @@ def read(db: sqlite3.Connection) -> Snapshot:
         if undo_key is not None:
             before = None if undo_revision is None else stored.body(undo_revision, current)
             undo = (_key(decode(undo_key)), before)
-        events = [decode(body) for (body,) in db.execute("SELECT body FROM events ORDER BY id")]
+        events = _Decoded([body for (body,) in db.execute("SELECT body FROM events ORDER BY id")])
     finally:
         db.execute("COMMIT")
     objects = {key_of(ObjectRef.of(obj)): obj for obj in current.values()}
@@ -63,7 +66,7 @@ def write(db: sqlite3.Connection, snapshot: Snapshot) -> None:
     """Replace everything in ``db`` by ``snapshot``, in one transaction."""
     store, events, world = snapshot
     with transaction(db):
-        for table in ("log", "items", "objects", "events", "state"):
+        for table in ("log", "items", "objects", "events", "summaries", "state"):
             db.execute(f"DELETE FROM {table}")
         for event in store.log.events():
             _insert(db, event.type, event.object)
@@ -183,6 +186,27 @@ class _Rows:
                     (chain, held),
                 )
             ]
+
+
+class _Decoded(Sequence[Any]):
+    """Stored JSON texts, each decoded when read."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = texts
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Any]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return [decode(text) for text in self.texts[index]]
+        return decode(self.texts[index])
 
 
 def _key(raw: list[str]) -> Key:

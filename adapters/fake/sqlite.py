@@ -12,7 +12,9 @@ at any moment leaves the cluster as of its last completed write. The layout is k
   with the revision that created it (kine's ``create_revision``: the objects' order);
 - ``state``: the counters (version, UIDs), the key and revision of the change before the last
   (the lagging cache's ``undo``) and the world's own state (clock, ticks, kubelet timers);
-- ``events``: the Kubernetes Events, appended.
+- ``events``: the Kubernetes Events, appended;
+- ``summaries``: what a runtime keeps of its own folds between commands (``app.embedded.kept``:
+  each Experiment's settled Trials, verified against the objects' versions when read back).
 
 Compaction is incremental, as etcd's: each write drops the revision that has just left the
 watch window (``WINDOW`` revisions) unless a live object or the undo still needs it, and the
@@ -58,6 +60,7 @@ CREATE TABLE IF NOT EXISTS objects (
     PRIMARY KEY (api_version, kind, namespace, name)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS objects_by_revision ON objects (revision);
 CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY, body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS summaries (key TEXT PRIMARY KEY, body TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS state (
     id INTEGER PRIMARY KEY CHECK (id = 1), format INTEGER NOT NULL, version INTEGER NOT NULL,
     uids INTEGER NOT NULL, undo_key TEXT, undo_revision INTEGER, world TEXT);
@@ -181,6 +184,21 @@ class Journal:
         with transaction(self.db):
             self.db.execute("UPDATE state SET world = ? WHERE id = 1", (text,))
         self.world = text
+
+    def summaries(self) -> dict[str, str]:
+        """Every summary kept, by key (``summarise``)."""
+        return dict(self.db.execute("SELECT key, body FROM summaries").fetchall())
+
+    def summarise(self, bodies: dict[str, str]) -> None:
+        """Keep ``bodies`` (key -> text), replacing what was kept under the same keys."""
+        if not bodies:
+            return
+        with transaction(self.db):
+            self.db.executemany(
+                "INSERT INTO summaries VALUES (?, ?) "
+                "ON CONFLICT DO UPDATE SET body = excluded.body",
+                list(bodies.items()),
+            )
 
     def close(self) -> None:
         """Back to a rollback journal when the writer leaves: the WAL is folded into the file

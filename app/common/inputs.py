@@ -53,6 +53,22 @@ def read_yaml(path: str) -> Any:
     return parse_yaml(read_text(path), path)
 
 
+def read_stored_yaml(path: str) -> Any:
+    """``read_yaml`` of a file this program keeps (the state directory's katib-config, read
+    by every command): parsed by libyaml's loader where PyYAML has it, ten times faster than
+    the pure one. Anything it refuses, or anything but one document, is read again by
+    ``read_yaml``, so a problem is reported as it always was."""
+    text = read_text(path)
+    try:
+        documents = [doc for doc in yaml.load_all(text, Loader=_FAST_LOADER) if doc is not None]
+    except yaml.YAMLError:
+        documents = []
+    return documents[0] if len(documents) == 1 else parse_yaml(text, path)
+
+
+_FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def parse_yaml(text: str, origin: str) -> Any:
     try:
         documents = [doc for doc in yaml.safe_load_all(text) if doc is not None]

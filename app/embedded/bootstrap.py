@@ -31,11 +31,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from katib_resume.adapters import heap
 from katib_resume.adapters.fake import FakeCluster, FakeWorld, StateFileError, load
 from katib_resume.adapters.fake.persistence import STATE_FILE, close, exists
 from katib_resume.adapters.local.observations import FILE as OBSERVATIONS_FILE
 from katib_resume.adapters.local.observations import SqliteObservationLog
-from katib_resume.app.common.inputs import InputError, embedded_config_text, load_config, read_yaml
+from katib_resume.app.common.inputs import (
+    InputError,
+    embedded_config_text,
+    load_config,
+    read_stored_yaml,
+)
 from katib_resume.app.embedded.runtime import Runtime
 from katib_resume.app.loop.keys import Key
 from katib_resume.core.config import ConfigError, KatibConfig, parse_katib_config
@@ -78,7 +84,8 @@ def opened(options: Options) -> Iterator[Opened]:
         except StateFileError as error:
             raise InputError(str(error)) from None
         try:
-            yield Opened(cluster, world, config)
+            with heap.frozen():  # the opened state is not walked by every collection
+                yield Opened(cluster, world, config)
         finally:
             close(world)
 
@@ -152,7 +159,7 @@ def _config(options: Options) -> KatibConfig:
             return load_config(None)  # made before the local volume mode: keeps Katib's config
         stored.write_text(embedded_config_text(), encoding="utf-8")
     try:
-        return parse_katib_config(read_yaml(str(stored)))
+        return parse_katib_config(read_stored_yaml(str(stored)))
     except ConfigError as error:
         raise InputError(f"{stored}: {error}") from None
 

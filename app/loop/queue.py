@@ -60,7 +60,14 @@ class WorkQueue(Generic[KeyT]):
         return None
 
     def next_due(self) -> datetime | None:
-        return min(self._due.values(), default=None)
+        """The earliest schedule queued: the heap's top once the superseded entries above it
+        are dropped (as ``pop`` drops them), not a scan of every key queued."""
+        while self._heap:
+            due, _, _, key = self._heap[0]
+            if self._due.get(key) == due:
+                return due
+            heapq.heappop(self._heap)
+        return None
 
     def __len__(self) -> int:
         return len(self._due)

@@ -12,33 +12,94 @@ Nothing here is trusted more than the cache: the ledger is a function of the Tri
 holds now, folded in full whenever the book is cold (first reconcile, a bucket dropped and made
 again, another worker's book, a new Experiment of the same name, an edited objective). A cluster
 without the index (``Cluster`` alone) is listed and folded in full on every reconcile.
+
+A book given a ``recall`` (the embedded runtime's, ``app.embedded.kept``) starts a cold page
+from an earlier fold instead: each Trial's record as it was folded, with the ``resourceVersion``
+it was folded at, for the same Experiment and objective (``basis_text``). A Trial the cache holds
+at that very version takes its record unparsed (its object is parsed only if the planner walks
+the Trials: ``trials`` is then a lazy sequence); any other is parsed and folded; a record
+whose Trial is gone is dropped. So a restart parses what changed since the fold was kept, and
+the ledger is the one a full fold would give (the property tests hold the two together).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypeGuard
+from typing import TypeGuard, overload
 
 from katib_resume.app.loop.keys import Key
 from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
 from katib_resume.core.kube import Manifest
 from katib_resume.core.model import Experiment, Trial
-from katib_resume.core.objects import Cursor, Delta, IndexedCache, key_of
+from katib_resume.core.objects import Cursor, Delta, IndexedCache, key_of, version_of
 from katib_resume.core.ports import Cluster
-from katib_resume.core.trial_ledger import TrialLedger, advance, ledger_of
+from katib_resume.core.trial_ledger import TrialLedger, TrialRecord, advance, basis_of, ledger_of
 
 Parse = Callable[[Manifest], Trial]
 Name = tuple[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """An earlier fold of one Experiment's Trials: for whom (``basis_text``), and each own
+    Trial's record by name, with the ``resourceVersion`` it was folded at."""
+
+    basis: str
+    records: Mapping[str, tuple[str, TrialRecord]]
+
+
+Recall = Callable[[Key], "Kept | None"]
+
+
+def basis_text(experiment: Experiment) -> str:
+    """The Experiment's identity and objective as text: a kept fold is for this one only."""
+    objective = experiment.spec.objective
+    dumped = None if objective is None else objective.model_dump(mode="json", by_alias=True)
+    meta = experiment.metadata
+    return json.dumps([experiment.namespace, meta.name, meta.uid, dumped], sort_keys=True)
 
 
 @dataclass
 class _Page:
     cursor: Cursor | None = None
     models: dict[Name, Trial] = field(default_factory=dict)
-    trials: tuple[Trial, ...] = ()
+    raw: dict[Name, Manifest] = field(default_factory=dict)
+    """Trials taken from a kept fold, not parsed yet (``_Trials`` parses them if read)."""
+    trials: Sequence[Trial] = ()
     ledger: TrialLedger | None = None
+    basis: str = ""
+    """The ``basis_text`` the ledger was folded for."""
+
+
+class _Trials(Sequence[Trial]):
+    """A page's Trials as they are now, the unparsed ones parsed on the first read of any."""
+
+    def __init__(self, page: _Page, parse: Parse) -> None:
+        self.models, self.raw, self.parse = tuple(page.models.values()), dict(page.raw), parse
+        self.held: tuple[Trial, ...] | None = None
+
+    def _all(self) -> tuple[Trial, ...]:
+        if self.held is None:
+            self.held = (*self.models, *(self.parse(obj) for obj in self.raw.values()))
+        return self.held
+
+    def __len__(self) -> int:
+        return len(self.models) + len(self.raw)
+
+    @overload
+    def __getitem__(self, index: int) -> Trial: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Trial, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> Trial | tuple[Trial, ...]:
+        return self._all()[index]
+
+    def __iter__(self) -> Iterator[Trial]:
+        return iter(self._all())
 
 
 @functools.cache
@@ -54,12 +115,13 @@ def indexed(cluster: Cluster) -> TypeGuard[IndexedCache]:
 
 
 class TrialBook:
-    def __init__(self) -> None:
+    def __init__(self, recall: Recall | None = None) -> None:
         self.pages: dict[Key, _Page] = {}
+        self.recall = recall
 
     def read(
         self, cluster: Cluster, key: Key, experiment: Experiment | None, parse: Parse
-    ) -> tuple[tuple[Trial, ...], TrialLedger | None]:
+    ) -> tuple[Sequence[Trial], TrialLedger | None]:
         """The Trials labelled for ``key`` in its namespace, and their ledger for
         ``experiment`` (``None`` without an Experiment, or without an indexed cache)."""
         if not indexed(cluster):
@@ -67,39 +129,76 @@ class TrialBook:
             return tuple(parse(obj) for obj in listed), None
         page = self.pages.setdefault(key, _Page())
         delta = cluster.changes(API_VERSION, "Trial", LABEL_EXPERIMENT, key.name, page.cursor)
-        changed, removed = self._turn(page, key.namespace, delta, parse)
+        kept = self._kept(key, experiment) if delta.complete else None
+        changed, removed = self._turn(page, key.namespace, delta, parse, kept)
         if experiment is None:
-            if not page.models:
+            if not page.models and not page.raw:
                 del self.pages[key]  # nothing left to remember
             page.ledger = None
             return page.trials, None
         ledger = page.ledger
+        if kept is not None:
+            records = [kept.records[name][1] for _, name in page.raw]
+            ledger = TrialLedger.restored(experiment.spec.objective, records, basis_of(experiment))
         if ledger is not None:
             ledger = advance(ledger, experiment, changed, [name for _, name in removed])
         page.ledger = ledger if ledger is not None else ledger_of(experiment, page.trials)
+        page.basis = basis_text(experiment)
         return page.trials, page.ledger
+
+    def _kept(self, key: Key, experiment: Experiment | None) -> Kept | None:
+        """The recalled fold of ``key``, if it was folded for ``experiment`` as it is now."""
+        if self.recall is None or experiment is None:
+            return None
+        kept = self.recall(key)
+        return kept if kept is not None and kept.basis == basis_text(experiment) else None
+
+    def kept(self, key: Key) -> Kept | None:
+        """The page's fold as ``recall`` will give it back (``None``: no ledger kept)."""
+        page = self.pages.get(key)
+        if page is None or page.ledger is None:
+            return None
+        records = {}
+        for record in page.ledger.records():
+            name = (key.namespace, record.name)
+            model, obj = page.models.get(name), page.raw.get(name)
+            version = model.metadata.resource_version if model is not None else None
+            version = version if obj is None else version_of(obj)
+            if version:
+                records[record.name] = (version, record)
+        return Kept(page.basis, records)
 
     @staticmethod
     def _turn(
-        page: _Page, namespace: str, delta: Delta, parse: Parse
+        page: _Page, namespace: str, delta: Delta, parse: Parse, kept: Kept | None = None
     ) -> tuple[list[Trial], list[Name]]:
-        """Bring ``page`` to ``delta``; the Trials of ``namespace`` it changed and removed."""
+        """Bring ``page`` to ``delta``; the Trials of ``namespace`` it changed and removed
+        (a Trial ``kept`` holds at its version is taken unparsed, into ``raw``)."""
         if delta.complete:
-            page.models, page.ledger = {}, None
+            page.models, page.raw, page.ledger = {}, {}, None
+        records = {} if kept is None else kept.records
         changed = []
         for obj in delta.changed:
             name = key_of(obj)[2:]
-            if name[0] == namespace:
-                page.models[name] = model = parse(obj)
-                changed.append(model)
+            if name[0] != namespace:
+                continue
+            page.raw.pop(name, None)
+            held = records.get(name[1])
+            if held is not None and held[0] == version_of(obj):
+                page.models.pop(name, None)
+                page.raw[name] = obj
+                continue
+            page.models[name] = model = parse(obj)
+            changed.append(model)
         removed = [name for name in delta.removed if name[0] == namespace]
         for name in removed:
             page.models.pop(name, None)
+            page.raw.pop(name, None)
         if changed or removed or delta.complete:
-            page.trials = tuple(page.models.values())
+            page.trials = _Trials(page, parse) if page.raw else tuple(page.models.values())
         page.cursor = delta.cursor
         return changed, removed
 
     def counts(self) -> Mapping[Key, int]:
         """The Trials remembered per Experiment (for tests and benchmarks)."""
-        return {key: len(page.models) for key, page in self.pages.items()}
+        return {key: len(page.models) + len(page.raw) for key, page in self.pages.items()}

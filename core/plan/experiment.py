@@ -10,6 +10,7 @@ actually changed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -66,7 +67,7 @@ class ExperimentDecision:
 def decide_experiment(
     experiment: Experiment,
     suggestion: Suggestion | None,
-    trials: tuple[Trial, ...],
+    trials: Sequence[Trial],
     now: datetime,
     *,
     ledger: TrialLedger | None = None,

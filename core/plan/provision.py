@@ -11,6 +11,8 @@ to a minute for deleted Trials to disappear (bug 22); a plan simply moves on.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from katib_resume.core.actions import Action, Create, Delete, ObjectRef, UpdateSpec
 from katib_resume.core.desired import desired_trial
 from katib_resume.core.katib import SuggestionCondition
@@ -31,7 +33,7 @@ _ACTIVE = (TrialPhase.PENDING, TrialPhase.RUNNING)
 def provision(
     experiment: Experiment,
     suggestion: Suggestion,
-    trials: tuple[Trial, ...],
+    trials: Sequence[Trial],
     counts: TrialCounts,
     ledger: TrialLedger | None = None,
 ) -> tuple[Action, ...]:
@@ -63,7 +65,7 @@ def provision(
 
 
 def _surplus(
-    experiment: Experiment, trials: tuple[Trial, ...], counts: TrialCounts
+    experiment: Experiment, trials: Sequence[Trial], counts: TrialCounts
 ) -> tuple[Action, ...]:
     """Delete the newest active Trials beyond ``parallelTrialCount``."""
     surplus = trials_to_delete(experiment.spec, counts)

@@ -1,0 +1,71 @@
+"""A list whose entries read back from disk are decoded when something first reads them.
+
+The Kubernetes Events of a state directory are appended by every command and read by few (``get
+events``, ``describe``, a demo's report): a 5,000-trial state holds 20,000 of them, and decoding
+them all on every open made a one-field ``edit`` and every restart cost what the history holds.
+``Deferred`` keeps the stored entries as they came (their number is known at once, which is
+all a run's progress check reads) and turns them into values on the first read of any entry;
+what is appended in this process is kept as it is. Read, it is the list it stands for: it
+compares equal to any sequence of the same values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, Generic, TypeVar, overload
+
+T = TypeVar("T")
+
+
+class Deferred(Sequence[T], Generic[T]):
+    def __init__(self) -> None:
+        self._stored: Sequence[Any] = ()
+        self._read: Callable[[Sequence[Any]], list[T]] | None = None
+        self._values: list[T] = []
+
+    def defer(self, stored: Sequence[Any], read: Callable[[Sequence[Any]], list[T]]) -> None:
+        """Put ``stored`` before what is held; ``read(stored)`` gives its values, when first
+        needed (so a damaged entry fails the read that needs it, as ``read`` reports it)."""
+        self._values[:0] = self._decoded()
+        self._stored, self._read = stored, read
+
+    def append(self, value: T) -> None:
+        self._values.append(value)
+
+    def extend(self, values: Iterable[T]) -> None:
+        self._values.extend(values)
+
+    def __len__(self) -> int:
+        return len(self._stored) + len(self._values)
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[T]: ...
+
+    def __getitem__(self, index: int | slice) -> T | list[T]:
+        return self._all()[index]
+
+    def __iter__(self) -> Iterator[T]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
+            return self._all() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as a list
+
+    def __repr__(self) -> str:
+        return repr(self._all())
+
+    def _all(self) -> list[T]:
+        if self._stored:
+            self._values[:0] = self._decoded()
+            self._stored, self._read = (), None
+        return self._values
+
+    def _decoded(self) -> list[T]:
+        read = self._read
+        return [] if read is None else read(self._stored)

@@ -1,0 +1,137 @@
+"""What the embedded runtime keeps of its folds between commands, so a restart parses what changed.
+
+A runtime's first reconcile of an Experiment folds every one of its Trials into the trial
+ledger (``app.loop.trial_book``) and the suggestion service's result book
+(``app.embedded.results``): a parse of each Trial, the whole history, on every restart. When
+the runtime closes, ``Summaries.save`` writes each Experiment's folds to the state's
+``summaries`` table (``adapters.fake.sqlite``), in one transaction: every own Trial's ledger
+record and result entry, with the ``resourceVersion`` it was made from, under the
+Experiment's identity and objective (``trial_book.basis_text``). The next runtime's books recall
+them for a page they read in full.
+
+Nothing kept is trusted blindly. A record is used only for a Trial the cache holds at the very
+version it was made from (a ``resourceVersion`` names one state of one object in this database,
+which the table lives in and is emptied with), and only for the Experiment and objective it was
+folded for; every other Trial is parsed and folded as without a summary, and a record whose Trial
+is gone is dropped. A summary that cannot be decoded is ignored. So a command killed before it
+could save (``kill -9``) leaves the summary of the command before: the Trials that changed since
+no longer match their versions and are folded again, and nothing is lost.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import sqlite3
+from typing import Any
+
+import orjson
+
+from katib_resume.adapters.fake.sqlite import Journal
+from katib_resume.app.embedded.results import KeptResults, ResultBook, Results
+from katib_resume.app.loop.keys import Key
+from katib_resume.app.loop.trial_book import Kept, TrialBook
+from katib_resume.core.trial_ledger import TrialRecord
+from katib_resume.core.trials import TrialPhase
+
+_UNREADABLE = (orjson.JSONDecodeError, ValueError, KeyError, TypeError, IndexError)
+
+
+def _text(key: Key) -> str:
+    return f"experiment:{key.namespace}/{key.name}"
+
+
+class Summaries:
+    """The summaries a state holds, decoded per Experiment when a book recalls one."""
+
+    def __init__(self, journal: Journal | None) -> None:
+        self.bodies: dict[str, str] = {}
+        if journal is not None:
+            with contextlib.suppress(sqlite3.Error):  # an optimisation: none is as good
+                self.bodies = journal.summaries()
+        self.decoded: dict[str, dict[str, Any] | None] = {}
+
+    def _summary(self, key: Key) -> dict[str, Any] | None:
+        text = _text(key)
+        if text not in self.decoded:
+            body = self.bodies.pop(text, None)
+            try:
+                found = None if body is None else orjson.loads(body)
+            except _UNREADABLE:
+                found = None
+            self.decoded[text] = found if isinstance(found, dict) else None
+        return self.decoded[text]
+
+    def trials(self, key: Key) -> Kept | None:
+        """The trial book's kept fold of ``key`` (``TrialBook.recall``)."""
+        summary = self._summary(key)
+        try:
+            return None if summary is None else _kept_ledger(summary["ledger"])
+        except _UNREADABLE:
+            return None
+
+    def results(self, key: Key) -> KeptResults | None:
+        """The result book's kept entries of ``key`` (``ResultBook.recall``)."""
+        summary = self._summary(key)
+        try:
+            return None if summary is None else _kept_results(summary["results"])
+        except _UNREADABLE:
+            return None
+
+    @staticmethod
+    def save(journal: Journal | None, book: TrialBook, results: ResultBook) -> None:
+        """Write every Experiment's folds (both books'), in one transaction."""
+        if journal is None:
+            return
+        bodies = {}
+        for key in {*book.pages, *results.pages}:
+            if key.kind != "Experiment":
+                continue
+            summary = {"ledger": _ledger_of(book.kept(key)), "results": _results_of(results, key)}
+            bodies[_text(key)] = orjson.dumps(summary).decode()
+        with contextlib.suppress(sqlite3.Error):  # the next restart folds in full instead
+            journal.summarise(bodies)
+
+
+def _ledger_of(kept: Kept | None) -> dict[str, Any] | None:
+    if kept is None:
+        return None
+    records = [
+        [name, version, r.phase.value, r.key, list(r.assignments), list(r.metrics)]
+        for name, (version, r) in kept.records.items()
+        if r.key is None or math.isfinite(r.key)  # JSON has no NaN: such a Trial is parsed
+    ]
+    return {"basis": kept.basis, "records": records}
+
+
+def _kept_ledger(raw: dict[str, Any] | None) -> Kept | None:
+    if raw is None:
+        return None
+    records = {}
+    for name, version, phase, value, assignments, metrics in raw["records"]:
+        key = None if value is None else float(value)
+        record = TrialRecord(str(name), TrialPhase(phase), key, tuple(assignments), tuple(metrics))
+        records[record.name] = (str(version), record)
+    return Kept(str(raw["basis"]), records)
+
+
+def _results_of(book: ResultBook, key: Key) -> dict[str, Any] | None:
+    kept = book.kept(key)
+    if kept is None:
+        return None
+    entries = [
+        [name, version, entry]
+        for name, (version, entry) in kept.entries.items()
+        if all(value is None or math.isfinite(value) for value in entry.values())
+    ]
+    return {"basis": kept.basis, "entries": entries}
+
+
+def _kept_results(raw: dict[str, Any] | None) -> KeptResults | None:
+    if raw is None:
+        return None
+    entries: dict[str, tuple[str, Results]] = {}
+    for name, version, entry in raw["entries"]:
+        values = {str(k): None if v is None else float(v) for k, v in dict(entry).items()}
+        entries[str(name)] = (str(version), values)
+    return KeptResults(str(raw["basis"]), entries)

@@ -1,0 +1,77 @@
+"""A restart from the folds the last command kept does exactly what a restart without them does.
+
+The summaries (``app.embedded.kept``) only spare a restart the parse of Trials that did not
+change: whether they are there, missing or damaged, the same state directory restarted to the
+same budget ends in the same cluster, write for write.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+import yaml
+
+from katib_resume.adapters.fake import FakeCluster
+from katib_resume.adapters.fake.persistence import STATE_FILE, read
+from katib_resume.app.cli.edit import apply_edit
+from katib_resume.app.cli.run import create, run_to_completion
+from katib_resume.app.embedded.bootstrap import Options, session
+from katib_resume.core.actions import ObjectRef
+from katib_resume.core.katib import API_VERSION
+from katib_resume.core.model import Experiment
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "from-volume-resume.yaml"
+NAME, NS = "from-volume-resume", "kubeflow"
+
+
+def _experiment(trials: int) -> Experiment:
+    manifest = yaml.safe_load(EXAMPLE.read_text())
+    manifest["spec"]["maxTrialCount"] = trials
+    return Experiment.model_validate(manifest)
+
+
+def _summaries(state: Path, statement: str) -> int:
+    db = sqlite3.connect(state / STATE_FILE)
+    with db:
+        changed = db.execute(statement).rowcount
+    db.close()
+    return changed
+
+
+def _resume(state: Path, trials: int) -> None:
+    with session(Options(state)) as runtime:
+        apply_edit(runtime, NS, NAME, {"maxTrialCount": trials})
+        run_to_completion(runtime, ObjectRef(API_VERSION, "Experiment", NS, NAME))
+
+
+@pytest.mark.parametrize("summary", ["missing", "damaged"])
+def test_a_restart_with_kept_folds_ends_as_one_without(tmp_path: Path, summary: str) -> None:
+    kept, other = tmp_path / "kept", tmp_path / "other"
+    with session(Options(kept)) as runtime:
+        run_to_completion(runtime, create(runtime, _experiment(6), None, 1))
+    db = sqlite3.connect(kept / STATE_FILE)
+    assert db.execute("SELECT key FROM summaries").fetchall() == [(f"experiment:{NS}/{NAME}",)]
+    db.close()
+    shutil.copytree(kept, other, ignore=shutil.ignore_patterns(".lock"))
+    if summary == "missing":
+        assert _summaries(other, "DELETE FROM summaries") == 1
+    else:
+        assert _summaries(other, "UPDATE summaries SET body = '{\"ledger\": 1}'") == 1
+    _resume(kept, 9)
+    _resume(other, 9)
+    one, two = read(kept), read(other)
+    assert one.store.to_dict() == two.store.to_dict()
+    assert _told(one, kept, other) == _told(two, kept, other)  # the directories' names aside
+
+
+def _told(cluster: FakeCluster, *paths: Path) -> list[tuple[str, str, str]]:
+    told = []
+    for event in cluster.events:
+        message = event.message
+        for path in paths:
+            message = message.replace(str(path), "<state>")
+        told.append((str(event.ref), event.reason, message))
+    return told

@@ -1,0 +1,134 @@
+"""A restart's books, started from the folds a runtime kept, equal books folded in full.
+
+The trial book and the result book save their folds (``app.embedded.kept``) through a real
+state database; more changes follow (Trials created, finished, relabelled, deleted, the
+Experiment made again); new books, cold, recall the saved folds. Whatever the summary no longer
+matches is folded again: the Trials, the ledger and the results are those of a full fold.
+A summary damaged on disk is ignored (the books fold in full).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import tempfile
+from pathlib import Path
+
+from hypothesis import event, example, given, settings
+from hypothesis import strategies as st
+
+from katib_resume.adapters.fake import load
+from katib_resume.adapters.fake.cluster import FakeCluster
+from katib_resume.adapters.fake.persistence import STATE_FILE, close
+from katib_resume.app.embedded.kept import Summaries
+from katib_resume.app.embedded.results import ResultBook
+from katib_resume.app.loop.informer import Informer
+from katib_resume.app.loop.keys import Key
+from katib_resume.app.loop.trial_book import TrialBook
+from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
+from katib_resume.core.model import Trial
+from katib_resume.core.trial_ledger import ledger_of
+from tests.property.test_trial_book import NAME, NS, _apply, _experiment, steps
+
+KEY = Key(NS, NAME)
+OWN = [("create", name, NS, NAME) for name in ("t1", "t2", "t3")] + [
+    ("outcome", "t1", NS, "0.5"),
+    ("outcome", "t2", NS, "0.1"),
+]
+"""Three own Trials, two finished, before the generated history."""
+changes = st.lists(  # after the save: mostly changes of Trials, so that most records still match
+    st.tuples(
+        st.sampled_from(["create", "outcome", "outcome", "relabel", "delete"]),
+        st.sampled_from(["t1", "t2", "t3"]),
+        st.sampled_from([NS, NS, "elsewhere"]),
+        st.sampled_from(["0.1", "0.5", "0.9", NAME, NAME]),
+    ),
+    max_size=6,
+)
+
+
+def _read(
+    cluster: FakeCluster, book: TrialBook, results: ResultBook
+) -> tuple[list[str], object, dict[str, float | None]]:
+    """What the books give for the Experiment now, through a cache listed afresh."""
+    informer = Informer(cluster.for_cache())
+    experiment = _experiment(cluster)
+    assert experiment is not None
+    trials, ledger = book.read(informer, KEY, experiment, Trial.model_validate)
+    assert ledger is not None
+    folded = (ledger.counts, ledger.current_optimal_trial())
+    names = sorted(t.metadata.name for t in trials)
+    return names, folded, results.results(informer, experiment)
+
+
+def _full(cluster: FakeCluster) -> tuple[list[str], object, dict[str, float | None]]:
+    listed = cluster.list(API_VERSION, "Trial", NS, {LABEL_EXPERIMENT: NAME})
+    experiment = _experiment(cluster)
+    assert experiment is not None
+    full = ledger_of(experiment, [Trial.model_validate(t) for t in listed])
+    names = sorted(t["metadata"]["name"] for t in listed)
+    fresh = ResultBook().results(Informer(cluster.for_cache()), experiment)
+    return names, (full.counts, full.current_optimal_trial()), fresh
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.one_of(changes, steps), st.one_of(changes, changes, steps), st.booleans())
+@example([], [("outcome", "t1", NS, "0.9")], False)  # a finished Trial's value changed
+@example([], [("relabel", "t2", NS, "other"), ("create", "t2", NS, NAME)], False)
+def test_books_recalled_from_kept_folds_equal_a_full_fold(
+    before: list[tuple[str, str, str, str]],
+    after: list[tuple[str, str, str, str]],
+    damaged: bool,
+) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        state = Path(scratch)
+        cluster, world = load(state)
+        _apply(cluster, ("experiment", "", NS, ""))
+        for step in (*OWN, *before):
+            _apply(cluster, step)
+        book, results = TrialBook(), ResultBook()
+        assert _read(cluster, book, results) == _full(cluster)
+        Summaries.save(cluster.store.journal, book, results)
+        for step in after:
+            _apply(cluster, step)
+        close(world)
+        if damaged:
+            db = sqlite3.connect(state / STATE_FILE)
+            with db:
+                db.execute("UPDATE summaries SET body = substr(body, 2)")
+            db.close()
+        cluster, world = load(state)
+        kept = Summaries(cluster.store.journal)
+        assert (kept.trials(KEY) is None) == damaged
+        recalled = TrialBook(kept.trials), ResultBook(recall=kept.results)
+        assert _read(cluster, *recalled) == _full(cluster)
+        event(f"Trials taken from the kept fold: {len(recalled[0].pages[KEY].raw)}")
+        close(world)
+
+
+def test_a_restart_from_kept_folds_parses_only_what_changed(tmp_path: Path) -> None:
+    """Trials unchanged since the save are not parsed; a changed one is."""
+    cluster, world = load(tmp_path)
+    _apply(cluster, ("experiment", "", NS, ""))
+    for name in ("t1", "t2", "t3"):
+        _apply(cluster, ("create", name, NS, NAME))
+        _apply(cluster, ("outcome", name, NS, "0.5"))
+    book, results = TrialBook(), ResultBook()
+    _read(cluster, book, results)
+    Summaries.save(cluster.store.journal, book, results)
+    _apply(cluster, ("outcome", "t2", NS, "0.1"))
+    kept, parsed = Summaries(cluster.store.journal), []
+
+    def parse(raw: dict[str, object]) -> Trial:
+        parsed.append(raw["metadata"]["name"])  # type: ignore[index]
+        return Trial.model_validate(raw)
+
+    informer, experiment = Informer(cluster.for_cache()), _experiment(cluster)
+    assert experiment is not None
+    trials, ledger = TrialBook(kept.trials).read(informer, KEY, experiment, parse)
+    assert parsed == ["t2"] and ledger is not None
+    assert ledger.current_optimal_trial() == _full(cluster)[1][1]  # type: ignore[index]
+    assert ResultBook(parse, kept.results).results(informer, experiment) == _full(cluster)[2]
+    assert parsed == ["t2", "t2"] and len(trials) == 3
+    assert sorted(t.metadata.name for t in trials) == ["t1", "t2", "t3"]  # parsed when read
+    assert sorted(parsed) == ["t1", "t2", "t2", "t3"]
+    close(world)
