@@ -20,6 +20,7 @@ from itertools import chain, repeat
 from operator import eq, itemgetter
 from typing import Any
 
+from katib_resume.adapters.local.suggestion.known import Known
 from katib_resume.adapters.local.suggestion.space import Point
 from katib_resume.core.kube import Manifest
 
@@ -84,13 +85,10 @@ class Index:
         points = list(map(tuple, map(map, repeat(_PAIR), values)))
         return cls(issued, names, points)
 
-    def known(self, results: Mapping[str, float | None]) -> dict[int, float | None]:
-        """``results`` (by Trial name) by assignment index, those of Trials not ours left out,
-        in one C-level pass: Katib sends every result in every call."""
-        indexes = map(self.names.get, results)
-        known: dict[Any, float | None] = dict(zip(indexes, results.values(), strict=True))
-        known.pop(None, None)
-        return known
+    def known(self, results: Mapping[str, float | None]) -> Known:
+        """``results`` (by Trial name) by assignment index, those of Trials not ours left out:
+        Katib sends every result in every call, and ``Known`` maps only what is read."""
+        return Known(self.issued, self.names, results)
 
 
 def well_formed(item: Any) -> bool:

@@ -1,0 +1,59 @@
+"""The results by index an algorithm reads (``Known``, mapped lazily) equal, read in every way,
+the table mapped from scratch from every result: names issued twice (the last index counts),
+results of Trials not ours, failed Trials (``None``), names added to the index after the view
+was made, lookups past either end and of keys that are not indexes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from katib_resume.adapters.local.suggestion.assignments import Index, assignment
+from katib_resume.adapters.local.suggestion.known import Known
+
+names = st.lists(st.sampled_from([f"t{k}" for k in range(12)]), max_size=10)
+results = st.dictionaries(
+    st.sampled_from([f"t{k}" for k in range(16)]),
+    st.none() | st.floats(allow_nan=False, allow_infinity=False),
+    max_size=14,
+)
+
+
+def _from_scratch(issued: list[str], given: dict[str, float | None]) -> dict[int, float | None]:
+    """Every result by the index of its name (a name issued twice: its last index)."""
+    last = {name: index for index, name in enumerate(issued)}
+    return {last[name]: value for name, value in given.items() if name in last}
+
+
+@given(names, results, st.lists(st.sampled_from([f"t{k}" for k in range(12, 16)]), max_size=3))
+def test_every_reading_equals_the_table_from_scratch(
+    issued_names: list[str], results: dict[str, float | None], added: list[str]
+) -> None:
+    index = Index.of(tuple(assignment(name, (("lr", "1"),)) for name in issued_names))
+    expected = _from_scratch(issued_names, results)
+    lookups, whole = index.known(results), index.known(results)
+    for number, name in enumerate(added):  # the server indexes its new assignments after
+        index.names[name] = len(issued_names) + number
+    probes: list[Any] = [*range(-2, len(issued_names) + len(added) + 2), "t1", 1.0, None]
+    for key in probes:  # lookups first: the table is not mapped yet
+        assert (key in lookups) == (key in expected)
+        assert lookups.get(key, "absent") == expected.get(key, "absent")
+    assert list(whole) == list(expected)  # the same order as the results'
+    assert len(whole) == len(expected)
+    assert dict(whole.items()) == expected and list(whole.values()) == list(expected.values())
+    assert whole == expected and lookups == whole and dict(lookups) == expected
+    for key in probes:  # and once the table is mapped
+        assert (key in whole) == (key in expected)
+        assert whole.get(key, "absent") == expected.get(key, "absent")
+
+
+def test_a_lookup_maps_nothing_but_what_it_reads() -> None:
+    """The random search reads no result, hyperband and PBT one rung or pool: the table of
+    every result is not built for them."""
+    issued = tuple(assignment(f"t{k}", (("lr", "1"),)) for k in range(5))
+    known = Known(issued, {f"t{k}": k for k in range(5)}, {"t3": 0.5, "t1": None, "x": 1.0})
+    assert known[3] == 0.5 and known.get(1, "absent") is None and 4 not in known
+    assert known._table is None
+    assert list(known) == [3, 1] and known._table == {3: 0.5, 1: None}
