@@ -19,7 +19,7 @@ import itertools
 from collections.abc import Callable
 from pathlib import Path
 
-from katib_resume.adapters import collector
+from katib_resume.adapters import heap
 from katib_resume.adapters.fake import FakeCluster, StateFileError
 from katib_resume.adapters.fake.persistence import exists, read
 from katib_resume.app.common.inputs import InputError, NotFoundError
@@ -74,9 +74,9 @@ def settle(
 ) -> int:
     """Step until ``done()`` holds and the world is at rest; the steps taken (``max_steps``
     ``None``: no bound but the stall). The cycle collector's young generation is collected
-    less often meanwhile (``adapters.collector``: a long history's copies are freed by
+    less often meanwhile (``adapters.heap``: a long history's copies are freed by
     reference counting before a collection walks them)."""
-    with collector.fewer_passes():
+    with heap.fewer_passes():
         return _settle(runtime, done, what, on_step=on_step, status=status, max_steps=max_steps)
 
 

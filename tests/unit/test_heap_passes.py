@@ -1,4 +1,4 @@
-"""``collector.fewer_passes`` raises the young generation's threshold inside its block only,
+"""``heap.fewer_passes`` raises the young generation's threshold inside its block only,
 leaves the older generations' and a switched-off collector as they were, and puts the
 thresholds back whatever happens inside."""
 
@@ -9,12 +9,12 @@ import weakref
 
 import pytest
 
-from katib_resume.adapters import collector
+from katib_resume.adapters import heap
 
 
 def test_the_young_threshold_is_raised_inside_and_restored_after() -> None:
     before = gc.get_threshold()
-    with collector.fewer_passes(50_000):
+    with heap.fewer_passes(50_000):
         assert gc.get_threshold() == (max(50_000, before[0]), *before[1:])
     assert gc.get_threshold() == before
 
@@ -23,7 +23,7 @@ def test_a_higher_threshold_is_not_lowered() -> None:
     before = gc.get_threshold()
     gc.set_threshold(200_000, *before[1:])
     try:
-        with collector.fewer_passes(50_000):
+        with heap.fewer_passes(50_000):
             assert gc.get_threshold()[0] == 200_000
     finally:
         gc.set_threshold(*before)
@@ -31,12 +31,12 @@ def test_a_higher_threshold_is_not_lowered() -> None:
 
 def test_restored_after_an_error_and_a_switched_off_collector_left_off() -> None:
     before = gc.get_threshold()
-    with pytest.raises(RuntimeError), collector.fewer_passes():
+    with pytest.raises(RuntimeError), heap.fewer_passes():
         raise RuntimeError("inside")
     assert gc.get_threshold() == before
     gc.set_threshold(0, *before[1:])
     try:
-        with collector.fewer_passes():
+        with heap.fewer_passes():
             assert gc.get_threshold()[0] == 0
     finally:
         gc.set_threshold(*before)
@@ -48,7 +48,7 @@ def test_cyclic_garbage_is_still_collected_inside() -> None:
     class Node:
         other: Node
 
-    with collector.fewer_passes(1_000):
+    with heap.fewer_passes(1_000):
         gc.collect(0)  # the young generation's count starts from 0
         node = Node()
         node.other = node
