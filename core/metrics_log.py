@@ -23,7 +23,6 @@ Either way, when no row has the objective's name (the first metric), the result 
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
@@ -108,9 +107,8 @@ def _json(text: str, metrics: Sequence[str]) -> list[MetricRow]:
 def _positional(number: float) -> str:
     """The shortest digits that read back as ``number``, without an exponent, as Go's
     ``strconv.FormatFloat(v, 'f', -1, 64)`` writes them (``1.5e-05`` is ``0.000015``): the
-    quirk reads the digits after the point, so an exponent must never reach it."""
-    if not math.isfinite(number):
-        return "nan"
+    quirk reads the digits after the point, so an exponent must never reach it (``NaN`` and
+    ``Infinity`` come out as words, which then read as no time)."""
     return format(Decimal(repr(number)), "f")
 
 

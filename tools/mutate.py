@@ -142,7 +142,11 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/unit/test_boundaries.py",
         "tests/integration/test_prebound_volume.py",
     ),
-    "core/plan/provision.py": ("tests/unit/test_provision_edges.py", *COMMON),
+    "core/plan/provision.py": (
+        "tests/unit/test_provision_edges.py",
+        "tests/property/test_ledger_unused.py",
+        *COMMON,
+    ),
     "core/conditions.py": (
         "tests/unit/test_conditions.py",
         "tests/property/test_conditions.py",
@@ -247,6 +251,9 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/unit/test_experiment_edges.py",
         "tests/property/test_trial_ledger.py",
         "tests/property/test_trial_book.py",
+        "tests/property/test_ledger_unused.py",
+        "tests/property/test_ledger_sharing.py",
+        "tests/property/test_kept_folds.py",
     ),
     "core/metrics_log.py": (
         "tests/unit/test_metrics_log_edges.py",

@@ -63,6 +63,8 @@ def test_json_lines_report_string_values_with_katibs_timestamps() -> None:
         ("1.1234567891", "1970-01-01T00:00:02.234567891Z"),  # past a second carries, as Go's
         ("1" + "0" * 400, ZERO),  # beyond a float: the zero time, not a traceback
         ("true", ZERO),
+        ("NaN", ZERO),  # Python's json reads it; no time
+        ("-Infinity", ZERO),
     ],
 )
 def test_a_json_number_timestamp_is_read_from_its_positional_digits(
