@@ -15,15 +15,16 @@ the collector's permanent generation for the block (``gc.freeze``: still freed b
 counting when dropped, never walked by a collection), and back to the oldest generation after it
 (``gc.unfreeze``), so that what the block leaves behind is collected as usual afterwards.
 
-While the runtime steps, CPython's cycle collector looks at the young objects every 700 allocations (net of frees) and
-moves those that survive to the older generations, whose collections walk them again; the
-oldest generation's collections walk the whole heap. A reconcile of an Experiment with a long
-history builds and drops copies of its large objects (a Suggestion with every assignment, the
-Experiment's lists of every Trial name: tens of thousands of dicts and lists at 10,000
-Trials), none of them cyclic garbage. At 700 allocations a collection runs in the middle of
-building each copy, walks the copy, and promotes it, so it is walked again by the older
-generations and counts towards the next full collection, though reference counting frees it
-a moment later. At 10,000 trials that was 0.74 ms a trial of 8.4 (by ``gc.callbacks``).
+While the runtime steps, CPython's cycle collector looks at the young objects every 700
+allocations (net of frees) and moves those that survive to the older generations, whose
+collections walk them again; the oldest generation's collections walk the whole heap. A
+reconcile of an Experiment with a long history builds and drops copies of its large objects (a
+Suggestion with every assignment, the Experiment's lists of every Trial name: tens of thousands
+of dicts and lists at 10,000 Trials), none of them cyclic garbage. At 700 allocations a
+collection runs in the middle of building each copy, walks the copy, and promotes it, so it is
+walked again by the older generations and counts towards the next full collection, though
+reference counting frees it a moment later. At 10,000 trials that was 0.74 ms a trial of 8.4 (by
+``gc.callbacks``).
 
 ``fewer_passes`` raises the young generation's threshold for a block (the older generations'
 stay as they were), so a copy is made, read and freed by reference counting between two
