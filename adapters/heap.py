@@ -9,6 +9,10 @@ the decode walks the whole heap and frees nothing, and the collections after it 
 state again and again for as long as the command runs. Measured on a 1,000-trial restart, the
 collector was about half of the time to the first new assignment.
 
+The suggestion service's restore is the same kind of work (its state file parsed, one Optuna
+trial built per assignment: at 5,000 assignments the collector's passes tripled the rebuild's
+time, 0.065 s against 0.018 s).
+
 ``paused`` switches the collector off for a block that only builds acyclic data (it is switched
 back on as it was found, whatever happens); ``frozen`` moves everything alive at its start to
 the collector's permanent generation for the block (``gc.freeze``: still freed by reference

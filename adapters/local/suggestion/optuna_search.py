@@ -31,7 +31,8 @@ from typing import Any
 
 import optuna
 
-from katib_resume.adapters.local.suggestion import columns, gc_pause
+from katib_resume.adapters import heap
+from katib_resume.adapters.local.suggestion import columns
 from katib_resume.adapters.local.suggestion.live_study import UNTOLD, Live
 from katib_resume.adapters.local.suggestion.optuna_space import distributions, reader, render
 from katib_resume.adapters.local.suggestion.samplers import Delegate, SamplerFactory, ask_seed
@@ -113,7 +114,7 @@ class OptunaSearch:
         (``Live.load``: no validation, no copies, no sampler runs), the values read a
         parameter at a time (``columns``)."""
         live = Live(self.maximize, self.distributions, Delegate())
-        with gc_pause.paused():
+        with heap.paused():
             params = columns.params_of(self.space, issued)
             if params is None:
                 params = list(map(self._params, issued))

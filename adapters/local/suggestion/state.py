@@ -24,8 +24,9 @@ from typing import Any, Literal
 
 import orjson
 
+from katib_resume.adapters import heap
 from katib_resume.adapters.atomic import write_atomically
-from katib_resume.adapters.local.suggestion import encoded, gc_pause
+from katib_resume.adapters.local.suggestion import encoded
 from katib_resume.adapters.local.suggestion.assignments import all_well_formed
 from katib_resume.core.kube import Manifest
 
@@ -189,7 +190,7 @@ def load(path: Path) -> SearchState:
         raise StateProblem("missing", f"no {path.name} in {path.parent}") from None
     except OSError as error:
         raise StateProblem("corrupt", f"unreadable: {error.strerror or error}") from None
-    with gc_pause.paused():  # a parse of every assignment (gc_pause)
+    with heap.paused():  # a parse of every assignment (adapters/heap.py)
         return decode(data)
 
 
