@@ -14,7 +14,8 @@ at any moment leaves the cluster as of its last completed write. The layout is k
   (the lagging cache's ``undo``) and the world's own state (clock, ticks, kubelet timers);
 - ``events``: the Kubernetes Events, appended;
 - ``summaries``: what a runtime keeps of its own folds between commands (``app.embedded.kept``:
-  each Experiment's settled Trials, verified against the objects' versions when read back).
+  each Experiment's settled Trials, verified against the objects' versions when read back),
+  one row per object, deleted with it.
 
 Compaction is incremental, as etcd's: each write drops the revision that has just left the
 watch window (``WINDOW`` revisions) unless a live object or the undo still needs it, and the
@@ -168,6 +169,7 @@ class Journal:
                 "AND name = ?",
                 key,
             )
+            self.db.execute("DELETE FROM summaries WHERE key = ?", (summary_key(key),))
             self._advance(revision, key, replaced, None)
         self.undo = replaced
         self.chains.pop(key, None)
@@ -186,18 +188,20 @@ class Journal:
         self.world = text
 
     def summaries(self) -> dict[str, str]:
-        """Every summary kept, by key (``summarise``)."""
+        """Every summary kept, by ``summary_key`` (``summarise``)."""
         return dict(self.db.execute("SELECT key, body FROM summaries").fetchall())
 
-    def summarise(self, bodies: dict[str, str]) -> None:
-        """Keep ``bodies`` (key -> text), replacing what was kept under the same keys."""
+    def summarise(self, bodies: dict[Key, str]) -> None:
+        """Keep ``bodies`` (an object's key -> its summary), replacing what was kept for the
+        same objects; a summary of an object no longer stored is not kept (``drop``)."""
         if not bodies:
             return
         with transaction(self.db):
             self.db.executemany(
-                "INSERT INTO summaries VALUES (?, ?) "
+                "INSERT INTO summaries SELECT ?, ? WHERE EXISTS (SELECT 1 FROM objects WHERE "
+                "api_version = ? AND kind = ? AND namespace = ? AND name = ?) "
                 "ON CONFLICT DO UPDATE SET body = excluded.body",
-                list(bodies.items()),
+                [(summary_key(key), body, *key) for key, body in bodies.items()],
             )
 
     def close(self) -> None:
@@ -258,6 +262,13 @@ class Journal:
 
 
 _INSERT_LOG = "INSERT INTO log VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+
+
+def summary_key(key: Key) -> str:
+    """The ``summaries`` row of the object ``key``: it goes when the object does (``drop``),
+    so a deleted Experiment leaves nothing behind, and a namesake made later starts bare."""
+    _, kind, namespace, name = key
+    return f"{kind.lower()}:{namespace}/{name}"
 
 
 def _revision(obj: Manifest | None) -> int | None:

@@ -7,7 +7,7 @@ the runtime closes, ``Summaries.save`` writes each Experiment's folds to the sta
 ``summaries`` table (``adapters.fake.sqlite``), in one transaction: every own Trial's ledger
 record and result entry, with the ``resourceVersion`` it was made from, under the
 Experiment's identity and objective (``trial_book.basis_text``). The next runtime's books recall
-them for a page they read in full.
+them for a page they read in full. An Experiment's summary is deleted with the Experiment.
 
 Nothing kept is trusted blindly. A record is used only for a Trial the cache holds at the very
 version it was made from (a ``resourceVersion`` names one state of one object in this database,
@@ -27,18 +27,23 @@ from typing import Any
 
 import orjson
 
-from katib_resume.adapters.fake.sqlite import Journal
+from katib_resume.adapters.fake.sqlite import Journal, summary_key
 from katib_resume.app.embedded.results import KeptResults, ResultBook, Results
 from katib_resume.app.loop.keys import Key
 from katib_resume.app.loop.trial_book import Kept, TrialBook
+from katib_resume.core.katib import API_VERSION
 from katib_resume.core.trial_ledger import TrialRecord
 from katib_resume.core.trials import TrialPhase
 
 _UNREADABLE = (orjson.JSONDecodeError, ValueError, KeyError, TypeError, IndexError)
 
 
+def _object(key: Key) -> tuple[str, str, str, str]:
+    return API_VERSION, "Experiment", key.namespace, key.name
+
+
 def _text(key: Key) -> str:
-    return f"experiment:{key.namespace}/{key.name}"
+    return summary_key(_object(key))
 
 
 class Summaries:
@@ -80,7 +85,8 @@ class Summaries:
 
     @staticmethod
     def save(journal: Journal | None, book: TrialBook, results: ResultBook) -> None:
-        """Write every Experiment's folds (both books'), in one transaction."""
+        """Write every Experiment's folds (both books'), in one transaction: not those of an
+        Experiment deleted meanwhile, whose row went with it."""
         if journal is None:
             return
         bodies = {}
@@ -88,7 +94,7 @@ class Summaries:
             if key.kind != "Experiment":
                 continue
             summary = {"ledger": _ledger_of(book.kept(key)), "results": _results_of(results, key)}
-            bodies[_text(key)] = orjson.dumps(summary).decode()
+            bodies[_object(key)] = orjson.dumps(summary).decode()
         with contextlib.suppress(sqlite3.Error):  # the next restart folds in full instead
             journal.summarise(bodies)
 

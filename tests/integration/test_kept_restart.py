@@ -16,6 +16,7 @@ import yaml
 
 from katib_resume.adapters.fake import FakeCluster
 from katib_resume.adapters.fake.persistence import STATE_FILE, read
+from katib_resume.app.cli.delete import delete_experiment
 from katib_resume.app.cli.edit import apply_edit
 from katib_resume.app.cli.run import create, run_to_completion
 from katib_resume.app.embedded.bootstrap import Options, session
@@ -75,3 +76,19 @@ def _told(cluster: FakeCluster, *paths: Path) -> list[tuple[str, str, str]]:
             message = message.replace(str(path), "<state>")
         told.append((str(event.ref), event.reason, message))
     return told
+
+
+def test_a_deleted_experiment_leaves_no_summary(tmp_path: Path) -> None:
+    """The summary goes with its Experiment, in the same command: the runtime that deleted it
+    saves none for it when it closes, and a namesake created later starts from a full fold."""
+    state = tmp_path / "state"
+    with session(Options(state)) as runtime:
+        run_to_completion(runtime, create(runtime, _experiment(3), None, 1))
+    db = sqlite3.connect(state / STATE_FILE)
+    assert db.execute("SELECT count(*) FROM summaries").fetchone() == (1,)
+    db.close()
+    with session(Options(state)) as runtime:
+        delete_experiment(runtime, NS, NAME)
+    db = sqlite3.connect(state / STATE_FILE)
+    assert db.execute("SELECT count(*) FROM summaries").fetchone() == (0,)
+    db.close()
