@@ -17,7 +17,7 @@ OPTIMIZER = {"cma:optimizer:0": "80"}
 def cma_past(results: list[Result], attrs: list[dict[str, Any]], best: int) -> Past:
     search = build(experiment("cmaes"), 0)
     assert isinstance(search, OptunaSearch)
-    return Past(results, attrs.__getitem__, range(len(results)), best, search.make(0))
+    return Past(results, attrs.__getitem__, range(len(results)), best, search.make)
 
 
 def generation(number: int, optimizer: bool = False) -> dict[str, Any]:

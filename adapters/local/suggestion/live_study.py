@@ -65,19 +65,23 @@ class Storage(InMemoryStorage):
         first, last_id = len(self._studies[study_id].trials), self._max_trial_id
         return range(first, first + count), range(last_id + 1, last_id + 1 + count)
 
-    def adopt(self, study_id: int, trials: Sequence[FrozenTrial], best: int | None) -> None:
-        """Append ``trials`` as they are: built for the ``places`` they take (or ``WITHHELD``),
-        referenced nowhere else; ``trials[best]`` is the study's best trial (``None``: none
-        complete). None is waiting, so the next ask's scan for waiting trials starts after them."""
+    def adopt(
+        self, study_id: int, trials: Sequence[FrozenTrial], built: Sequence[int], best: int | None
+    ) -> None:
+        """Append ``trials`` as they are: ``trials[i]`` for ``i`` in ``built`` made for the
+        place it takes (``places``), referenced nowhere else, the others ``WITHHELD`` (whose
+        ids are never looked up: no trial has them); ``trials[best]`` is the study's best
+        trial (``None``: none complete). None is waiting, so the next ask's scan for waiting
+        trials starts after them."""
         with self._lock:
             self._check_study_id(study_id)
             numbers, ids = self.places(study_id, len(trials))
-            built = [t for t in (*trials[:1], *trials[-1:]) if t is not WITHHELD]
-            for trial in built:
-                place = trial.number - numbers.start
-                assert trial.number in numbers and ids[place] == trial._trial_id, "out of place"
-            where = zip(ids, zip(repeat(study_id), numbers), strict=True)
-            self._trial_id_to_study_id_and_number.update(where)
+            for place in (*built[:1], *built[-1:]):
+                trial = trials[place]
+                assert (trial.number, trial._trial_id) == (numbers[place], ids[place]), "placed"
+            where = zip(repeat(study_id), map(numbers.__getitem__, built))
+            places = zip(map(ids.__getitem__, built), where, strict=True)
+            self._trial_id_to_study_id_and_number.update(places)
             info = self._studies[study_id]
             info.trials.extend(trials)
             self._max_trial_id += len(trials)
@@ -134,9 +138,12 @@ class Live:
         distributions shared (never mutated); the others are ``WITHHELD``. Built a column at
         a time, without a Python call per trial but ``FrozenTrial``'s own."""
         now = datetime.now()
-        told = list(map(results.__getitem__, built))
-        values = [float(r) if isinstance(r, int | float) else None for r in told]
-        states = [_state(r) for r in told]
+        told = results if len(built) == len(results) else list(map(results.__getitem__, built))
+        states = list(map(_STATES.get, map(type, told), repeat(COMPLETE)))
+        if states.count(COMPLETE) == len(states):
+            values: list[float | None] = list(map(float, told))  # type: ignore[arg-type]
+        else:
+            values = [float(r) if isinstance(r, int | float) else None for r in told]
         numbers, ids = self.storage.places(self.study_id, len(results))
         made = map(
             FrozenTrial,
@@ -144,7 +151,7 @@ class Live:
             states,
             values,
             repeat(now),
-            [None if s is RUNNING else now for s in states],
+            map(_UNFINISHED.get, states, repeat(now)),
             params,
             repeat(self.distributions),
             iter(dict, None),
@@ -158,7 +165,7 @@ class Live:
             trials = [WITHHELD] * len(results)
             for number, trial in zip(built, made, strict=True):
                 trials[number] = trial
-        self.storage.adopt(self.study_id, trials, best_of(results, self.maximize))
+        self.storage.adopt(self.study_id, trials, built, best_of(results, self.maximize))
         self.completed += count_complete(results)
 
     def tell(self, number: int, value: float | None) -> None:
@@ -193,13 +200,11 @@ def count_complete(results: Sequence[Result]) -> int:
     return len(results) - results.count(None) - results.count(UNTOLD)
 
 
-def _state(result: Result) -> TrialState:
-    if result is UNTOLD:
-        return TrialState.RUNNING
-    return TrialState.FAIL if result is None else TrialState.COMPLETE
-
-
 COMPLETE, RUNNING = TrialState.COMPLETE, TrialState.RUNNING
+_STATES: dict[type, TrialState] = {_Untold: RUNNING, type(None): TrialState.FAIL}
+"""A result's trial state, by its type (any other: a value, so ``COMPLETE``)."""
+_UNFINISHED: dict[TrialState, None] = {RUNNING: None}
+"""The completion time of a trial in that state: none (any other: the rebuild's time)."""
 WITHHELD = FrozenTrial(-1, TrialState.FAIL, None, None, None, {}, {}, {}, {}, {}, -1)
 """The trial in the place of one the sampler does not read (``sampler_reads``): a failed trial,
 the state none of the samplers here reads, shared by every such place and never updated (a

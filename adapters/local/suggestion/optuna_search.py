@@ -25,9 +25,11 @@ is replaced by a seeded random one not yet issued, written into the study as the
 from __future__ import annotations
 
 import random
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence, Set
 from itertools import compress, repeat
-from typing import Any
+from operator import is_
+from typing import Any, cast
 
 import optuna
 
@@ -143,18 +145,41 @@ class OptunaSearch:
         attrs = cursor["trial_attrs"]
         best = best_of(results, self.maximize)
         attributed = range(len(kept) if attrs else 0)
-        past = Past(results, lambda n: attrs.get(keys[n], {}), attributed, best, self.make(0))
+        past = Past(results, lambda n: attrs.get(keys[n], {}), attributed, best, self.make)
         built = READS[self.name](past)
         built = range(len(kept)) if built is None else built
-        later = [issued[kept[n]] for n in built if n >= len(known)]
-        found = [known[n] for n in built if n < len(known)] + self._params_of(later)
-        params = [p for p in found if p is not None]
-        if len(params) < len(found):
+        params = self._params_for(issued, kept, known, built)
+        if params is None:
             return None
         live = Live(self.maximize, self.distributions, Delegate())
         live.numbers = list(kept) if len(kept) == len(issued) else _numbers(kept, len(issued))
-        live.load(results, built, params, [attrs.get(keys[n], {}) for n in built])
+        live.load(
+            results,
+            built,
+            params,
+            list(map(attrs.get, map(keys.__getitem__, built), iter(dict, None))),
+        )
         return live
+
+    def _params_for(
+        self,
+        issued: Sequence[Point],
+        kept: Sequence[int],
+        known: list[dict[str, Any]],
+        built: Sequence[int],
+    ) -> list[dict[str, Any]] | None:
+        """The params of the ``built`` trials (in order): of the first ones, ``known``; the
+        others read now. ``None`` if one of those is not a point of the space."""
+        split = bisect_left(built, len(known))
+        rest = built[split:]
+        if isinstance(kept, range) and isinstance(rest, range):  # the later ones, all of them
+            later = list(issued[rest.start : rest.stop])
+        else:
+            later = list(map(issued.__getitem__, map(kept.__getitem__, rest)))
+        found = list(map(known.__getitem__, built[:split])) + self._params_of(later)
+        if any(map(is_, found, repeat(None))):
+            return None
+        return cast(list[dict[str, Any]], found)
 
     def _params_of(self, points: Sequence[Point]) -> list[dict[str, Any] | None]:
         """The Optuna params of ``points`` (``None``: not a point of the space), read a

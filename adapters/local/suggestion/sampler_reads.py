@@ -55,14 +55,14 @@ from katib_resume.adapters.local.suggestion.live_study import UNTOLD, Result
 class Past:
     """The trials of a study about to be rebuilt, none built yet, by trial number: each one's
     result (``None``: failed; ``UNTOLD``: running), its system attributes (``attrs``), which
-    trials may have any (``attributed``), the best trial, and a sampler of the search (whose
-    attribute names a row reads)."""
+    trials may have any (``attributed``), the best trial, and the search's sampler factory
+    (a row may read its sampler's attribute names)."""
 
     results: Sequence[Result]
     attrs: Callable[[int], Mapping[str, Any]]
     attributed: range
     best: int | None
-    sampler: BaseSampler
+    make: Callable[[int], BaseSampler]
 
 
 Reads = Callable[[Past], Sequence[int] | None]
@@ -86,7 +86,7 @@ def cma_generation(past: Past) -> list[int]:
     """``needed``, and the complete trials of the current generation or a later one (see the
     module docstring): the scan stops at the newest trial carrying an optimizer of a lower
     generation."""
-    sampler: Any = past.sampler
+    sampler: Any = past.make(0)
     generation_key, optimizer_key = sampler._attr_key_generation, sampler._attr_key_optimizer
     current: int | None = None  # the generation of the newest complete trial with an optimizer
     complete: list[tuple[int, int]] = []
