@@ -9,8 +9,9 @@ The cursor, the JSON value the server saves, holds what the assignments themselv
 results told so far (``told``: assignment index -> value, ``null`` for a failed Trial) and the
 system attributes samplers keep in the study (``attrs``: CMA-ES's optimizer and generations,
 the Sobol sequence's position). The study is a function of the issued assignments and the
-cursor, so after a restart it is rebuilt from them in one pass (``add_trials``; no sampler
-runs) and asks exactly what the uninterrupted study would have asked. Results come in through
+cursor, so after a restart it is rebuilt from them in one pass (``Live.load``; no sampler
+runs), of the trials its sampler reads (``sampler_reads``), and asks exactly what the
+uninterrupted study would have asked. Results come in through
 ``draw``, just before the asks they inform; told results change only what later asks see.
 
 Rebuilt from the trial history alone (the saved state lost), the attributes are unknown: the
