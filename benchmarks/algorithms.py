@@ -10,8 +10,9 @@ the two runs are different random draws of the same method, not the same sequenc
 Resume cost (``algorithms_resume``): restart to first new assignment, taken apart (the model
 fit and the rest), and one call of a running service, with ``n`` = 100 / 1,000 / 5,000
 completed Trials, for every algorithm above, beside Optuna's ``load_study`` on SQLite plus
-``ask`` and its ``tell`` plus ``ask``; and the restart of ``random``, ``grid``, ``hyperband``
-and ``pbt`` (``algorithms_plain``).
+``ask`` and its ``tell`` plus ``ask``; the restart of ``random``, ``grid``, ``hyperband``
+and ``pbt`` (``algorithms_plain``); and the rebuild and fit of ``cmaes`` and ``sobol`` from a
+history they grew themselves (``algorithms_grown``).
 
 Run: ``python -m benchmarks.algorithms [--seeds N] [--only ALGORITHM] [--quick]``; prints JSON
 (progress on stderr). Medians over 10 seeds by default (1 for ``bayesianoptimization``).
@@ -32,6 +33,7 @@ import optuna
 from optuna.samplers import BaseSampler
 from scipy.stats import mannwhitneyu
 
+from benchmarks.algorithms_grown import GROWN, grown
 from benchmarks.algorithms_plain import model_free
 from benchmarks.algorithms_resume import resume
 from katib_resume.adapters.local.suggestion import SuggestionServer
@@ -193,6 +195,13 @@ def main() -> None:
             branin,
         )
         out["restart_model_free"] = model_free(sizes, 5)
+        out["restart_grown"] = grown(
+            tuple(a for a in args.only or ALGORITHMS if a in GROWN),
+            sizes,
+            5,
+            lambda a: experiment(a, FUNCTIONS["branin"][1], 0),
+            branin,
+        )
     if not args.skip_quality:
         out["best_objective"] = quality(
             args.seeds, budgets, args.only or ALGORITHMS, args.bayes_seeds

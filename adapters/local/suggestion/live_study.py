@@ -10,7 +10,9 @@ in Optuna would still pass over the whole history on every call, and this module
   trial but its constructor) for the places ``Storage.places`` gives, and ``Storage.adopt``
   takes them as they are and sets the best trial once, as Optuna's ``create_new_trial`` and
   ``_update_cache`` would have trial by trial (the first of the best values wins). The resume
-  property tests hold the rebuilt study to the uninterrupted one.
+  property tests hold the rebuilt study to the uninterrupted one. Only the trials its sampler
+  reads are built (``sampler_reads``: for CMA-ES and Sobol a bounded few); each of the others
+  keeps its place as ``WITHHELD``, so the trial numbers are the uninterrupted study's.
 - **Results.** ``Study.tell`` returns a deep copy of the trial it was told; ``Live.tell``
   does what it does without it.
 - **The search space.** Every ask gets a new, seeded sampler (``samplers.ask_seed``), and
@@ -51,6 +53,8 @@ class _Untold(enum.Enum):
 
 UNTOLD = _Untold.UNTOLD
 """The result of an assignment not told yet (its trial is running)."""
+Result = float | _Untold | None
+"""A trial's result in a rebuild: its value, ``None`` (failed) or ``UNTOLD`` (running)."""
 
 
 class Storage(InMemoryStorage):
@@ -61,22 +65,29 @@ class Storage(InMemoryStorage):
         first, last_id = len(self._studies[study_id].trials), self._max_trial_id
         return range(first, first + count), range(last_id + 1, last_id + 1 + count)
 
-    def adopt(self, study_id: int, trials: Sequence[FrozenTrial], best: int | None) -> None:
-        """Append ``trials`` as they are: built for the ``places`` they take, referenced
-        nowhere else; ``trials[best]`` is the study's best trial (``None``: none complete)."""
+    def adopt(
+        self, study_id: int, trials: Sequence[FrozenTrial], built: Sequence[int], best: int | None
+    ) -> None:
+        """Append ``trials`` as they are: ``trials[i]`` for ``i`` in ``built`` made for the
+        place it takes (``places``), referenced nowhere else, the others ``WITHHELD`` (whose
+        ids are never looked up: no trial has them); ``trials[best]`` is the study's best
+        trial (``None``: none complete). None is waiting, so the next ask's scan for waiting
+        trials starts after them."""
         with self._lock:
             self._check_study_id(study_id)
             numbers, ids = self.places(study_id, len(trials))
-            if trials:
-                first, last = trials[0], trials[-1]
-                assert (first.number, first._trial_id) == (numbers[0], ids[0]), "out of place"
-                assert (last.number, last._trial_id) == (numbers[-1], ids[-1]), "out of place"
-            where = zip(ids, zip(repeat(study_id), numbers), strict=True)
-            self._trial_id_to_study_id_and_number.update(where)
+            for place in (*built[:1], *built[-1:]):
+                trial = trials[place]
+                assert (trial.number, trial._trial_id) == (numbers[place], ids[place]), "placed"
+            where = zip(repeat(study_id), map(numbers.__getitem__, built))
+            places = zip(map(ids.__getitem__, built), where, strict=True)
+            self._trial_id_to_study_id_and_number.update(places)
             info = self._studies[study_id]
             info.trials.extend(trials)
             self._max_trial_id += len(trials)
+            self._prev_waiting_trial_number[study_id] = len(info.trials)
             if best is not None:
+                assert trials[best] is not WITHHELD, "the best trial is built"
                 info.best_trial_id = trials[best]._trial_id
 
 
@@ -116,41 +127,46 @@ class Live:
 
     def load(
         self,
+        results: Sequence[Result],
+        built: Sequence[int],
         params: Sequence[dict[str, Any]],
-        results: Sequence[float | _Untold | None],
         attrs: Sequence[dict[str, Any]],
     ) -> None:
-        """Add a trial per assignment: its params, its result (``None``: failed; ``UNTOLD``:
-        running) and system attributes, as ``create_trial`` makes them, the distributions
-        shared (never mutated). Built a column at a time, without a Python call per trial
-        but ``FrozenTrial``'s own: a restart loads every trial at once."""
+        """Add a trial per assignment, of ``results`` (``None``: failed; ``UNTOLD``: running),
+        building the ``built`` ones (the trials the sampler reads, in order), of ``params`` and
+        system attributes ``attrs`` (one each), as ``create_trial`` makes them, the
+        distributions shared (never mutated); the others are ``WITHHELD``. Built a column at
+        a time, without a Python call per trial but ``FrozenTrial``'s own."""
         now = datetime.now()
-        values = [float(r) if isinstance(r, int | float) else None for r in results]
-        states = [_state(r) for r in results]
-        done = [None if s is RUNNING else now for s in states]
-        numbers, ids = self.storage.places(self.study_id, len(params))
-        trials = list(
-            map(
-                FrozenTrial,
-                numbers,
-                states,
-                values,
-                repeat(now),
-                done,
-                params,
-                repeat(self.distributions),
-                iter(dict, None),
-                attrs,
-                iter(dict, None),
-                ids,
-            )
+        told = results if len(built) == len(results) else list(map(results.__getitem__, built))
+        states = list(map(_STATES.get, map(type, told), repeat(COMPLETE)))
+        if states.count(COMPLETE) == len(states):
+            values: list[float | None] = list(map(float, told))  # type: ignore[arg-type]
+        else:
+            values = [float(r) if isinstance(r, int | float) else None for r in told]
+        numbers, ids = self.storage.places(self.study_id, len(results))
+        made = map(
+            FrozenTrial,
+            map(numbers.__getitem__, built),
+            states,
+            values,
+            repeat(now),
+            map(_UNFINISHED.get, states, repeat(now)),
+            params,
+            repeat(self.distributions),
+            iter(dict, None),
+            attrs,
+            iter(dict, None),
+            map(ids.__getitem__, built),
         )
-        complete = [i for i, s in enumerate(states) if s is COMPLETE]
-        scores = [r for r in values if r is not None]
-        pick = max if self.maximize else min
-        best = complete[scores.index(pick(scores))] if complete else None  # the first of equals
-        self.storage.adopt(self.study_id, trials, best)
-        self.completed += len(complete)
+        if len(built) == len(results):
+            trials = list(made)
+        else:
+            trials = [WITHHELD] * len(results)
+            for number, trial in zip(built, made, strict=True):
+                trials[number] = trial
+        self.storage.adopt(self.study_id, trials, built, best_of(results, self.maximize))
+        self.completed += count_complete(results)
 
     def tell(self, number: int, value: float | None) -> None:
         """``Study.tell`` without the deep copy of the trial it returns (a rebuild from the
@@ -172,10 +188,24 @@ class Live:
         return sampler
 
 
-def _state(result: float | _Untold | None) -> TrialState:
-    if result is UNTOLD:
-        return TrialState.RUNNING
-    return TrialState.FAIL if result is None else TrialState.COMPLETE
+def best_of(results: Sequence[Result], maximize: bool) -> int | None:
+    """The number of the best complete trial, the first of equals (``None``: none complete)."""
+    scores = [r for r in results if r is not None and r is not UNTOLD]
+    if not scores:
+        return None
+    return results.index(max(scores) if maximize else min(scores))
+
+
+def count_complete(results: Sequence[Result]) -> int:
+    return len(results) - results.count(None) - results.count(UNTOLD)
 
 
 COMPLETE, RUNNING = TrialState.COMPLETE, TrialState.RUNNING
+_STATES: dict[type, TrialState] = {_Untold: RUNNING, type(None): TrialState.FAIL}
+"""A result's trial state, by its type (any other: a value, so ``COMPLETE``)."""
+_UNFINISHED: dict[TrialState, None] = {RUNNING: None}
+"""The completion time of a trial in that state: none (any other: the rebuild's time)."""
+WITHHELD = FrozenTrial(-1, TrialState.FAIL, None, None, None, {}, {}, {}, {}, {}, -1)
+"""The trial in the place of one the sampler does not read (``sampler_reads``): a failed trial,
+the state none of the samplers here reads, shared by every such place and never updated (a
+told result is always a running trial's, and running trials are always built)."""

@@ -9,8 +9,9 @@ The cursor, the JSON value the server saves, holds what the assignments themselv
 results told so far (``told``: assignment index -> value, ``null`` for a failed Trial) and the
 system attributes samplers keep in the study (``attrs``: CMA-ES's optimizer and generations,
 the Sobol sequence's position). The study is a function of the issued assignments and the
-cursor, so after a restart it is rebuilt from them in one pass (``add_trials``; no sampler
-runs) and asks exactly what the uninterrupted study would have asked. Results come in through
+cursor, so after a restart it is rebuilt from them in one pass (``Live.load``; no sampler
+runs), of the trials its sampler reads (``sampler_reads``), and asks exactly what the
+uninterrupted study would have asked. Results come in through
 ``draw``, just before the asks they inform; told results change only what later asks see.
 
 Rebuilt from the trial history alone (the saved state lost), the attributes are unknown: the
@@ -25,16 +26,19 @@ is replaced by a seeded random one not yet issued, written into the study as the
 from __future__ import annotations
 
 import random
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence, Set
 from itertools import compress, repeat
-from typing import Any
+from operator import is_
+from typing import Any, cast
 
 import optuna
 
 from katib_resume.adapters import heap
 from katib_resume.adapters.local.suggestion import columns
-from katib_resume.adapters.local.suggestion.live_study import UNTOLD, Live
+from katib_resume.adapters.local.suggestion.live_study import UNTOLD, Live, best_of
 from katib_resume.adapters.local.suggestion.optuna_space import distributions, reader, render
+from katib_resume.adapters.local.suggestion.sampler_reads import READS, Past
 from katib_resume.adapters.local.suggestion.samplers import Delegate, SamplerFactory, ask_seed
 from katib_resume.adapters.local.suggestion.space import Point, SearchSpace
 
@@ -111,32 +115,78 @@ class OptunaSearch:
 
     def _rebuild(self, cursor: Any, issued: Sequence[Point]) -> Live:
         """The study of the issued assignments and the cursor, built in one pass
-        (``Live.load``: no validation, no copies, no sampler runs), the values read a
-        parameter at a time (``columns``)."""
-        live = Live(self.maximize, self.distributions, Delegate())
+        (``Live.load``: no validation, no copies, no sampler runs) of the trials its sampler
+        reads (``sampler_reads.READS``), their values read a parameter at a time
+        (``columns``). Only the replayed assignments (the first ``unknown``) are all read: the
+        later ones were asked of this space, so each is a trial; should one not read as a
+        point of it, every assignment is read."""
+        trusted = min(cursor["unknown"], len(issued))
         with heap.paused():
-            params = columns.params_of(self.space, issued)
-            if params is None:
-                params = list(map(self._params, issued))
-            if None in params:
-                kept: Sequence[int] = [i for i, p in enumerate(params) if p is not None]
-                live.numbers = [None] * len(params)
-                for number, index in enumerate(kept):
-                    live.numbers[index] = number
-            else:
-                kept = range(len(params))
-                live.numbers = list(kept)
-            keys = list(map(str, kept))
-            told = map(cursor["told"].get, keys, repeat(UNTOLD))
-            attrs = map(cursor["trial_attrs"].get, keys, iter(dict, None))
-            live.load([p for p in params if p is not None], list(told), list(attrs))
+            live = self._built(cursor, issued, trusted) or self._built(cursor, issued, len(issued))
+        assert live is not None, "with every assignment read, the trials' params are known"
         live.seen.update(issued)
         for key, value in cursor["study_attrs"].items():
             live.storage.set_study_system_attr(live.study_id, key, value)
+        trials = len(issued) - live.numbers.count(None)
         if cursor["unknown"] and not cursor["study_attrs"] and self.name == "sobol":
-            self._advance_sobol(live, len(kept))
+            self._advance_sobol(live, trials)
         live.cursor = cursor
         return live
+
+    def _built(self, cursor: Any, issued: Sequence[Point], read: int) -> Live | None:
+        """The study's trials, the first ``read`` assignments read to find which of them are
+        points of the space (the others are not trials); ``None`` if a later one is not."""
+        first = self._params_of(issued[:read])
+        known = [p for p in first if p is not None]
+        kept: list[int] | range = range(len(issued))
+        if len(known) < len(first):
+            kept = [i for i, p in enumerate(first) if p is not None] + list(kept[read:])
+        keys = list(map(str, kept))
+        results = list(map(cursor["told"].get, keys, repeat(UNTOLD)))
+        attrs = cursor["trial_attrs"]
+        best = best_of(results, self.maximize)
+        attributed = range(len(kept) if attrs else 0)
+        past = Past(results, lambda n: attrs.get(keys[n], {}), attributed, best, self.make)
+        built = READS[self.name](past)
+        built = range(len(kept)) if built is None else built
+        params = self._params_for(issued, kept, known, built)
+        if params is None:
+            return None
+        live = Live(self.maximize, self.distributions, Delegate())
+        live.numbers = list(kept) if len(kept) == len(issued) else _numbers(kept, len(issued))
+        live.load(
+            results,
+            built,
+            params,
+            list(map(attrs.get, map(keys.__getitem__, built), iter(dict, None))),
+        )
+        return live
+
+    def _params_for(
+        self,
+        issued: Sequence[Point],
+        kept: Sequence[int],
+        known: list[dict[str, Any]],
+        built: Sequence[int],
+    ) -> list[dict[str, Any]] | None:
+        """The params of the ``built`` trials (in order): of the first ones, ``known``; the
+        others read now. ``None`` if one of those is not a point of the space."""
+        split = bisect_left(built, len(known))
+        rest = built[split:]
+        if isinstance(kept, range) and isinstance(rest, range):  # the later ones, all of them
+            later = list(issued[rest.start : rest.stop])
+        else:
+            later = list(map(issued.__getitem__, map(kept.__getitem__, rest)))
+        found = list(map(known.__getitem__, built[:split])) + self._params_of(later)
+        if any(map(is_, found, repeat(None))):
+            return None
+        return cast(list[dict[str, Any]], found)
+
+    def _params_of(self, points: Sequence[Point]) -> list[dict[str, Any] | None]:
+        """The Optuna params of ``points`` (``None``: not a point of the space), read a
+        parameter at a time where they all name the space's parameters in order."""
+        params = columns.params_of(self.space, points)
+        return list(map(self._params, points)) if params is None else params
 
     def _advance_sobol(self, live: Live, trials: int) -> None:
         """Put the Sobol sequence where ``trials`` asks left it: Optuna draws the first point
@@ -217,6 +267,14 @@ class OptunaSearch:
                 return None
             params[name] = value
         return params
+
+
+def _numbers(kept: Sequence[int], count: int) -> list[int | None]:
+    """Each of ``count`` assignments' trial number (``None``: not a trial), of the ``kept``."""
+    numbers: list[int | None] = [None] * count
+    for number, index in enumerate(kept):
+        numbers[index] = number
+    return numbers
 
 
 def points_in(space: SearchSpace) -> int | None:
