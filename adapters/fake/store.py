@@ -25,6 +25,7 @@ from katib_resume.adapters.fake.owners import OwnerIndex
 from katib_resume.adapters.fake.sqlite import Journal
 from katib_resume.adapters.fake.watch import EventKind, WatchEvent, WatchLog
 from katib_resume.core.actions import ObjectRef
+from katib_resume.core.digest import Digest, Digests
 from katib_resume.core.kube import Manifest, has_labels
 
 CLUSTER_SCOPED = frozenset({"PersistentVolume", "Namespace", "StorageClass"})
@@ -133,9 +134,12 @@ class Store:
     kinds: dict[tuple[str, str], dict[Key, Manifest]] = field(init=False, compare=False, repr=False)
     """The objects by (apiVersion, kind): a list reads its own kind only."""
     owners: OwnerIndex = field(init=False, compare=False, repr=False)
+    digests: Digests = field(init=False, compare=False, repr=False)
+    """Each kind's ``core.digest.Digest``, kept by every put and drop (and made here from the
+    objects a store opens with): what a watch cache compares its own with before listing."""
 
     def __post_init__(self) -> None:
-        self.kinds, self.owners = {}, OwnerIndex()
+        self.kinds, self.owners, self.digests = {}, OwnerIndex(), Digests()
         for key, obj in self.objects.items():
             self._index(key, obj, None)
 
@@ -195,6 +199,7 @@ class Store:
             del self.objects[key]
             del self.kinds[key[:2]][key]
             self.owners.drop(key, obj)
+            self.digests.moved(key[:2], obj, None)
             self.version += 1
             self.undo = (key, obj)
             self.log.append(WatchEvent("DELETED", ObjectRef.of(last), last, version))
@@ -206,9 +211,14 @@ class Store:
     def of_kind(self, api_version: str, kind: str) -> list[Manifest]:
         return list(self.kinds.get((api_version, kind), {}).values())
 
+    def digest(self, api_version: str, kind: str) -> Digest:
+        """The kind's ``core.digest.Digest`` now: O(1)."""
+        return self.digests.of((api_version, kind))
+
     def _index(self, key: Key, obj: Manifest, before: Manifest | None) -> None:
         self.kinds.setdefault(key[:2], {})[key] = obj
         self.owners.put(key, obj, before)
+        self.digests.moved(key[:2], before, obj)
 
     def lagging(self, ref: ObjectRef) -> Manifest | None:
         """The object as it was before the last change."""
