@@ -75,8 +75,11 @@ METRICS_WAIT = 300.0
 RELIST_SECONDS = 30.0
 """The controller's cache is listed again from the API server this often (``Informer.relist``):
 the repair of a watch event that was lost, which no resync of the cache can bring back. A relist
-reads every object once and wakes only the Experiments whose objects differ; every 30 simulated
-seconds, it is a small share of a run (``benchmarks/faults.py`` measures the repair's delay)."""
+compares each kind's digest with the API server's (``core.digest``), lists only the kinds that
+differ and wakes only the Experiments whose objects differ: when the watch lost nothing it
+costs a comparison per kind, whatever the number of objects, so the period costs a run nothing
+that grows with its history (``benchmarks/faults.py`` measures the repair's delay and a
+relist's cost)."""
 
 
 @dataclass(frozen=True, slots=True)
