@@ -185,11 +185,12 @@ class Runtime:
 
     def pump(self) -> int:
         """Bring the controller's cache up to date and turn the changes into reconcile keys
-        (with a relist from the API server first, when one is due)."""
-        events: list[Change] = []
+        (with a relist from the API server after the watch's changes, when one is due: a cache
+        that has applied them agrees with the server unless the watch lost, repeated or
+        reordered one, so the relist compares digests and lists nothing)."""
+        events: list[Change] = [*self.informer.sync()]
         if self.relisting.due(self.clock.now()):
             events += self.informer.relist()
-        events += self.informer.sync()
         for event in events:
             if event.type == "DELETED":
                 self.parsed.forget(event.object["metadata"].get("uid", ""))
