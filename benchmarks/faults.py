@@ -142,8 +142,9 @@ def relist(sizes: Sequence[int], repeat: int = 5) -> list[dict[str, Any]]:
             start = time.perf_counter()
             found += len(informer.relist())
             samples.append(time.perf_counter() - start)
-        unchanged, listed = informer.listed - listed, informer.listed
+        unchanged = informer.listed - listed
         full = _median_ms(functools.partial(informer.relist, full=True), repeat)
+        listed = informer.listed
         cluster.faults.watch.lose_next(1)
         ref = ObjectRef(API_VERSION, "Trial", "kubeflow", "e-00000")
         cluster.api.update_status(ref, {"observation": {}}, None)

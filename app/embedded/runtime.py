@@ -9,10 +9,11 @@ One ``step`` is one tick of the simulated world, in the order a cluster would se
    watch-fed cache, brought up to date first, as Katib's components share informers);
 3. every change since the last step reaches the controller's work queue through the watch (and,
    every ``resync_seconds``, every Experiment and unfinished Trial does; every ``relist_seconds``,
-   the cache is listed again from the API server and what differs is reconciled too, the repair
-   of a lost watch event), and the controller reconciles every key that is due, until its queue
-   has nothing due: the Experiments, and each Trial with the trial reconcile a cluster's
-   controller runs (``app.loop.trial_reconcile``: its Job made from ``spec.runSpec``, judged by
+   after those changes, the kinds whose digests differ from the API server's are listed again
+   and what differs is reconciled too, the repair of a lost watch event), and the controller
+   reconciles every key that is due, until its queue has nothing due: the Experiments, and
+   each Trial with the trial reconcile a cluster's controller runs
+   (``app.loop.trial_reconcile``: its Job made from ``spec.runSpec``, judged by
    its success and failure conditions, its observation read from the observation log that the
    pods' metrics collector reports to);
 4. when nothing moved and Trial processes are running, the step waits for one of them to end
