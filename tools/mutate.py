@@ -248,6 +248,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/property/test_relist_digests.py",
     ),
     "core/digest.py": (
+        "tests/unit/test_digest.py",
         "tests/unit/test_relist_digests.py",
         "tests/property/test_relist_digests.py",
     ),
