@@ -249,6 +249,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     ),
     "core/digest.py": (
         "tests/unit/test_digest.py",
+        "tests/unit/test_exports.py",
         "tests/unit/test_relist_digests.py",
         "tests/property/test_relist_digests.py",
     ),
