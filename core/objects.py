@@ -15,8 +15,10 @@ indexed by the values the controller looks them up by (``core.object_index``): t
 the controller owner's UID. A list by an indexed label reads that label's bucket only, never
 every object of the kind, and each bucket knows which of its names changed since a cursor
 (``changes``), so a reader that keeps what it derived from a bucket pays per change, not per
-object. What is handed out is the cache's own object: readers never mutate it (as with
-client-go's informer caches). Pure: no I/O, no clock.
+object. Each kind also has a ``core.digest.Digest`` of what it holds, kept as it changes, which a
+relist compares with the API server's to list only the kinds that disagree. What is handed out
+is the cache's own object: readers never mutate it (as with client-go's informer caches). Pure:
+no I/O, no clock.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Protocol, runtime_checkable
 
+from katib_resume.core.digest import Digest, Digests
 from katib_resume.core.katib import LABEL_EXPERIMENT
 from katib_resume.core.kube import Manifest, has_labels
 from katib_resume.core.object_index import EVERY, OWNER, Cursor, Delta, Index
@@ -97,6 +100,8 @@ class Objects:
         self.by_kind: dict[Kind, dict[Name, Manifest]] = {}
         """Read-only outside this class: every change goes through ``put``/``pop`` (the index)."""
         self.index = Index(tuple(indexed_labels))
+        self.digests = Digests()
+        """Of every kind held, kept by ``put``/``pop`` as the index is."""
 
     def get(self, api_version: str, kind: str, namespace: str | None, name: str) -> Manifest | None:
         return self.by_kind.get((api_version, kind), {}).get((namespace or "", name))
@@ -130,6 +135,10 @@ class Objects:
         (``core.object_index.Index.changes``)."""
         return self.index.changes((api_version, kind), field, value, since)
 
+    def digest(self, api_version: str, kind: str) -> Digest:
+        """The ``core.digest.Digest`` of the kind's objects: O(1), kept as they change."""
+        return self.digests.of((api_version, kind))
+
     def table(self, api_version: str, kind: str) -> Mapping[Name, Manifest]:
         """The kind's objects by name (read-only: change them with ``put`` and ``pop``)."""
         return self.by_kind.get((api_version, kind), {})
@@ -149,6 +158,7 @@ class Objects:
         old = table.get(name)
         table[name] = obj
         self.index.moved(kind, name, old, obj)
+        self.digests.moved(kind, old, obj)
 
     def pop(self, api_version: str, kind: str, name: Name) -> Manifest | None:
         """Forget the object ``name`` of a kind; the one held, if any."""
@@ -156,6 +166,7 @@ class Objects:
         old = None if table is None else table.pop(name, None)
         if old is not None:
             self.index.moved((api_version, kind), name, old, None)
+            self.digests.moved((api_version, kind), old, None)
         return old
 
     def keep(self, obj: Manifest) -> bool:

@@ -244,6 +244,14 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/unit/test_exports.py",
         "tests/property/test_objects.py",
         "tests/unit/test_informer.py",
+        "tests/unit/test_relist_digests.py",
+        "tests/property/test_relist_digests.py",
+    ),
+    "core/digest.py": (
+        "tests/unit/test_digest.py",
+        "tests/unit/test_exports.py",
+        "tests/unit/test_relist_digests.py",
+        "tests/property/test_relist_digests.py",
     ),
     "core/trial_ledger.py": (
         "tests/unit/test_trial_ledger_edges.py",

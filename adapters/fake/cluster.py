@@ -31,6 +31,7 @@ from katib_resume.adapters.fake.faults import Faults
 from katib_resume.adapters.fake.store import Store, select
 from katib_resume.adapters.fake.watch import WatchEvent
 from katib_resume.core.actions import EventType, ObjectRef
+from katib_resume.core.digest import Digest
 from katib_resume.core.kube import Manifest, format_time
 from katib_resume.core.ports import NotFound
 
@@ -121,6 +122,13 @@ class FakeCluster:
             items = select(self.store.lagging_all(), api_version, kind, None, {})
             return self.cursor - behind, items
         return self.cursor, self.api.list(api_version, kind, None, {}, copy=self.copies)
+
+    def digest_at(self, api_version: str, kind: str) -> tuple[int, Digest]:
+        """The kind's ``core.digest.Digest`` and the watch cursor it is current at: always the
+        truth, whatever fault is armed. It is what tells a relist that a watch fault left the
+        cache wrong, so no fault may hide one; a stale list (the fault above) still strikes the
+        kinds whose digests differ, which are the ones listed."""
+        return self.cursor, self.store.digest(api_version, kind)
 
     def create(self, manifest: Manifest) -> Manifest:
         return self._write(

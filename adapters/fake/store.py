@@ -25,6 +25,7 @@ from katib_resume.adapters.fake.owners import OwnerIndex
 from katib_resume.adapters.fake.sqlite import Journal
 from katib_resume.adapters.fake.watch import EventKind, WatchEvent, WatchLog
 from katib_resume.core.actions import ObjectRef
+from katib_resume.core.digest import Digest, Digests
 from katib_resume.core.kube import Manifest, has_labels
 
 CLUSTER_SCOPED = frozenset({"PersistentVolume", "Namespace", "StorageClass"})
@@ -66,10 +67,11 @@ def as_json_over(value: Any, stored: Any) -> Any:
     """``as_json(value)``, taking from ``stored`` (JSON the store holds at the same place,
     never mutated) every part equal to it: a status write converts what it changed, not the
     whole status again. Equality is checked at C speed from the top (a part equal to its stored
-    place is that place); a list that grew at its end shares the stored prefix. As in Python's
-    ``==``, numbers that compare equal (``1``, ``1.0``, ``True``) at the same place of an
-    otherwise equal part keep the stored spelling: no writer of this codebase changes a field's
-    JSON type.
+    place is that place); a list that differs from the stored one in one stretch (grown at its
+    end, a name inserted in a sorted list) shares the stored items around it (``_spliced``). As
+    in Python's ``==``, numbers that compare equal (``1``, ``1.0``, ``True``) at the same place
+    of an otherwise equal part keep the stored spelling: no writer of this codebase changes a
+    field's JSON type.
     """
     kind = type(value)
     if kind is type(stored) and value == stored:
@@ -80,10 +82,47 @@ def as_json_over(value: Any, stored: Any) -> Any:
             for key, item in value.items()
         }
     if (kind is list or kind is tuple) and type(stored) is list:
-        held = len(stored)
-        if 0 < held < len(value) and list(value[:held]) == stored:
-            return stored + [as_json(item) for item in value[held:]]
+        shared = _spliced(value if kind is list else list(value), stored)
+        if shared is not None:
+            return shared
     return as_json(value)
+
+
+def _spliced(value: list[Any], stored: list[Any]) -> list[Any] | None:
+    """``as_json(value)`` as ``stored`` with one stretch replaced, or ``None`` if it is not.
+
+    The Experiment's trial-name lists are sorted and written on every status write: one
+    finished Trial inserts one name among thousands, which ``as_json`` would check and copy one
+    by one. Here the common start and end are found by binary searches that look at one item
+    per step (so they assume a list differs from the stored one in one stretch); the stretch
+    between is converted, the rest taken from ``stored``, and the result is kept only if it
+    equals ``value`` (one comparison at C speed, mostly by identity, as the lists share their
+    items): a wrong guess costs that comparison and falls back to ``as_json``, never a wrong
+    answer. ``None`` when nothing is shared, too."""
+    room = min(len(value), len(stored))
+    start = _agreeing(value, stored, room, 0)
+    end = _agreeing(value, stored, room - start, -1)
+    if not start and not end:
+        return None
+    joined = list(stored)  # one copy; the stretch replaced in place
+    joined[start : len(stored) - end] = as_json(value[start : len(value) - end])
+    return joined if joined == value else None
+
+
+def _agreeing(value: list[Any], stored: list[Any], most: int, side: int) -> int:
+    """How many items, at most ``most``, from the start (``side`` 0) or the end (``side``
+    -1) of ``value`` and ``stored`` agree, assuming those that agree come first: a binary
+    search on whether the ``n``-th item from that side agrees."""
+    lo, hi = 0, most
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        at = mid - 1 if side == 0 else -mid
+        mine, held = value[at], stored[at]
+        if mine is held or mine == held:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 def _json_key(key: Any) -> str:
@@ -133,9 +172,12 @@ class Store:
     kinds: dict[tuple[str, str], dict[Key, Manifest]] = field(init=False, compare=False, repr=False)
     """The objects by (apiVersion, kind): a list reads its own kind only."""
     owners: OwnerIndex = field(init=False, compare=False, repr=False)
+    digests: Digests = field(init=False, compare=False, repr=False)
+    """Each kind's ``core.digest.Digest``, kept by every put and drop (and made here from the
+    objects a store opens with): what a watch cache compares its own with before listing."""
 
     def __post_init__(self) -> None:
-        self.kinds, self.owners = {}, OwnerIndex()
+        self.kinds, self.owners, self.digests = {}, OwnerIndex(), Digests()
         for key, obj in self.objects.items():
             self._index(key, obj, None)
 
@@ -195,6 +237,7 @@ class Store:
             del self.objects[key]
             del self.kinds[key[:2]][key]
             self.owners.drop(key, obj)
+            self.digests.moved(key[:2], obj, None)
             self.version += 1
             self.undo = (key, obj)
             self.log.append(WatchEvent("DELETED", ObjectRef.of(last), last, version))
@@ -206,9 +249,14 @@ class Store:
     def of_kind(self, api_version: str, kind: str) -> list[Manifest]:
         return list(self.kinds.get((api_version, kind), {}).values())
 
+    def digest(self, api_version: str, kind: str) -> Digest:
+        """The kind's ``core.digest.Digest`` now: O(1)."""
+        return self.digests.of((api_version, kind))
+
     def _index(self, key: Key, obj: Manifest, before: Manifest | None) -> None:
         self.kinds.setdefault(key[:2], {})[key] = obj
         self.owners.put(key, obj, before)
+        self.digests.moved(key[:2], before, obj)
 
     def lagging(self, ref: ObjectRef) -> Manifest | None:
         """The object as it was before the last change."""

@@ -12,8 +12,8 @@ A new version of a Suggestion holds every assignment of the last one and a few m
 every one of its writes. ``LONG_LISTS`` names such lists, as data; a new version whose list
 starts with the list the last parse saw (compared at C speed: the API server's stored versions
 share their items, so the comparison is mostly of identities) is parsed without that prefix,
-and the parsed prefix of the last model is put back in front of the new items. The result is
-the model a whole parse gives (``tests/unit/test_models_by_version.py`` holds the two together).
+and the model holds the raw items themselves (``_holding``). The result is the model a whole
+parse gives (``tests/property/test_models_by_version.py`` holds the two together).
 """
 
 from __future__ import annotations
@@ -68,13 +68,26 @@ def _parsed(model: type[BaseModel], raw: Manifest, version: str, last: _Entry | 
     seen = None if last is None else last.items
     held = 0 if seen is None else len(seen)
     if last is None or not held or len(items) < held or items[:held] != seen:
-        return _Entry(version, model.model_validate(raw), items[:])
+        return _Entry(version, _holding(model.model_validate(raw), path, items), items[:])
     parent, field = path
     tail = model.model_validate({**raw, parent: {**raw[parent], field: items[held:]}})
-    inner = getattr(tail, parent)
-    prefix = getattr(getattr(last.model, parent), field)
-    inner = inner.model_copy(update={field: prefix + getattr(inner, field)})
-    return _Entry(version, tail.model_copy(update={parent: inner}), items[:])
+    return _Entry(version, _holding(tail, path, items), items[:])
+
+
+def _holding(parsed: BaseModel, path: tuple[str, str], items: list[Any]) -> BaseModel:
+    """``parsed`` (validated whole, or from the tail it did not hold before) with the long list
+    holding ``items`` themselves, the raw object's, in place of the validator's equal copies.
+
+    The list's items are plain JSON objects (``dict[str, Any]``: validation copies them,
+    changing nothing), so the model is the one a whole parse gives. Holding the stored items
+    makes a status write that carries the list on (the Suggestion's ``[*held, *fresh]``)
+    share them with the stored version, so the API server compares them by identity
+    (``adapters.fake.store.as_json_over``) rather than item by item, key by key: the
+    comparison costs the new items. Readers never mutate a model's items, as they never mutate
+    the cache's objects."""
+    parent, field = path
+    inner = getattr(parsed, parent).model_copy(update={field: tuple(items)})
+    return parsed.model_copy(update={parent: inner})
 
 
 def _long_list(raw: Manifest, path: tuple[str, str]) -> list[Any] | None:

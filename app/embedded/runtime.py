@@ -9,10 +9,11 @@ One ``step`` is one tick of the simulated world, in the order a cluster would se
    watch-fed cache, brought up to date first, as Katib's components share informers);
 3. every change since the last step reaches the controller's work queue through the watch (and,
    every ``resync_seconds``, every Experiment and unfinished Trial does; every ``relist_seconds``,
-   the cache is listed again from the API server and what differs is reconciled too, the repair
-   of a lost watch event), and the controller reconciles every key that is due, until its queue
-   has nothing due: the Experiments, and each Trial with the trial reconcile a cluster's
-   controller runs (``app.loop.trial_reconcile``: its Job made from ``spec.runSpec``, judged by
+   after those changes, the kinds whose digests differ from the API server's are listed again
+   and what differs is reconciled too, the repair of a lost watch event), and the controller
+   reconciles every key that is due, until its queue has nothing due: the Experiments, and
+   each Trial with the trial reconcile a cluster's controller runs
+   (``app.loop.trial_reconcile``: its Job made from ``spec.runSpec``, judged by
    its success and failure conditions, its observation read from the observation log that the
    pods' metrics collector reports to);
 4. when nothing moved and Trial processes are running, the step waits for one of them to end
@@ -75,8 +76,11 @@ METRICS_WAIT = 300.0
 RELIST_SECONDS = 30.0
 """The controller's cache is listed again from the API server this often (``Informer.relist``):
 the repair of a watch event that was lost, which no resync of the cache can bring back. A relist
-reads every object once and wakes only the Experiments whose objects differ; every 30 simulated
-seconds, it is a small share of a run (``benchmarks/faults.py`` measures the repair's delay)."""
+compares each kind's digest with the API server's (``core.digest``), lists only the kinds that
+differ and wakes only the Experiments whose objects differ: when the watch lost nothing it
+costs a comparison per kind, whatever the number of objects, so the period costs a run nothing
+that grows with its history (``benchmarks/faults.py`` measures the repair's delay and a
+relist's cost)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,11 +186,12 @@ class Runtime:
 
     def pump(self) -> int:
         """Bring the controller's cache up to date and turn the changes into reconcile keys
-        (with a relist from the API server first, when one is due)."""
-        events: list[Change] = []
+        (with a relist from the API server after the watch's changes, when one is due: a cache
+        that has applied them agrees with the server unless the watch lost, repeated or
+        reordered one, so the relist compares digests and lists nothing)."""
+        events: list[Change] = [*self.informer.sync()]
         if self.relisting.due(self.clock.now()):
             events += self.informer.relist()
-        events += self.informer.sync()
         for event in events:
             if event.type == "DELETED":
                 self.parsed.forget(event.object["metadata"].get("uid", ""))

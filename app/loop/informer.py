@@ -13,7 +13,9 @@ cache that disagrees with the server and nothing that would ever correct it. Two
 from the API server, never from the cache itself: ``relist``, which the runtime calls every
 ``relist_seconds`` and which reports only the objects whose ``resourceVersion`` differs, and
 ``reread``, the read of one object whose write was refused as stale, so a cache that missed an
-event heals at the next write that depends on it. A repeated event is harmless (an object is
+event heals at the next write that depends on it. A relist first compares each kind's digest
+(``core.digest``) with the server's and lists only the kinds that disagree: when the watch lost
+nothing it costs a look-up per kind, not per object. A repeated event is harmless (an object is
 never replaced by an older or equal version) and so is a deletion that arrives after a namesake
 was made (it is matched by UID).
 
@@ -29,6 +31,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from katib_resume.core.actions import EventType, ObjectRef
+from katib_resume.core.digest import Digest
 from katib_resume.core.kube import Manifest
 from katib_resume.core.objects import Cursor, Delta, Objects, newer, version_of
 from katib_resume.core.ports import AlreadyExists, Cluster, ClusterError, Conflict, Gone, NotFound
@@ -63,6 +66,12 @@ class Watched(ChangeLog, Protocol):
         ``resourceVersion``): watching from there misses nothing."""
         ...
 
+    def digest_at(self, api_version: str, kind: str) -> tuple[int, Digest]:
+        """The ``core.digest.Digest`` of every object of a kind and the cursor it is current
+        at: the server's truth (never a faulted view), which equals the cache's digest exactly
+        when a list of the kind would change nothing in the cache."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class Relisted:
@@ -83,29 +92,42 @@ class Informer:
         """By kind, then by name: a list reads one kind, never the whole cache."""
         self.cursor = 0
         self.relists = 0
+        self.listed = 0
+        """Kinds listed by the relists so far (the others' digests agreed)."""
         self.echoes: list[Relisted] = []
         """The answers of this cache's own writes, handed out by the next ``sync``: see
         ``_write``."""
         self.relist()
 
-    def relist(self) -> list[Relisted]:
-        """List every cached kind from the API server, keep what differs from the cache, and
-        watch from the oldest list's cursor; what changed (for the runtime to reconcile).
+    def relist(self, *, full: bool = False) -> list[Relisted]:
+        """List from the API server every cached kind whose digest differs from the cache's
+        (``full``: every kind), keep what differs from the cache, and watch from the oldest
+        cursor; what changed (for the runtime to reconcile).
 
         This is the repair of a watch that lost, repeated or reordered events: the list is
         the server's truth, not a replay of the cache. An object is compared by
-        ``resourceVersion`` only, so a relist costs one list and a look-up per object, and
-        reports (and so wakes up) only the objects that changed. A list may be older than the
-        newest change (served from a lagging cache); watching from *now* would then lose the
-        changes in between for good, since nothing would ever replay them. Watching from the
-        list's own cursor replays them; the events the lists already reflect are dropped by
-        the version check in ``Objects.keep``.
+        ``resourceVersion`` only, so a list costs a look-up per object, and reports (and so
+        wakes up) only the objects that changed. A kind whose digest (``core.digest``: the
+        count and a sum of hashes of every object's namespace, name, UID and version) equals
+        the server's would change nothing if it were listed, so it is not: a relist that finds
+        nothing costs a comparison per kind. A list may be older than the newest change
+        (served from a lagging cache); watching from *now* would then lose the changes in
+        between for good, since nothing would ever replay them. Watching from the list's own
+        cursor replays them; the events the lists already reflect are dropped by the version
+        check in ``Objects.keep``. A digest is current at its own cursor, so a kind that agrees
+        there needs no replay before it.
         """
         changes: list[Relisted] = []
         cursors = []
         for api_version, kind in self.kinds:
+            if not full:
+                cursor, digest = self.inner.digest_at(api_version, kind)
+                if digest == self.objects.digest(api_version, kind):
+                    cursors.append(cursor)
+                    continue
             cursor, items = self.inner.list_at(api_version, kind)
             cursors.append(cursor)
+            self.listed += 1
             changes += self._merge(api_version, kind, items)
         self.cursor = min(cursors)
         self.relists += 1

@@ -71,6 +71,8 @@ def test_a_version_parsed_from_its_tail_equals_its_whole_parse(
         if step == "append" and last is not None and held:
             kept = last.status.suggestions
             assert all(a is b for a, b in zip(parsed.status.suggestions, kept, strict=False))
+        if step != "none":  # the raw items themselves: a write carrying them on shares them
+            assert all(a is b for a, b in zip(parsed.status.suggestions, items, strict=True))
         last = parsed
         if step == "none":
             items = []
