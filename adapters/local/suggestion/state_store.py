@@ -199,11 +199,16 @@ def _record(disk: _OnDisk, state: SearchState) -> tuple[bytes, str] | None:
 
 
 def _replay(state: SearchState, bodies: list[bytes]) -> SearchState:
-    """``state`` with the records' changes applied in order (its cursor changed in place)."""
+    """``state`` with the records' changes applied in order (its cursor changed in place).
+    The records are parsed by one ``json`` call over all of them (``json`` reads integers
+    beyond 64 bits exactly, which a cursor may hold)."""
+    try:
+        records = json.loads(b"[" + b",".join(bodies) + b"]")
+    except ValueError:
+        raise StateProblem("corrupt", "a journal record is not JSON") from None
     cursor, new = state.cursor, []
-    for number, body in enumerate(bodies, 1):
+    for number, record in enumerate(records, 1):
         try:
-            record = json.loads(body)
             cursor = cursor_delta.apply(cursor, record["cursor"])
             new.extend(record["issued"])
         except (KeyError, TypeError, ValueError):
