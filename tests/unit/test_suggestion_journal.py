@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from katib_resume.adapters.atomic import write_atomically
 from katib_resume.adapters.local.suggestion import FILE_NAME, SuggestionServer, state_store
 from katib_resume.adapters.local.suggestion import state as snapshot
 from katib_resume.adapters.local.suggestion.cursor_delta import apply, diff
@@ -59,11 +60,11 @@ def test_the_bytes_written_grow_with_the_state_not_its_square(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     written: list[int] = []
-    real_atomic, real_pwrite = state_store.write_atomically, os.pwrite
+    real_pwrite = os.pwrite
 
     def atomic(path: Path, data: bytes) -> None:
         written.append(len(data))
-        real_atomic(path, data)
+        write_atomically(path, data)
 
     def pwrite(descriptor: int, data: Any, offset: int) -> int:
         written.append(len(data))
@@ -178,3 +179,19 @@ def test_a_delta_turns_the_old_cursor_into_the_new_one(old: Any, new: Any, grown
         delta = json.loads(snapshot.canonical(diff(before, after)))  # as read back
         restored = apply(copy.deepcopy(before), delta)
         assert snapshot.canonical(restored) == snapshot.canonical(after)
+
+
+def test_a_snapshot_alone_as_written_before_the_journal_is_resumed(tmp_path: Path) -> None:
+    server = started(tmp_path)
+    history = server.get_suggestions([], 30)
+    history += server.get_suggestions(history, 31)
+    saved = state_store.load(tmp_path / FILE_NAME)
+    for path in tmp_path.iterdir():
+        path.unlink()
+    (tmp_path / FILE_NAME).write_bytes(snapshot.encode(saved))  # one file, version 2
+    restarted = SuggestionServer(experiment(), 5, tmp_path)
+    assert restarted.start(history).source == "restored"
+    history += restarted.get_suggestions(history, 33)
+    assert history == started(None).get_suggestions([], 33)
+    assert (tmp_path / FILE_NAME).read_bytes() == snapshot.encode(saved)  # a record appended
+    assert state_store.load(tmp_path / FILE_NAME).issued == tuple(history)
