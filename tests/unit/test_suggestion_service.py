@@ -21,10 +21,10 @@ from katib_resume.adapters.local.suggestion import (
     SpaceError,
     SuggestionServer,
     parse_space,
+    state_store,
     validate,
 )
 from katib_resume.adapters.local.suggestion import state as store
-from katib_resume.adapters.local.suggestion import state_store
 from katib_resume.adapters.local.suggestion.assignments import name_for
 from katib_resume.core.model import Experiment
 from katib_resume.core.observed import Outcome
