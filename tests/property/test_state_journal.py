@@ -92,14 +92,14 @@ def test_a_restore_gives_the_last_save_that_completed(
     with TemporaryDirectory() as directory:
         path = Path(directory) / snapshot.FILE_NAME
         journal = path.with_name(JOURNAL_NAME)
-        store, saved = StateStore(path, growth), START
+        store, saved = StateStore(path, growth, floor=0), START
         store.save(saved)
         for step in plan:
             new = data.draw(next_state(saved), label="state")
             before = journal.read_bytes() if journal.exists() else None
             base = path.read_bytes()
             if step == "restart":
-                store = StateStore(path, growth)
+                store = StateStore(path, growth, floor=0)
                 assert same(store.load(), saved)
                 continue
             store.save(new)
@@ -109,18 +109,18 @@ def test_a_restore_gives_the_last_save_that_completed(
                 event("a torn append")
                 cut = data.draw(st.integers(len(before), len(after) - 1), label="cut")
                 journal.write_bytes(after[:cut])  # the crash: that save did not complete
-                store = StateStore(path, growth)
+                store = StateStore(path, growth, floor=0)
                 assert same(store.load(), saved)
                 continue
             stale = step == "stale journal" and before is not None and after is None
             if stale and before is not None and path.read_bytes() != base:
                 event("a stale journal")
                 journal.write_bytes(before)  # a new snapshot, then the crash: the old journal
-                store = StateStore(path, growth)
+                store = StateStore(path, growth, floor=0)
                 assert same(store.load(), new)
             saved = new
-            assert same(StateStore(path, growth).load(), saved)
-        assert same(StateStore(path, growth).load(), saved)
+            assert same(StateStore(path, growth, floor=0).load(), saved)
+        assert same(StateStore(path, growth, floor=0).load(), saved)
 
 
 @settings(deadline=None, max_examples=100)
@@ -131,7 +131,7 @@ def test_a_byte_flipped_before_the_last_record_is_a_problem(
     with TemporaryDirectory() as directory:
         path = Path(directory) / snapshot.FILE_NAME
         journal = path.with_name(JOURNAL_NAME)
-        store, states = StateStore(path, growth=10**6), [START]
+        store, states = StateStore(path, growth=10**6, floor=0), [START]
         store.save(START)
         for _ in range(saves):
             states.append(data.draw(next_state(states[-1]), label="state"))
@@ -159,7 +159,7 @@ def test_a_damaged_last_record_is_that_save_lost_or_a_problem(
     with TemporaryDirectory() as directory:
         path = Path(directory) / snapshot.FILE_NAME
         journal = path.with_name(JOURNAL_NAME)
-        store, states = StateStore(path, growth=10**6), [START]
+        store, states = StateStore(path, growth=10**6, floor=0), [START]
         store.save(START)
         for _ in range(saves):
             states.append(data.draw(next_state(states[-1]), label="state"))

@@ -18,14 +18,16 @@ record with others after it, a journal of an unknown version, or a record that d
 is a ``StateProblem`` and the server rebuilds from the trial history, as for a bad snapshot.
 
 *Compaction*: a save whose record would make the journal larger than ``GROWTH`` times the
-snapshot writes a new snapshot of the whole state instead, then removes the journal (a journal
+snapshot (or than ``FLOOR`` bytes, for a small snapshot) writes a new snapshot of the whole
+state instead, then removes the journal (a journal
 left by a crash in between names the old snapshot: it is *stale*, ignored, and removed before
 any later snapshot is written, since a snapshot of the same state would have the same digest).
-The snapshot grows by a constant factor between compactions, so a save costs what changed
-(amortized), and a restore reads at most ``GROWTH + 1`` times the state. A save that is not
-an extension of the last one (the server re-synchronised on the controller's list) is a
-compaction too. A volume that never appended a record is the snapshot alone, the layout of the
-earlier single-file versions, and is read as it is.
+A compaction comes only once the records since the last one are as large as the snapshot, and
+writes at most the snapshot and what they added, so a save costs what changed (amortized), and
+a restore reads at most ``GROWTH + 1`` times the state (or the state and ``FLOOR``). A save
+that is not an extension of the last one (the server re-synchronised on the controller's list)
+is a compaction too. A volume that never appended a record is the snapshot alone, the layout of
+the earlier single-file versions, and is read as it is.
 """
 
 from __future__ import annotations
@@ -47,6 +49,9 @@ from katib_resume.core.kube import Manifest
 JOURNAL_NAME = "suggestion-state.journal"
 GROWTH = 1
 """A save whose record would make the journal larger than this many snapshots compacts."""
+FLOOR = 64 * 1024
+"""...or than this many bytes, if the snapshot is smaller: a small state's saves append rather
+than rewrite the snapshot every other save (a restore reads at most this much more)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,8 +69,9 @@ class _OnDisk:
 class StateStore:
     """The state files of one volume, and what they hold (to append the next change to)."""
 
-    def __init__(self, path: Path, growth: float = GROWTH) -> None:
-        self.path, self.journal_path, self.growth = path, path.with_name(JOURNAL_NAME), growth
+    def __init__(self, path: Path, growth: float = GROWTH, floor: int = FLOOR) -> None:
+        self.path, self.journal_path = path, path.with_name(JOURNAL_NAME)
+        self.growth, self.floor = growth, floor
         self._disk: _OnDisk | None = None
         self._journal_file = True  # a journal file may exist (not known until read)
         self._torn = False  # the journal may hold bytes after ``_disk.journal``
@@ -98,7 +104,7 @@ class StateStore:
         line, digest = record
         start = b"" if disk.journal else journal.header(disk.base)
         end = disk.journal + len(start) + len(line)
-        if end > self.growth * disk.snapshot:
+        if end > self.growth * max(disk.snapshot, self.floor):
             return self._compact(state)
         if start:
             write_atomically(self.journal_path, start + line)  # replaces any stale journal
