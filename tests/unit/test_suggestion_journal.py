@@ -75,7 +75,7 @@ def test_the_bytes_written_grow_with_the_state_not_its_square(
     grow(started(tmp_path), 999, first=1)  # past FLOOR: compactions too
     final = (tmp_path / FILE_NAME).stat().st_size + (tmp_path / JOURNAL_NAME).stat().st_size
     assert len(written) == 1000
-    assert sum(written) < 5 * final  # whole rewrites would be about 500 times it
+    assert sum(written) < 10 * final  # whole rewrites would be about 500 times it
 
 
 def test_a_growing_cursor_is_journaled_by_what_it_gains(tmp_path: Path) -> None:
