@@ -52,7 +52,8 @@ def test_a_save_appends_to_the_journal_and_leaves_the_snapshot(tmp_path: Path) -
     assert (tmp_path / FILE_NAME).read_bytes() == first
     lines = (tmp_path / JOURNAL_NAME).read_bytes().splitlines()
     assert len(lines) == 3  # the header and one record per save
-    assert [len(json.loads(line.split(b" ", 2)[2])["issued"]) for line in lines[1:]] == [1, 2]
+    bodies = [line.split(b" ", 2)[2] for line in lines[1:]]  # a cursor change, a tab, a batch
+    assert [len(json.loads(body.split(b"\t")[1])) for body in bodies] == [1, 2]
     assert state_store.load(tmp_path / FILE_NAME).issued == tuple(history)
 
 

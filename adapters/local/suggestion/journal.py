@@ -8,11 +8,11 @@
 
 The header names the format, its version, and the snapshot it continues: the ``sha256`` of the
 snapshot's payload, as the snapshot file holds it. A journal naming another snapshot is *stale*
-(left behind by a compaction that replaced the snapshot) and holds nothing of value. A body is
-the canonical JSON of one save's change (``state_store.py``); its ``sha256`` is the digest of
-the previous record's digest (the header's for the first) followed by the body, so each record
-is checked alone and a record cannot be moved, repeated or left out unnoticed. Bodies are JSON,
-in which a newline is always escaped: every record is exactly one line.
+(left behind by a compaction that replaced the snapshot) and holds nothing of value. A body is one
+save's change (``state_store.py``: canonical JSON texts); its ``sha256`` is the digest of the
+previous record's digest (the header's for the first) followed by the body, so each record is
+checked alone and a record cannot be moved, repeated or left out unnoticed. A body holds no
+raw line break (JSON escapes it in a string): every record is exactly one line.
 
 A crash while a record is appended leaves a prefix of it at the end of the file: bytes after the
 last good record with no line break before their last byte. That *torn* tail is dropped, as if
