@@ -3,10 +3,11 @@ and ``pbt``, at 100 / 1,000 / 5,000 assignments.
 
 A ``SuggestionServer`` on a volume is driven to ``n`` assignments in batches of up to 100, every
 result reported (hyperband and PBT wait for them), then restarted: a new server reads its state
-file, checks it against the history and answers the next ``GetSuggestions`` (one assignment,
-saved). ``read`` is the state file's reading alone. These algorithms keep no model: a restart is
-the state file read and checked, and the next point drawn. Optuna has no grid, hyperband or PBT
-of Katib's; ``benchmarks.pbt`` puts PBT beside Optuna's ``RandomSampler`` on SQLite.
+(snapshot and journal), checks it against the history and answers the next ``GetSuggestions``
+(one assignment, saved). ``read`` is the state's reading alone. These algorithms keep no model:
+a restart is the state read and checked, and the next point drawn. Optuna has no grid,
+hyperband or PBT of Katib's; ``benchmarks.pbt`` puts PBT beside Optuna's ``RandomSampler`` on
+SQLite.
 
 Spaces: Branin's two doubles (a 101 x 101 grid for ``grid``), and for ``hyperband`` an
 ``epochs`` resource (``r_l`` 2,187, ``eta`` 3: 5,354 assignments in all). CPU and wall medians.
@@ -20,8 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.algorithms_resume import CLOCKS, _medians, _now, _record
-from katib_resume.adapters.local.suggestion import SuggestionServer
-from katib_resume.adapters.local.suggestion import state as store
+from katib_resume.adapters.local.suggestion import FILE_NAME, SuggestionServer, state_store
 from katib_resume.core.model import Experiment, Manifest
 
 MODEL_FREE = ("random", "grid", "hyperband", "pbt")
@@ -87,7 +87,7 @@ def restart(algorithm: str, n: int, repeats: int) -> dict[str, dict[str, float]]
         server.stop()
         for _ in range(repeats):
             started = _now()
-            store.load(volume / store.FILE_NAME)
+            state_store.load(volume / FILE_NAME)
             _record(times["read"], started)
             started = _now()
             restarted = SuggestionServer(experiment, 0, volume)

@@ -3,15 +3,17 @@
 With ``n`` = 100 / 1,000 / 5,000 finished Trials on the volume (the same random points and
 Branin values for both sides), for every Optuna-based algorithm:
 
-- ``restart``: ours is a new ``SuggestionServer`` reading its state file, checking it against
-  the history and answering the next ``GetSuggestions`` (one new assignment, saved); Optuna's is
-  ``load_study`` on SQLite and the first ``ask``, with the same sampler (``load_study`` and
-  ``ask`` apart too: Optuna's ``ask`` reads the trials from SQLite as well as fitting).
+- ``restart``: ours is a new ``SuggestionServer`` reading its state (snapshot and journal),
+  checking it against the history and answering the next ``GetSuggestions`` (one new
+  assignment, saved); Optuna's is ``load_study`` on SQLite and the first ``ask``, with the same
+  sampler (``load_study`` and ``ask`` apart too: Optuna's ``ask`` reads the trials from SQLite
+  as well as fitting).
 - ``parts``: the same restart taken apart, each part timed alone on the same state: ``read``
-  (the state file read, checked and parsed), ``index`` (the assignments' names and points),
+  (the state read, checked and parsed), ``index`` (the assignments' names and points),
   ``rebuild`` (the in-memory study), ``fit`` (the first ask: the model fit every call pays),
-  ``save`` (the new state written, two ``fsync``s). ``rest_over_fit_cpu`` is the restart
-  without its fit over the fit: the work a restart adds to a call.
+  ``save`` (the next state saved: a record appended to the journal, one ``fsync``).
+  ``rest_over_fit_cpu`` is the restart without its fit over the fit: the work a restart adds
+  to a call.
 - ``call``: a running service told one new result (Katib sends every Trial in every request,
   so the request holds all ``n``) asked for one assignment and saving it; Optuna's is ``tell``
   plus ``ask`` on the loaded SQLite study.
@@ -27,6 +29,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +41,7 @@ from katib_resume.adapters.local.suggestion.algorithms import build
 from katib_resume.adapters.local.suggestion.assignments import Index, assignment, name_for
 from katib_resume.adapters.local.suggestion.optuna_search import OptunaSearch
 from katib_resume.adapters.local.suggestion.optuna_space import distributions
+from katib_resume.adapters.local.suggestion.state_store import StateStore
 from katib_resume.core.model import Experiment
 
 Results = dict[str, float | None]
@@ -70,7 +74,7 @@ def saved_state(directory: Path, subject: Experiment, done: list[Any]) -> tuple[
     algorithm = subject.spec.algorithm.algorithm_name
     space = search.space.fingerprint()
     state = store.SearchState("bench/b", algorithm, 0, space, cursor, tuple(issued))
-    store.save(directory / store.FILE_NAME, state)
+    StateStore(directory / store.FILE_NAME).save(state)  # a snapshot: the journal's first save
     return issued, results
 
 
@@ -103,7 +107,8 @@ def _parts(times: dict[str, dict[str, list[float]]], subject: Experiment, volume
     """The parts of a restart, each timed alone (what ``SuggestionServer`` does in turn)."""
     path = volume / store.FILE_NAME
     started = _now()
-    state = store.load(path)
+    saver = StateStore(path)
+    state = saver.load()
     _record(times["read"], started)
     started = _now()
     index = Index.of(state.issued)
@@ -116,8 +121,9 @@ def _parts(times: dict[str, dict[str, list[float]]], subject: Experiment, volume
     started = _now()
     search._ask(live, len(live.numbers), set(live.seen))
     _record(times["fit"], started)
+    grown = replace(state, issued=(*state.issued, {**state.issued[0], "name": "b-next"}))
     started = _now()
-    store.save(path, state)
+    saver.save(grown)
     _record(times["save"], started)
 
 

@@ -83,7 +83,8 @@ def test_one_directory_from_the_first_run_to_the_deletion(out: str) -> None:
     assert directory.endswith(
         "/volumes/host/tmp/katib/suggestions/from-volume-resume-random-kubeflow"
     )
-    assert f"directory {directory}: suggestion-state.json" in out  # kept through completion
+    listed = out.split(f"directory {directory}: ", 1)[1].splitlines()[0].split(", ")
+    assert "suggestion-state.json" in listed  # kept through completion (with its journal)
     assert f"suggestion state restored from {directory}/suggestion-state.json" in out
     assert f"removed volume directory {directory}" in out
 

@@ -21,6 +21,7 @@ from katib_resume.adapters.local.suggestion import (
     SpaceError,
     SuggestionServer,
     parse_space,
+    state_store,
     validate,
 )
 from katib_resume.adapters.local.suggestion import state as store
@@ -316,17 +317,17 @@ def test_a_new_search_is_saved_by_its_first_call_not_at_start(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     saves: list[int] = []
-    real = store.save
+    real = state_store.StateStore.save
 
-    def counting(path: Path, state: Any) -> None:
+    def counting(self: state_store.StateStore, state: Any) -> None:
         saves.append(len(state.issued))
-        real(path, state)
+        real(self, state)
 
-    monkeypatch.setattr(store, "save", counting)
+    monkeypatch.setattr(state_store.StateStore, "save", counting)
     server = started(tmp_path)
     assert not (tmp_path / FILE_NAME).exists()  # a rebuild of no history gives the same state
     assert server.get_suggestions([], 0) == []
-    assert store.load(tmp_path / FILE_NAME).issued == ()  # saved although nothing was issued
+    assert state_store.load(tmp_path / FILE_NAME).issued == ()  # saved although nothing was issued
     history = server.get_suggestions([], 2)
     assert server.get_suggestions(history, 2) == []  # unchanged since the last save: no save
     assert saves == [0, 2]
@@ -372,7 +373,7 @@ def test_a_corrupt_state_is_rebuilt_and_kept_aside(
         f" the old file is kept as {FILE_NAME}.discarded"
     )
     assert server.issued == tuple(history)
-    assert store.load(tmp_path / FILE_NAME).issued == tuple(history)
+    assert state_store.load(tmp_path / FILE_NAME).issued == tuple(history)
 
 
 def test_a_state_for_another_search_is_not_resumed(tmp_path: Path) -> None:
@@ -387,9 +388,12 @@ def test_a_state_for_another_search_is_not_resumed(tmp_path: Path) -> None:
 def test_a_state_behind_the_history_is_not_resumed(tmp_path: Path) -> None:
     server = started(tmp_path)
     history = server.get_suggestions([], 2)
-    saved = (tmp_path / FILE_NAME).read_bytes()
+    saved = {path: path.read_bytes() for path in tmp_path.iterdir()}  # the volume after 2
     history += server.get_suggestions(history, 4)
-    (tmp_path / FILE_NAME).write_bytes(saved)
+    for path in tmp_path.iterdir():
+        path.unlink()
+    for path, data in saved.items():
+        path.write_bytes(data)
     report = SuggestionServer(experiment(), 5, tmp_path).start(history)
     assert report.source == "rebuilt"
     assert "(2 assignments) disagrees with the history (4 assignments)" in report.reason
@@ -425,7 +429,7 @@ def test_a_failed_save_leaves_the_previous_file_and_state(
         server.get_suggestions(first, 4)
     monkeypatch.undo()
     assert (tmp_path / FILE_NAME).read_bytes() == before
-    assert store.load(tmp_path / FILE_NAME).issued == tuple(first)
+    assert state_store.load(tmp_path / FILE_NAME).issued == tuple(first)
     assert sorted(p.name for p in tmp_path.iterdir()) == [FILE_NAME]
     assert server.issued == tuple(first)
     assert server.get_suggestions(first, 4) == started(None).get_suggestions([], 4)[2:]

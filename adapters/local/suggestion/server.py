@@ -29,8 +29,6 @@ so after any call the volume holds the state the answer came from.
 
 from __future__ import annotations
 
-import contextlib
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -51,6 +49,7 @@ from katib_resume.adapters.local.suggestion.prefix import Prefixes
 from katib_resume.adapters.local.suggestion.settings import SettingsError
 from katib_resume.adapters.local.suggestion.space import SpaceError
 from katib_resume.adapters.local.suggestion.state import SearchState, StateProblem
+from katib_resume.adapters.local.suggestion.state_store import StateStore
 from katib_resume.core.model import Experiment, Manifest
 from katib_resume.core.observed import Validation
 
@@ -90,6 +89,7 @@ class SuggestionServer:
         self._saved_state: SearchState | None = None
         self._index: Index | None = None
         self._prefixes = Prefixes(_is_prefix)  # the per-call check, from the last call's lists
+        self._store = None if self.path is None else StateStore(self.path)
 
     @property
     def path(self) -> Path | None:
@@ -203,10 +203,10 @@ class SuggestionServer:
 
     def _saved(self, search: Search, history: Sequence[Manifest]) -> _Found:
         """The saved state if it can be resumed; else why not, and whether that is trouble."""
-        if self.path is None:
+        if self._store is None:
             return _Found(None, "no suggestion volume (state kept in memory only)")
         try:
-            saved = store.load(self.path)
+            saved = self._store.load()
             search.check(saved.cursor)
         except StateProblem as problem:
             if problem.kind == "missing":
@@ -233,13 +233,13 @@ class SuggestionServer:
         return ""
 
     def _discard(self, why: str) -> _Found:
-        """Move an unusable state file aside (for a post-mortem) rather than overwrite it."""
-        assert self.path is not None
-        kept = self.path.with_name(self.path.name + ".discarded")
-        with contextlib.suppress(OSError):
-            os.replace(self.path, kept)
-            return _Found(None, why, trouble=True, kept=f"the old file is kept as {kept.name}")
-        return _Found(None, why, trouble=True)
+        """Move an unusable state aside (for a post-mortem) rather than overwrite it."""
+        assert self._store is not None
+        kept = self._store.discard()
+        if not kept:
+            return _Found(None, why, trouble=True)
+        files = "file is" if len(kept) == 1 else "files are"
+        return _Found(None, why, trouble=True, kept=f"the old {files} kept as {' and '.join(kept)}")
 
     def _rebuild(
         self, search: Search, history: Sequence[Manifest]
@@ -276,8 +276,8 @@ class SuggestionServer:
 
     def _save(self, state: SearchState) -> None:
         """Make ``state`` durable (remembered as saved only once the save succeeded)."""
-        if self.path is not None:
-            store.save(self.path, state)  # creates the directory if it is missing
+        if self._store is not None:
+            self._store.save(state)  # creates the directory if it is missing
         self._saved_state = state
 
 

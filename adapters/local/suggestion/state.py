@@ -1,4 +1,8 @@
-"""The server's whole state, and its file on the suggestion volume.
+"""The server's whole state, and its snapshot on the suggestion volume.
+
+The state on the volume is this snapshot and the journal of the saves since
+(``state_store.py``): a snapshot alone, as this module writes it, is a whole state, and the
+layout of a volume that has never appended a record.
 
 ``<data_dir>/suggestion-state.json`` holds ``{format, version, sha256, payload}``: the payload is
 the state (whose search it is, the cursor, every assignment issued so far in order) and
@@ -7,11 +11,12 @@ catches what JSON parsing cannot: a file truncated at a valid boundary, a flippe
 word, an edit by hand. Any doubt about the file is reported as a ``StateProblem`` and the server
 rebuilds from the trial history instead; it never resumes from state it cannot trust.
 
-Saving is atomic so that a crash at any instant leaves either the old file or the new one, never
-a mixture: write a temporary file in the same directory (``os.replace`` is only atomic within a
-file system), flush and ``fsync`` it so its bytes are on disk before the rename makes them
-visible, ``os.replace`` it over the old file, then ``fsync`` the directory so the rename itself
-survives a power cut. If any step fails the temporary file is removed and the old file stays.
+Writing a snapshot is atomic so that a crash at any instant leaves either the old file or the
+new one, never a mixture: write a temporary file in the same directory (``os.replace`` is only
+atomic within a file system), flush and ``fsync`` it so its bytes are on disk before the rename
+makes them visible, ``os.replace`` it over the old file, then ``fsync`` the directory so the
+rename itself survives a power cut. If any step fails the temporary file is removed and the old
+file stays.
 """
 
 from __future__ import annotations
@@ -25,7 +30,6 @@ from typing import Any, Literal
 import orjson
 
 from katib_resume.adapters import heap
-from katib_resume.adapters.atomic import write_atomically
 from katib_resume.adapters.local.suggestion import encoded
 from katib_resume.adapters.local.suggestion.assignments import all_well_formed
 from katib_resume.core.kube import Manifest
@@ -66,6 +70,12 @@ class StateProblem(Exception):
 
 
 def encode(state: SearchState) -> bytes:
+    return encode_snapshot(state)[0]
+
+
+def encode_snapshot(state: SearchState) -> tuple[bytes, str]:
+    """The file's bytes for ``state``, and its payload's digest (a journal names its snapshot
+    by it)."""
     fields = [
         ("experiment", state.experiment),
         ("algorithm", state.algorithm),
@@ -75,7 +85,7 @@ def encode(state: SearchState) -> bytes:
     ]
     body = encoded.payload(fields, state.issued, state.identity())
     digest = hashlib.sha256(body).hexdigest()
-    return _document(body, digest) + b"\n"
+    return _document(body, digest) + b"\n", digest
 
 
 def _document(body: bytes, digest: str) -> bytes:
@@ -88,17 +98,22 @@ def _document(body: bytes, digest: str) -> bytes:
 
 
 def decode(data: bytes) -> SearchState:
-    """The state in ``data``; raises ``StateProblem("corrupt", ...)`` on any doubt.
+    return decode_snapshot(data)[0]
+
+
+def decode_snapshot(data: bytes) -> tuple[SearchState, str]:
+    """The state in ``data`` and its payload's digest; raises ``StateProblem("corrupt", ...)``
+    on any doubt.
 
     A file as ``encode`` writes it holds the payload's canonical bytes, so those are checked
     and parsed as they are; a file in any other layout (reformatted, keys reordered) is parsed
     whole and its payload re-encoded to be checked, as the format allows."""
     found = _canonical_payload(data)
     if found is not None:
-        body, payload = found
+        body, payload, digest = found
         state = _state(payload)
         encoded.prime(body, state.issued, state.identity())
-        return state
+        return state, digest
     try:
         document = json.loads(data)
     except (UnicodeDecodeError, ValueError, RecursionError):
@@ -108,14 +123,14 @@ def decode(data: bytes) -> SearchState:
     if document.get("version") != VERSION:
         raise StateProblem("corrupt", f"unsupported format version {document.get('version')!r}")
     payload = document.get("payload")
-    digest = _digest(payload)
-    if digest is None or digest != document.get("sha256"):
+    checked = _digest(payload)
+    if checked is None or checked != document.get("sha256"):
         raise StateProblem("corrupt", "checksum mismatch")
-    return _state(payload)
+    return _state(payload), checked
 
 
-def _canonical_payload(data: bytes) -> tuple[bytes, Any] | None:
-    """The payload's bytes and value in a file laid out as ``encode`` lays it out, its
+def _canonical_payload(data: bytes) -> tuple[bytes, Any, str] | None:
+    """The payload's bytes, value and digest in a file laid out as ``encode`` lays it out, its
     checksum verified; ``None`` if it is laid out otherwise or the check fails (``decode``
     decides)."""
     head = canonical({"format": FORMAT})[:-1] + b',"payload":'
@@ -123,11 +138,11 @@ def _canonical_payload(data: bytes) -> tuple[bytes, Any] | None:
     if not data.startswith(head) or len(data) < len(head) + len(tail):
         return None
     body, rest = data[len(head) : len(data) - len(tail)], data[len(data) - len(tail) :]
-    digest = hashlib.sha256(body).hexdigest().encode()
-    if rest != tail.replace(b"0" * 64, digest):
+    digest = hashlib.sha256(body).hexdigest()
+    if rest != tail.replace(b"0" * 64, digest.encode()):
         return None
     try:
-        return body, _parse(body)
+        return body, _parse(body), digest
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
 
@@ -183,7 +198,8 @@ def _state(payload: Any) -> SearchState:
     return SearchState(**fields, issued=tuple(issued))
 
 
-def load(path: Path) -> SearchState:
+def read(path: Path) -> tuple[SearchState, str, int]:
+    """The snapshot at ``path``: its state, its payload's digest and its size in bytes."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -191,9 +207,5 @@ def load(path: Path) -> SearchState:
     except OSError as error:
         raise StateProblem("corrupt", f"unreadable: {error.strerror or error}") from None
     with heap.paused():  # a parse of every assignment (adapters/heap.py)
-        return decode(data)
-
-
-def save(path: Path, state: SearchState) -> None:
-    """Replace ``path`` with ``state`` atomically (see the module docstring)."""
-    write_atomically(path, encode(state))
+        state, digest = decode_snapshot(data)
+    return state, digest, len(data)

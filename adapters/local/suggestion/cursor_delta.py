@@ -1,0 +1,109 @@
+"""What changed in a search's cursor between two saves, as a small JSON value.
+
+A journal record (``journal.py``) carries the cursor after its batch. Most cursors are small (an
+integer for ``random``, ``grid`` and ``hyperband``), but some grow with the history: the
+Optuna-backed searches keep every result told (``told``) and each trial's sampler attributes,
+PBT every assignment's parent. Written whole into every record they would make the journal
+quadratic again, so a record holds a *delta*, read back by ``apply``:
+
+- ``{"value": X}``: the cursor is ``X`` (any cursor that is not a dict, or whose keys changed);
+- ``{"keys": {key: change}}``: a dict cursor whose listed keys changed, each change one of
+  ``{"value": X}`` (replaced), ``{"merge": {k: v}}`` (a dict that gained entries, the old ones
+  unchanged and first, as ``{**old, **new}`` builds it) or ``{"extend": [...]}`` (a list that
+  gained items at its end). Unlisted keys are unchanged.
+
+``diff`` is generic: it knows no algorithm, so every search goes through it. It proves what it
+leaves out: an entry is left out only if the new one is the very same object, or the same JSON
+value (``same``: Python's ``==`` takes ``1``, ``1.0`` and ``True`` for one value, and ``0.0``
+and ``-0.0``, JSON does not).
+Those proofs are C-level passes over what is kept (object identity, a few nanoseconds an
+entry), never an encoding of it; anything it cannot prove is written whole, which is larger but
+never wrong.
+"""
+
+from __future__ import annotations
+
+import operator
+from itertools import islice
+from typing import Any
+
+
+def diff(old: Any, new: Any) -> dict[str, Any]:
+    """The delta that ``apply`` turns ``old`` into ``new`` with (``old`` is not changed)."""
+    if not (isinstance(old, dict) and isinstance(new, dict)) or old.keys() != new.keys():
+        return {"value": new}
+    changes: dict[str, Any] = {}
+    for key, value in new.items():
+        before = old[key]
+        if value is not before:
+            change = _change(before, value)
+            if change is not None:
+                changes[key] = change
+    return {"keys": changes}
+
+
+def _change(before: Any, value: Any) -> dict[str, Any] | None:
+    """How one entry of a dict cursor changed (``None``: it did not)."""
+    if isinstance(before, dict) and isinstance(value, dict):
+        added = _added(before, value)
+        if added is not None:
+            return {"merge": added} if added else None
+    elif isinstance(before, list) and isinstance(value, list):
+        if len(value) >= len(before) and _all_same(before, value):
+            return {"extend": value[len(before) :]} if len(value) > len(before) else None
+    elif same(before, value):
+        return None
+    return {"value": value}
+
+
+def _added(before: dict[str, Any], value: dict[str, Any]) -> dict[str, Any] | None:
+    """The entries ``value`` adds to ``before``, if it starts with ``before``'s entries, in
+    order and unchanged; ``None`` if it does not."""
+    count = len(before)
+    if len(value) < count or list(before) != list(islice(value, count)):
+        return None
+    if not _all_same(list(before.values()), list(islice(value.values(), count))):
+        return None
+    return {key: value[key] for key in islice(value, count, None)}
+
+
+def _all_same(before: list[Any], value: list[Any]) -> bool:
+    """Whether ``value`` starts with ``before``'s items (the same objects, in C, or else the
+    same JSON values)."""
+    if all(map(operator.is_, before, value)):
+        return True
+    return all(map(same, before, value))
+
+
+def same(a: Any, b: Any) -> bool:
+    """Whether ``a`` and ``b`` are the same JSON value: of the same types throughout."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, list):  # e.g. PBT's pools, copied each call: their items are shared
+        return len(a) == len(b) and _all_same(a, b)
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same(v, b[k]) for k, v in a.items())
+    if isinstance(a, float):  # 0.0 == -0.0, which JSON writes apart
+        return repr(a) == repr(b)
+    return bool(a == b)
+
+
+def apply(cursor: Any, delta: Any) -> Any:
+    """The cursor after ``delta``, changing ``cursor`` in place where it can (the caller owns
+    it: it was just read from the volume). Raises ``ValueError`` on a delta ``diff`` does not
+    write."""
+    try:
+        if "value" in delta:
+            return delta["value"]
+        for key, change in delta["keys"].items():
+            if "value" in change:
+                cursor[key] = change["value"]
+            elif "merge" in change:
+                cursor[key].update(change["merge"])
+            else:
+                cursor[key].extend(change["extend"])
+    except (AttributeError, KeyError, TypeError):
+        raise ValueError("a cursor change that does not apply") from None
+    return cursor

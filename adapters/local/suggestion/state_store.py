@@ -1,0 +1,263 @@
+"""The state on the suggestion volume: a snapshot, and a journal of the saves since.
+
+The server saves after every batch, and its state grows with the history (every assignment
+issued, and for some searches every result told). Rewriting it whole each time made a run's
+total cost quadratic, so a save writes what changed since the last one:
+
+- ``suggestion-state.json``, the *snapshot* (``state.py``): a whole state, written atomically
+  (temporary file, ``fsync``, rename, ``fsync`` of the directory) and checksummed;
+- ``suggestion-state.journal`` (``journal.py``): the saves since the snapshot, one record each,
+  holding the change of the cursor (``cursor_delta.py``) and the batch's new assignments, each
+  as canonical JSON, a tab between them (``SEPARATOR``), length-framed and checksummed,
+  appended with a write and an ``fsync``. The journal names the
+  snapshot it continues by the snapshot's digest.
+
+The restored state is the snapshot with every good record applied in order. A record torn by a
+crash mid-append is the journal's last bytes, and is dropped: that save never completed, as
+with an atomic rename the state is the old one or the new one, never a mixture. A damaged
+record with others after it, a journal of an unknown version, or a record that does not apply
+is a ``StateProblem`` and the server rebuilds from the trial history, as for a bad snapshot.
+
+*Compaction*: a save whose record would make the journal larger than ``GROWTH`` times the
+snapshot (or than ``FLOOR`` bytes, for a small snapshot) writes a new snapshot of the whole
+state instead, then removes the journal (a journal
+left by a crash in between names the old snapshot: it is *stale*, ignored, and removed before
+any later snapshot is written, since a snapshot of the same state would have the same digest).
+A compaction comes only once the records since the last one are as large as the snapshot, and
+writes at most the snapshot and what they added, so a save costs what changed (amortized), and
+a restore reads at most ``GROWTH + 1`` times the state (or the state and ``FLOOR``). A save
+that is not an extension of the last one (the server re-synchronised on the controller's list)
+is a compaction too. A volume that never appended a record is the snapshot alone, the layout of
+the earlier single-file versions, and is read as it is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from katib_resume.adapters import heap
+from katib_resume.adapters.atomic import fsync_directory, write_atomically
+from katib_resume.adapters.local.suggestion import cursor_delta, journal
+from katib_resume.adapters.local.suggestion import state as snapshot
+from katib_resume.adapters.local.suggestion.assignments import all_well_formed
+from katib_resume.adapters.local.suggestion.state import SearchState, StateProblem
+from katib_resume.core.kube import Manifest
+
+JOURNAL_NAME = "suggestion-state.journal"
+SEPARATOR = b"\t"
+"""Between a record's cursor change and its assignments: canonical JSON never holds a raw tab."""
+GROWTH = 1
+"""A save whose record would make the journal larger than this many snapshots compacts."""
+FLOOR = 64 * 1024
+"""...or than this many bytes, if the snapshot is smaller: a small state's saves append rather
+than rewrite the snapshot every other save (a restore reads at most this much more)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _OnDisk:
+    """What the volume holds: the state, its snapshot's digest and size, and the journal's
+    good bytes continuing it (0: none) with the last record's digest."""
+
+    state: SearchState
+    base: str
+    snapshot: int
+    journal: int
+    last: str
+
+
+class StateStore:
+    """The state files of one volume, and what they hold (to append the next change to)."""
+
+    def __init__(self, path: Path, growth: float = GROWTH, floor: int = FLOOR) -> None:
+        self.path, self.journal_path = path, path.with_name(JOURNAL_NAME)
+        self.growth, self.floor = growth, floor
+        self._disk: _OnDisk | None = None
+        self._journal_file = True  # a journal file may exist (not known until read)
+        self._torn = False  # the journal may hold bytes after ``_disk.journal``
+
+    def load(self) -> SearchState:
+        """The saved state (see the module docstring); raises ``StateProblem``."""
+        self._disk, self._journal_file, self._torn = None, True, False
+        state, base, size = snapshot.read(self.path)
+        data = self._read_journal()
+        try:
+            scan = None if data is None else journal.scan(data, base)
+        except journal.Damaged as error:
+            raise StateProblem("corrupt", str(error)) from None
+        if scan is None:  # no journal, or a stale one
+            self._disk = _OnDisk(state, base, size, 0, base)
+            return state
+        with heap.paused():  # a parse of every record (adapters/heap.py)
+            state = _replay(state, scan.bodies)
+        self._torn = data is not None and scan.end < len(data)
+        self._disk = _OnDisk(state, base, size, scan.end, scan.last)
+        return state
+
+    def save(self, state: SearchState) -> None:
+        """Make ``state`` durable: a record appended, or a new snapshot (a compaction). If it
+        fails, the volume still holds the state of the last save that succeeded."""
+        disk = self._disk
+        record = None if disk is None else _record(disk, state)
+        if disk is None or record is None:
+            return self._compact(state)
+        line, digest = record
+        start = b"" if disk.journal else journal.header(disk.base)
+        end = disk.journal + len(start) + len(line)
+        if end > self.growth * max(disk.snapshot, self.floor):
+            return self._compact(state)
+        if start:
+            write_atomically(self.journal_path, start + line)  # replaces any stale journal
+            self._journal_file, self._torn = True, False
+        elif not self._append(disk.journal, line):
+            return self._compact(state)
+        self._disk = replace(disk, state=state, journal=end, last=digest)
+        return None
+
+    def discard(self) -> list[str]:
+        """Move the files aside (for a post-mortem) rather than overwrite them; their new
+        names. The next save writes a new snapshot."""
+        kept = []
+        for path in (self.path, self.journal_path):
+            aside = path.with_name(path.name + ".discarded")
+            with contextlib.suppress(OSError):
+                os.replace(path, aside)
+                kept.append(aside.name)
+        self._disk, self._journal_file = None, True
+        return kept
+
+    def _read_journal(self) -> bytes | None:
+        try:
+            return self.journal_path.read_bytes()
+        except FileNotFoundError:
+            self._journal_file = False
+            return None
+        except OSError as error:
+            raise StateProblem("corrupt", f"journal unreadable: {error.strerror}") from None
+
+    def _append(self, at: int, line: bytes) -> bool:
+        """Write ``line`` at ``at`` and sync it; ``False`` if the journal is gone. A failure
+        cuts the journal back to ``at`` (or leaves it marked torn, to be cut first)."""
+        try:
+            descriptor = os.open(self.journal_path, os.O_WRONLY)
+        except FileNotFoundError:
+            self._journal_file = False
+            return False
+        try:
+            if self._torn:
+                os.ftruncate(descriptor, at)
+                self._torn = False
+            try:
+                _write_at(descriptor, line, at)
+                os.fsync(descriptor)
+            except BaseException:
+                self._torn = True
+                with contextlib.suppress(OSError):
+                    os.ftruncate(descriptor, at)
+                    self._torn = False
+                raise
+        finally:
+            os.close(descriptor)
+        return True
+
+    def _compact(self, state: SearchState) -> None:
+        data, digest = snapshot.encode_snapshot(state)
+        disk = self._disk
+        if disk is not None and digest == disk.base:  # the snapshot holds these bytes already
+            if self._remove_journal(required=True):
+                fsync_directory(self.path.parent)
+        else:
+            if disk is None or not disk.journal:  # a stale journal could match the new one
+                self._remove_journal(required=True)
+            write_atomically(self.path, data)
+            self._remove_journal(required=False)  # now stale: a crash here leaves it harmless
+        self._disk = _OnDisk(state, digest, len(data), 0, digest)
+
+    def _remove_journal(self, *, required: bool) -> bool:
+        """Remove the journal file if there may be one; whether one was removed."""
+        if not self._journal_file:
+            return False
+        try:
+            os.unlink(self.journal_path)
+        except FileNotFoundError:
+            removed = False
+        except OSError:
+            if required:
+                raise
+            return False
+        else:
+            removed = True
+        self._journal_file, self._torn = False, False
+        return removed
+
+
+def _record(disk: _OnDisk, state: SearchState) -> tuple[bytes, str] | None:
+    """The journal line that takes the volume from ``disk`` to ``state``, and its digest;
+    ``None`` if ``state`` does not extend ``disk``'s (the same search, its assignments first:
+    compared in C, each the same object as a rule)."""
+    old = disk.state
+    count = len(old.issued)
+    if state.identity() != old.identity() or state.issued[:count] != old.issued:
+        return None
+    change = snapshot.canonical(cursor_delta.diff(old.cursor, state.cursor))
+    body = change + SEPARATOR + snapshot.canonical(list(state.issued[count:]))
+    return journal.frame(body, disk.last)
+
+
+def _replay(state: SearchState, bodies: list[bytes]) -> SearchState:
+    """``state`` with the records' changes applied in order (its cursor changed in place)."""
+    parts = [body.split(SEPARATOR) for body in bodies]
+    if any(len(pair) != 2 for pair in parts):
+        raise StateProblem("corrupt", "a journal record is not a change and assignments")
+    changes = _parsed([change for change, _ in parts], json.loads)
+    batches = _parsed([items for _, items in parts], orjson.loads)
+    cursor, new = state.cursor, list[Manifest]()
+    for number, (change, batch) in enumerate(zip(changes, batches, strict=True), 1):
+        try:
+            cursor = cursor_delta.apply(cursor, change)
+        except ValueError:
+            raise StateProblem("corrupt", f"journal record {number} does not apply") from None
+        if not isinstance(batch, list):
+            raise StateProblem("corrupt", "the issued assignments are malformed")
+        new.extend(batch)
+    if not all_well_formed(new):
+        raise StateProblem("corrupt", "the issued assignments are malformed")
+    issued: tuple[Manifest, ...] = state.issued + tuple(new)
+    return replace(state, cursor=cursor, issued=issued)
+
+
+def _parsed(texts: list[bytes], parse: Callable[[bytes], Any]) -> list[Any]:
+    """The JSON values ``texts``, read by one call of ``parse`` over all of them. The cursor's
+    changes are read by ``json``, which reads integers beyond 64 bits exactly (a cursor may
+    hold one); the assignments, only strings when well formed, by ``orjson``, a few times
+    faster, or by ``json`` if it refuses them (``orjson`` reads no lone surrogate)."""
+    joined = b"[" + b",".join(texts) + b"]"
+    try:
+        values = parse(joined)
+    except ValueError:
+        try:
+            values = json.loads(joined)
+        except ValueError:
+            raise StateProblem("corrupt", "a journal record is not JSON") from None
+    if not isinstance(values, list) or len(values) != len(texts):
+        raise StateProblem("corrupt", "a journal record is not one JSON value")
+    return values
+
+
+def _write_at(descriptor: int, data: bytes, offset: int) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.pwrite(descriptor, view, offset)
+        view, offset = view[written:], offset + written
+
+
+def load(path: Path) -> SearchState:
+    """The state saved at ``path`` (snapshot and journal)."""
+    return StateStore(path).load()
