@@ -20,11 +20,12 @@ from typing import Any
 
 from benchmarks.algorithms_resume import CLOCKS, _medians, _now, _record
 from katib_resume.adapters.local.suggestion import SuggestionServer
-from katib_resume.adapters.local.suggestion import state as store
+from katib_resume.adapters.local.suggestion import state_store as store
 from katib_resume.adapters.local.suggestion.algorithms import build
 from katib_resume.adapters.local.suggestion.assignments import Index
 from katib_resume.adapters.local.suggestion.live_study import WITHHELD
 from katib_resume.adapters.local.suggestion.optuna_search import OptunaSearch
+from katib_resume.adapters.local.suggestion.state import FILE_NAME
 from katib_resume.core.model import Experiment, Manifest
 
 GROWN = ("cmaes", "sobol")
@@ -56,7 +57,7 @@ def restart(subject: Experiment, n: int, f: Objective, repeats: int) -> dict[str
         server.start([])
         grow(server, n, f)
         server.stop()
-        state = store.load(Path(directory) / store.FILE_NAME)
+        state = store.load(Path(directory) / FILE_NAME)
     points = tuple(Index.of(state.issued).points)
     search = build(subject, 0)
     assert isinstance(search, OptunaSearch)

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from katib_resume.adapters.local.suggestion import FILE_NAME, SuggestionServer
-from katib_resume.adapters.local.suggestion import state as store
+from katib_resume.adapters.local.suggestion import state_store as store
 from katib_resume.adapters.local.suggestion.algorithms import build
 from katib_resume.adapters.local.suggestion.assignments import Index
 from katib_resume.adapters.local.suggestion.live_study import WITHHELD
