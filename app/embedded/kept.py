@@ -16,6 +16,10 @@ folded for; every other Trial is parsed and folded as without a summary, and a r
 is gone is dropped. A summary that cannot be decoded is ignored. So a command killed before it
 could save (``kill -9``) leaves the summary of the command before: the Trials that changed since
 no longer match their versions and are folded again, and nothing is lost.
+
+Each summary also names the Experiment's Trials that were settled when it was written, by
+namespace, name and ``resourceVersion`` (``app.embedded.settled``): a restart passes over a Trial
+held at one of those versions without judging it again.
 """
 
 from __future__ import annotations
@@ -23,12 +27,14 @@ from __future__ import annotations
 import contextlib
 import math
 import sqlite3
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
 
 from katib_resume.adapters.fake.sqlite import Journal
 from katib_resume.app.embedded.results import KeptResults, ResultBook, Results
+from katib_resume.app.embedded.settled import Seen
 from katib_resume.app.loop.keys import Key
 from katib_resume.app.loop.trial_book import Kept, TrialBook
 from katib_resume.core.trial_ledger import TrialRecord
@@ -52,7 +58,9 @@ class Summaries:
         self.decoded: dict[str, dict[str, Any] | None] = {}
 
     def _summary(self, key: Key) -> dict[str, Any] | None:
-        text = _text(key)
+        return self._decode(_text(key))
+
+    def _decode(self, text: str) -> dict[str, Any] | None:
         if text not in self.decoded:
             body = self.bodies.pop(text, None)
             try:
@@ -78,16 +86,37 @@ class Summaries:
         except _UNREADABLE:
             return None
 
+    def settled(self) -> set[Seen]:
+        """The Trial versions every summary names settled (``app.embedded.settled``); a
+        summary that cannot be read names none."""
+        for text in list(self.bodies):
+            self._decode(text)
+        found: set[Seen] = set()
+        for summary in self.decoded.values():
+            with contextlib.suppress(*_UNREADABLE):
+                found |= set() if summary is None else _seen(summary.get("settled") or [])
+        return found
+
     @staticmethod
-    def save(journal: Journal | None, book: TrialBook, results: ResultBook) -> None:
-        """Write every Experiment's folds (both books'), in one transaction."""
+    def save(
+        journal: Journal | None,
+        book: TrialBook,
+        results: ResultBook,
+        settled: Mapping[Key, Sequence[Seen]] | None = None,
+    ) -> None:
+        """Write every Experiment's folds (both books') and settled Trials, in one
+        transaction."""
         if journal is None:
             return
         bodies = {}
         for key in {*book.pages, *results.pages}:
             if key.kind != "Experiment":
                 continue
-            summary = {"ledger": _ledger_of(book.kept(key)), "results": _results_of(results, key)}
+            summary = {
+                "ledger": _ledger_of(book.kept(key)),
+                "results": _results_of(results, key),
+                "settled": list((settled or {}).get(key, ())),
+            }
             bodies[_text(key)] = orjson.dumps(summary).decode()
         with contextlib.suppress(sqlite3.Error):  # the next restart folds in full instead
             journal.summarise(bodies)
@@ -125,6 +154,14 @@ def _results_of(book: ResultBook, key: Key) -> dict[str, Any] | None:
         if all(value is None or math.isfinite(value) for value in entry.values())
     ]
     return {"basis": kept.basis, "entries": entries}
+
+
+def _seen(raw: Any) -> set[Seen]:
+    """The kept versions, as ``seen_of`` gives them (an entry of any other shape or type
+    matches no Trial's; one that cannot be hashed makes the list unreadable)."""
+    if type(raw) is not list:
+        raise TypeError("not a list of Trial versions")
+    return set(map(tuple, raw))
 
 
 def _kept_results(raw: dict[str, Any] | None) -> KeptResults | None:
