@@ -34,9 +34,9 @@ import orjson
 
 from katib_resume.adapters.fake.sqlite import Journal
 from katib_resume.app.embedded.results import KeptResults, ResultBook, Results
-from katib_resume.app.embedded.settled import Seen
 from katib_resume.app.loop.keys import Key
 from katib_resume.app.loop.trial_book import Kept, TrialBook
+from katib_resume.app.loop.versions import Seen
 from katib_resume.core.trial_ledger import TrialRecord
 from katib_resume.core.trials import TrialPhase
 

@@ -16,12 +16,14 @@ version its entry was made from takes it unparsed, any other is parsed (as the t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import compress
 
 from katib_resume.adapters.local.suggestion.results import trial_results
 from katib_resume.app.loop.keys import Key
 from katib_resume.app.loop.trial_book import basis_text
+from katib_resume.app.loop.versions import seen_of
 from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
 from katib_resume.core.kube import Manifest
 from katib_resume.core.model import Experiment, Trial
@@ -31,6 +33,8 @@ from katib_resume.core.trials import is_own
 
 Results = dict[str, float | None]
 Basis = tuple[str | None, ObjectiveSpec | None]
+Entries = Mapping[str, tuple[str, Results]]
+"""Each Trial's entry by name, with the ``resourceVersion`` it was made from."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,21 +86,20 @@ class ResultBook:
             page = self.pages[key] = _Page(basis)
         name = experiment.metadata.name
         delta = cache.changes(API_VERSION, "Trial", LABEL_EXPERIMENT, name, page.cursor)
-        kept: Mapping[str, tuple[str, Results]] = {}
+        kept: Entries = {}
         if delta.complete:
             page.by_trial, page.results, page.versions = {}, {}, {}
             page.text = basis_text(experiment)
             recalled = None if self.recall is None else self.recall(key)
             if recalled is not None and recalled.basis == page.text:
                 kept = recalled.entries
-        for obj in delta.changed:
+        for obj in _adopt(page, key.namespace, delta.changed, kept) if kept else delta.changed:
+            if obj is None:
+                continue  # taken from ``kept``
             namespace, trial_name = key_of(obj)[2:]
             if namespace != key.namespace:
                 continue
-            version, held = version_of(obj), kept.get(trial_name)
-            if held is not None and held[0] == version:
-                self._put(page, trial_name, dict(held[1]), version)
-                continue
+            version = version_of(obj)
             trial = self.parse(obj)
             own = is_own(experiment, trial)
             self._put(page, trial_name, trial_results(experiment, [trial]) if own else {}, version)
@@ -115,3 +118,23 @@ class ResultBook:
             page.by_trial[name] = entry
             page.versions[name] = version
             page.results.update(entry)
+
+
+def _adopt(
+    page: _Page,
+    namespace: str,
+    changed: Sequence[Manifest],
+    kept: Entries,
+) -> list[Manifest | None]:
+    """On a page read in full (empty), the entry of every Trial ``kept`` holds at its version,
+    matched in one C-level pass (``app.loop.versions``); ``changed`` with those Trials as
+    ``None``, the others to parse, in their order (the table's order is the bucket's)."""
+    wanted = {(namespace, name, version) for name, (version, _) in kept.items()}
+    seen = seen_of(changed)
+    hits = list(map(wanted.__contains__, seen))
+    for _, name, version in compress(seen, hits):
+        entry = kept[name][1]
+        if entry:
+            page.by_trial[name], page.versions[name] = dict(entry), str(version)
+            page.results.update(entry)
+    return [None if hit else obj for obj, hit in zip(changed, hits, strict=True)]

@@ -11,7 +11,7 @@ this database. ``SettledTrials`` remembers the (namespace, name, ``resourceVersi
 Trial found settled: those the last command kept in its summaries (``app.embedded.kept``, each
 Experiment's settled Trials written when its runtime closed) and those found so since. A Trial
 held at a remembered version is settled without a look at it, in one C-level pass over the
-Trials' versions (``map`` over ``operator`` getters, a set's look-ups, ``compress``); any other
+Trials' versions (``app.loop.versions``); any other
 is judged by ``settled`` as before. So a summary that is missing, damaged (ignored when read),
 older than the state (a command killed before it could save) or made before a Trial changed
 names nothing that is not settled now: the Trials it does not cover are judged one by one.
@@ -21,18 +21,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import compress
-from operator import itemgetter, methodcaller, not_
+from operator import not_
 
 from katib_resume.app.loop.keys import Key, key_of
+from katib_resume.app.loop.versions import Seen, seen_of
 from katib_resume.core.katib_trial import TRIAL_FINALIZER
 from katib_resume.core.kube import Manifest
 
-Seen = tuple[str | None, str, str | None]
-"""A Trial's namespace, name and ``resourceVersion``, as its metadata holds them."""
-
 _ENDED = frozenset({"Succeeded", "Failed", "MetricsUnavailable", "EarlyStopped", "Killed"})
-_META, _NAME = itemgetter("metadata"), itemgetter("name")
-_NAMESPACE, _VERSION = methodcaller("get", "namespace"), methodcaller("get", "resourceVersion")
 
 
 def finished(trial: Manifest) -> bool:
@@ -55,12 +51,6 @@ def settled(trial: Manifest) -> bool:
         for c in status.get("conditions") or ()
     )
     return not stopped or bool(status.get("completionTime"))
-
-
-def seen_of(trials: Sequence[Manifest]) -> list[Seen]:
-    """Each Trial's (namespace, name, ``resourceVersion``), read at C level."""
-    metas = list(map(_META, trials))
-    return list(zip(map(_NAMESPACE, metas), map(_NAME, metas), map(_VERSION, metas), strict=True))
 
 
 class SettledTrials:

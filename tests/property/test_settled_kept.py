@@ -23,7 +23,8 @@ from katib_resume.adapters.fake import load
 from katib_resume.adapters.fake.persistence import STATE_FILE, close
 from katib_resume.app.embedded.kept import Summaries
 from katib_resume.app.embedded.results import ResultBook
-from katib_resume.app.embedded.settled import SettledTrials, seen_of, settled
+from katib_resume.app.embedded.settled import SettledTrials, settled
+from katib_resume.app.loop.versions import seen_of
 from katib_resume.app.loop.keys import Key
 from katib_resume.app.loop.trial_book import TrialBook, _Page
 from katib_resume.core.kube import Manifest
