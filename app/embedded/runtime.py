@@ -116,7 +116,7 @@ class Runtime:
         self.parsed = parsed = ModelsByVersion()
         self.services = ServiceHost(self.informer, world.volume_dir, seed, parsed)
         self.kept = Summaries(cluster.store.journal)  # the folds a restart starts from
-        self.settled = SettledTrials(self.kept.settled())
+        self.settled = SettledTrials()
         parsed.book.recall, self.services.result_book.recall = self.kept.trials, self.kept.results
         self.observations = observations or FakeObservationLog()
         wiring = TrialWiring(self.observations, METRICS_WAIT, frozenset({RUN_KIND}))
@@ -132,7 +132,9 @@ class Runtime:
         now = self.clock.now()
         self.resync = Resync(resync_seconds, now + timedelta(seconds=resync_seconds))
         self.relisting = Resync(relist_seconds, now + timedelta(seconds=relist_seconds))
-        self.enqueue_all()
+        with heap.paused():  # every summary decoded, every Trial's version read: see ``step``
+            self.settled.known |= self.kept.settled()
+            self.enqueue_all()
 
     def _containers(self, trial_command: bool, workdir: Path | None) -> ContainerRuntime:
         """Install the pods' container runtime and metrics collector in the world."""
