@@ -41,6 +41,10 @@ from katib_resume.core.trial_ledger import TrialRecord
 from katib_resume.core.trials import TrialPhase
 
 _UNREADABLE = (orjson.JSONDecodeError, ValueError, KeyError, TypeError, IndexError)
+_PHASES = {phase.value: phase for phase in TrialPhase}
+"""``TrialPhase(text)`` as a look-up (an unknown phase is a ``KeyError``: unreadable)."""
+_NUMBERS = frozenset({float, type(None)})
+"""The types of a kept result read as it is (an integer is made a float)."""
 
 
 def _text(key: Key) -> str:
@@ -139,7 +143,7 @@ def _kept_ledger(raw: dict[str, Any] | None) -> Kept | None:
     records = {}
     for name, version, phase, value, assignments, metrics in raw["records"]:
         key = None if value is None else float(value)
-        record = TrialRecord(str(name), TrialPhase(phase), key, tuple(assignments), tuple(metrics))
+        record = TrialRecord(str(name), _PHASES[phase], key, tuple(assignments), tuple(metrics))
         records[record.name] = (str(version), record)
     return Kept(str(raw["basis"]), records)
 
@@ -169,6 +173,8 @@ def _kept_results(raw: dict[str, Any] | None) -> KeptResults | None:
         return None
     entries: dict[str, tuple[str, Results]] = {}
     for name, version, entry in raw["entries"]:
-        values = {str(k): None if v is None else float(v) for k, v in dict(entry).items()}
+        values = dict(entry)  # JSON's keys are text; its numbers are floats but for integers
+        if not _NUMBERS.issuperset(map(type, values.values())):
+            values = {str(k): None if v is None else float(v) for k, v in values.items()}
         entries[str(name)] = (str(version), values)
     return KeptResults(str(raw["basis"]), entries)

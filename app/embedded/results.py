@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress
+from operator import itemgetter
 
 from katib_resume.adapters.local.suggestion.results import trial_results
 from katib_resume.app.loop.keys import Key
@@ -35,6 +36,8 @@ Results = dict[str, float | None]
 Basis = tuple[str | None, ObjectiveSpec | None]
 Entries = Mapping[str, tuple[str, Results]]
 """Each Trial's entry by name, with the ``resourceVersion`` it was made from."""
+_NAME, _VERSION, _ENTRY = itemgetter(1), itemgetter(0), itemgetter(1)
+"""A ``Seen``'s name; a kept entry's version and results."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,9 +135,11 @@ def _adopt(
     wanted = {(namespace, name, version) for name, (version, _) in kept.items()}
     seen = seen_of(changed)
     hits = list(map(wanted.__contains__, seen))
-    for _, name, version in compress(seen, hits):
-        entry = kept[name][1]
-        if entry:
-            page.by_trial[name], page.versions[name] = dict(entry), str(version)
-            page.results.update(entry)
+    names = list(map(_NAME, compress(seen, hits)))
+    held = list(map(kept.__getitem__, names))
+    entries = list(map(_ENTRY, held))  # an empty one (never kept, but read) is left out
+    page.by_trial.update(compress(zip(names, entries, strict=True), entries))
+    page.versions.update(compress(zip(names, map(_VERSION, held), strict=True), entries))
+    for entry in entries:
+        page.results.update(entry)
     return [None if hit else obj for obj, hit in zip(changed, hits, strict=True)]
