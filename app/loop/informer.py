@@ -86,7 +86,18 @@ class Informer:
         self.echoes: list[Relisted] = []
         """The answers of this cache's own writes, handed out by the next ``sync``: see
         ``_write``."""
-        self.relist()
+        self._first_list()
+
+    def _first_list(self) -> None:
+        """``relist`` into the empty cache: every object is new, so each kind's list is held
+        as it comes, put and indexed in one pass (``Objects.fill``), with nothing to compare."""
+        cursors = []
+        for api_version, kind in dict.fromkeys(self.kinds):  # a kind named twice is listed once
+            cursor, items = self.inner.list_at(api_version, kind)
+            cursors.append(cursor)
+            self.objects.fill(api_version, kind, items)
+        self.cursor = min(cursors)
+        self.relists += 1
 
     def relist(self) -> list[Relisted]:
         """List every cached kind from the API server, keep what differs from the cache, and
