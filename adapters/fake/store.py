@@ -135,9 +135,11 @@ class Store:
     owners: OwnerIndex = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        """The indexes of the objects given (a state opened), built in one pass each."""
         self.kinds, self.owners = {}, OwnerIndex()
         for key, obj in self.objects.items():
-            self._index(key, obj, None)
+            self.kinds.setdefault(key[:2], {})[key] = obj
+        self.owners.added(self.objects.items())
 
     def next_version(self) -> str:
         self.version += 1
