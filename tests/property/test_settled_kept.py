@@ -24,9 +24,9 @@ from katib_resume.adapters.fake.persistence import STATE_FILE, close
 from katib_resume.app.embedded.kept import Summaries
 from katib_resume.app.embedded.results import ResultBook
 from katib_resume.app.embedded.settled import SettledTrials, settled
-from katib_resume.app.loop.versions import seen_of
 from katib_resume.app.loop.keys import Key
 from katib_resume.app.loop.trial_book import TrialBook, _Page
+from katib_resume.app.loop.versions import seen_of
 from katib_resume.core.kube import Manifest
 from tests.property.test_settled_trials import _damaged, damages
 from tests.property.test_trial_plan import _play, events
