@@ -18,8 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import compress
-from operator import itemgetter
 
 from katib_resume.adapters.local.suggestion.results import trial_results
 from katib_resume.app.loop.keys import Key
@@ -36,8 +34,6 @@ Results = dict[str, float | None]
 Basis = tuple[str | None, ObjectiveSpec | None]
 Entries = Mapping[str, tuple[str, Results]]
 """Each Trial's entry by name, with the ``resourceVersion`` it was made from."""
-_NAME, _VERSION, _ENTRY = itemgetter(1), itemgetter(0), itemgetter(1)
-"""A ``Seen``'s name; a kept entry's version and results."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,9 +92,14 @@ class ResultBook:
             recalled = None if self.recall is None else self.recall(key)
             if recalled is not None and recalled.basis == page.text:
                 kept = recalled.entries
-        for obj in _adopt(page, key.namespace, delta.changed, kept) if kept else delta.changed:
-            if obj is None:
-                continue  # taken from ``kept``
+        matched = _matched(key.namespace, delta.changed, kept) if kept else None
+        for obj, held in zip(delta.changed, matched or [None] * len(delta.changed), strict=True):
+            if held is not None:  # ``kept`` holds it at its version: its entry, in its place
+                trial_name, (version, entry) = held
+                if entry:
+                    page.by_trial[trial_name], page.versions[trial_name] = entry, version
+                    page.results.update(entry)
+                continue
             namespace, trial_name = key_of(obj)[2:]
             if namespace != key.namespace:
                 continue
@@ -123,23 +124,14 @@ class ResultBook:
             page.results.update(entry)
 
 
-def _adopt(
-    page: _Page,
-    namespace: str,
-    changed: Sequence[Manifest],
-    kept: Entries,
-) -> list[Manifest | None]:
-    """On a page read in full (empty), the entry of every Trial ``kept`` holds at its version,
-    matched in one C-level pass (``app.loop.versions``); ``changed`` with those Trials as
-    ``None``, the others to parse, in their order (the table's order is the bucket's)."""
+def _matched(
+    namespace: str, changed: Sequence[Manifest], kept: Entries
+) -> list[tuple[str, tuple[str, Results]] | None]:
+    """For each of ``changed``, its name and kept entry if ``kept`` holds it at its version in
+    ``namespace`` (else ``None``), matched in one C-level pass (``app.loop.versions``). The
+    page is filled in the bucket's order all the same, as a fold from scratch fills it (an
+    algorithm may read the results in their order)."""
     wanted = {(namespace, name, version) for name, (version, _) in kept.items()}
     seen = seen_of(changed)
-    hits = list(map(wanted.__contains__, seen))
-    names = list(map(_NAME, compress(seen, hits)))
-    held = list(map(kept.__getitem__, names))
-    entries = list(map(_ENTRY, held))  # an empty one (never kept, but read) is left out
-    page.by_trial.update(compress(zip(names, entries, strict=True), entries))
-    page.versions.update(compress(zip(names, map(_VERSION, held), strict=True), entries))
-    for entry in entries:
-        page.results.update(entry)
-    return [None if hit else obj for obj, hit in zip(changed, hits, strict=True)]
+    hits = map(wanted.__contains__, seen)
+    return [(at[1], kept[at[1]]) if hit else None for at, hit in zip(seen, hits, strict=True)]
