@@ -350,7 +350,8 @@ def main() -> None:
         type=Path,
         default=None,
         help="keep the restart section's grown state directories here and spend copies of them"
-        " (for iterating; delete it when the store's format changes)",
+        " (for iterating; delete it when the store's format or the summaries' content changes:"
+        " a state grown by older code restarts without what newer code keeps)",
     )
     args = parser.parse_args()
     logging.getLogger("katib_resume").setLevel(logging.ERROR)

@@ -16,7 +16,7 @@ empties. Pure: no I/O, no clock.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from katib_resume.core.kube import Manifest
@@ -108,6 +108,19 @@ class Index:
             bucket = self._buckets.get((kind, field, value)) or self._new(kind, field, value)
             bucket.items[name] = new
             bucket.touch(name, self.serial)
+
+    def added(self, kind: Kind, objects: Iterable[tuple[Name, Manifest]]) -> None:
+        """``moved(kind, name, None, obj)`` for each of ``objects``, in order, on a kind that
+        holds nothing now (a cache's first list): the same buckets, serials and epochs, in one
+        pass without the comparison with a previous state. (A kind that holds nothing has no
+        bucket left, since a bucket that empties is dropped, so no name has a record yet.)"""
+        buckets, fields = self._buckets, self.fields
+        for name, obj in objects:
+            self.serial += 1
+            for field, value in fields(obj):
+                bucket = buckets.get((kind, field, value)) or self._new(kind, field, value)
+                bucket.items[name] = obj
+                bucket.touched[name] = self.serial
 
     def _new(self, kind: Kind, field: str, value: str) -> _Bucket:
         bucket = self._buckets[(kind, field, value)] = _Bucket(self.serial)

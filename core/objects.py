@@ -144,11 +144,22 @@ class Objects:
         return self.by_kind.get((api_version, kind), {})
 
     def fill(self, api_version: str, kind: str, items: Iterable[Manifest]) -> None:
-        """The kind's objects are ``items``, whatever was held before."""
+        """The kind's objects are ``items``, whatever was held before. Into a kind that holds
+        nothing (a cache's first list), items all of the kind, each named once, are put and
+        indexed in one pass (``Index.added``); any others one by one, as ``put`` does."""
         for name in list(self.table(api_version, kind)):
             self.pop(api_version, kind, name)
+        items = list(items)
+        fresh = {key_of(obj)[2:]: obj for obj in items}
+        kinds = {(obj["apiVersion"], obj["kind"]) for obj in items}
+        if len(fresh) != len(items) or kinds != {(api_version, kind)}:
+            for obj in items:
+                self.put(obj)
+            return
+        self.by_kind.setdefault((api_version, kind), {}).update(fresh)
+        self.index.added((api_version, kind), fresh.items())
         for obj in items:
-            self.put(obj)
+            self.digests.moved((api_version, kind), None, obj)
 
     def put(self, obj: Manifest) -> None:
         """Hold ``obj``, whatever was held under its name."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from functools import partial
+from operator import itemgetter
 from typing import Any, overload
 
 from katib_resume.adapters.fake import legacy
@@ -57,7 +58,7 @@ def read(db: sqlite3.Connection) -> Snapshot:
         events = _Decoded([body for (body,) in db.execute("SELECT body FROM events ORDER BY id")])
     finally:
         db.execute("COMMIT")
-    objects = {key_of(ObjectRef.of(obj)): obj for obj in current.values()}
+    objects = {stored.keys[revision]: obj for revision, obj in current.items()}
     store = Store(objects, version, uids, log, undo)
     return store, events, None if world is None else decode(world)
 
@@ -106,6 +107,8 @@ def _key_of(obj: Manifest) -> Key:
 
 Row = tuple[int, str, str, str, str, str, str, int | None, int | None]
 """revision, type, apiVersion, kind, namespace, name, body, chain, items."""
+_CREATED = itemgetter(9)
+"""A live object's row: its ``objects.created``, after the ``Row``."""
 
 
 class _Rows:
@@ -116,14 +119,21 @@ class _Rows:
         self.db = db
         self.columns = "log.chain, log.items" if form >= 3 else "NULL, NULL"
         self.chains: dict[int, list[str]] = {}
+        self.keys: dict[int, Key] = {}
+        """The live objects' keys, by the revision of their current state (``current``)."""
 
     def current(self) -> dict[int, Manifest]:
+        """The live objects by revision, in the order they were created. The rows are sorted
+        here, not by SQLite, which would carry every body through its sorter (12 of 30 ms at
+        5,000 Trials); their keys are the ``objects`` table's, as the store keys them."""
         rows = self.db.execute(
             f"SELECT log.revision, log.type, log.api_version, log.kind, log.namespace, log.name, "
-            f"log.body, {self.columns} FROM objects JOIN log ON log.revision = objects.revision "
-            "ORDER BY objects.created"
+            f"log.body, {self.columns}, objects.created FROM objects "
+            "JOIN log ON log.revision = objects.revision"
         ).fetchall()
+        rows.sort(key=_CREATED)
         self._read_chains(rows)
+        self.keys = {row[0]: (row[2], row[3], row[4], row[5]) for row in rows}
         return {row[0]: self.decoded(row) for row in rows}
 
     def window(self, version: int, current: dict[int, Manifest]) -> WatchLog:
@@ -160,7 +170,9 @@ class _Rows:
     def decoded(self, row: Row) -> Manifest:
         """The object of one row, its long list put back from the chain's items."""
         key: Key = (row[2], row[3], row[4], row[5])
-        obj = dict(decode(row[6]))
+        obj = decode(row[6])
+        if type(obj) is not dict:
+            raise TypeError(f"the stored {key[1]} {key[3]!r} is not an object")
         chain, held = row[7], row[8]
         if chain is None or held is None:
             return obj

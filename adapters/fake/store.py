@@ -177,9 +177,12 @@ class Store:
     objects a store opens with): what a watch cache compares its own with before listing."""
 
     def __post_init__(self) -> None:
+        """The indexes of the objects given (a state opened), built in one pass each."""
         self.kinds, self.owners, self.digests = {}, OwnerIndex(), Digests()
         for key, obj in self.objects.items():
-            self._index(key, obj, None)
+            self.kinds.setdefault(key[:2], {})[key] = obj
+            self.digests.moved(key[:2], None, obj)
+        self.owners.added(self.objects.items())
 
     def next_version(self) -> str:
         self.version += 1

@@ -16,6 +16,10 @@ folded for; every other Trial is parsed and folded as without a summary, and a r
 is gone is dropped. A summary that cannot be decoded is ignored. So a command killed before it
 could save (``kill -9``) leaves the summary of the command before: the Trials that changed since
 no longer match their versions and are folded again, and nothing is lost.
+
+Each summary also names the Experiment's Trials that were settled when it was written, by
+namespace, name and ``resourceVersion`` (``app.embedded.settled``): a restart passes over a Trial
+held at one of those versions without judging it again.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import math
 import sqlite3
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -31,11 +36,16 @@ from katib_resume.adapters.fake.sqlite import Journal, summary_key
 from katib_resume.app.embedded.results import KeptResults, ResultBook, Results
 from katib_resume.app.loop.keys import Key
 from katib_resume.app.loop.trial_book import Kept, TrialBook
+from katib_resume.app.loop.versions import Seen
 from katib_resume.core.katib import API_VERSION
 from katib_resume.core.trial_ledger import TrialRecord
 from katib_resume.core.trials import TrialPhase
 
 _UNREADABLE = (orjson.JSONDecodeError, ValueError, KeyError, TypeError, IndexError)
+_PHASES = {phase.value: phase for phase in TrialPhase}
+"""``TrialPhase(text)`` as a look-up (an unknown phase is a ``KeyError``: unreadable)."""
+_NUMBERS = frozenset({float, type(None)})
+"""The types of a kept result read as it is (an integer is made a float)."""
 
 
 def _object(key: Key) -> tuple[str, str, str, str]:
@@ -57,7 +67,9 @@ class Summaries:
         self.decoded: dict[str, dict[str, Any] | None] = {}
 
     def _summary(self, key: Key) -> dict[str, Any] | None:
-        text = _text(key)
+        return self._decode(_text(key))
+
+    def _decode(self, text: str) -> dict[str, Any] | None:
         if text not in self.decoded:
             body = self.bodies.pop(text, None)
             try:
@@ -83,17 +95,37 @@ class Summaries:
         except _UNREADABLE:
             return None
 
+    def settled(self) -> set[Seen]:
+        """The Trial versions every summary names settled (``app.embedded.settled``); a
+        summary that cannot be read names none."""
+        for text in list(self.bodies):
+            self._decode(text)
+        found: set[Seen] = set()
+        for summary in self.decoded.values():
+            with contextlib.suppress(*_UNREADABLE):
+                found |= set() if summary is None else _seen(summary.get("settled") or [])
+        return found
+
     @staticmethod
-    def save(journal: Journal | None, book: TrialBook, results: ResultBook) -> None:
-        """Write every Experiment's folds (both books'), in one transaction: not those of an
-        Experiment deleted meanwhile, whose row went with it."""
+    def save(
+        journal: Journal | None,
+        book: TrialBook,
+        results: ResultBook,
+        settled: Mapping[Key, Sequence[Seen]] | None = None,
+    ) -> None:
+        """Write every Experiment's folds (both books') and settled Trials, in one
+        transaction: not those of an Experiment deleted meanwhile, whose row went with it."""
         if journal is None:
             return
         bodies = {}
         for key in {*book.pages, *results.pages}:
             if key.kind != "Experiment":
                 continue
-            summary = {"ledger": _ledger_of(book.kept(key)), "results": _results_of(results, key)}
+            summary = {
+                "ledger": _ledger_of(book.kept(key)),
+                "results": _results_of(results, key),
+                "settled": list((settled or {}).get(key, ())),
+            }
             bodies[_object(key)] = orjson.dumps(summary).decode()
         with contextlib.suppress(sqlite3.Error):  # the next restart folds in full instead
             journal.summarise(bodies)
@@ -116,7 +148,7 @@ def _kept_ledger(raw: dict[str, Any] | None) -> Kept | None:
     records = {}
     for name, version, phase, value, assignments, metrics in raw["records"]:
         key = None if value is None else float(value)
-        record = TrialRecord(str(name), TrialPhase(phase), key, tuple(assignments), tuple(metrics))
+        record = TrialRecord(str(name), _PHASES[phase], key, tuple(assignments), tuple(metrics))
         records[record.name] = (str(version), record)
     return Kept(str(raw["basis"]), records)
 
@@ -133,11 +165,21 @@ def _results_of(book: ResultBook, key: Key) -> dict[str, Any] | None:
     return {"basis": kept.basis, "entries": entries}
 
 
+def _seen(raw: Any) -> set[Seen]:
+    """The kept versions, as ``seen_of`` gives them (an entry of any other shape or type
+    matches no Trial's; one that cannot be hashed makes the list unreadable)."""
+    if type(raw) is not list:
+        raise TypeError("not a list of Trial versions")
+    return set(map(tuple, raw))
+
+
 def _kept_results(raw: dict[str, Any] | None) -> KeptResults | None:
     if raw is None:
         return None
     entries: dict[str, tuple[str, Results]] = {}
     for name, version, entry in raw["entries"]:
-        values = {str(k): None if v is None else float(v) for k, v in dict(entry).items()}
+        values = dict(entry)  # JSON's keys are text; its numbers are floats but for integers
+        if not _NUMBERS.issuperset(map(type, values.values())):
+            values = {str(k): None if v is None else float(v) for k, v in values.items()}
         entries[str(name)] = (str(version), values)
     return KeptResults(str(raw["basis"]), entries)

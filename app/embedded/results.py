@@ -16,12 +16,13 @@ version its entry was made from takes it unparsed, any other is parsed (as the t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from katib_resume.adapters.local.suggestion.results import trial_results
 from katib_resume.app.loop.keys import Key
 from katib_resume.app.loop.trial_book import basis_text
+from katib_resume.app.loop.versions import seen_of
 from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
 from katib_resume.core.kube import Manifest
 from katib_resume.core.model import Experiment, Trial
@@ -31,6 +32,8 @@ from katib_resume.core.trials import is_own
 
 Results = dict[str, float | None]
 Basis = tuple[str | None, ObjectiveSpec | None]
+Entries = Mapping[str, tuple[str, Results]]
+"""Each Trial's entry by name, with the ``resourceVersion`` it was made from."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,21 +85,25 @@ class ResultBook:
             page = self.pages[key] = _Page(basis)
         name = experiment.metadata.name
         delta = cache.changes(API_VERSION, "Trial", LABEL_EXPERIMENT, name, page.cursor)
-        kept: Mapping[str, tuple[str, Results]] = {}
+        kept: Entries = {}
         if delta.complete:
             page.by_trial, page.results, page.versions = {}, {}, {}
             page.text = basis_text(experiment)
             recalled = None if self.recall is None else self.recall(key)
             if recalled is not None and recalled.basis == page.text:
                 kept = recalled.entries
-        for obj in delta.changed:
+        matched = _matched(key.namespace, delta.changed, kept) if kept else None
+        for obj, held in zip(delta.changed, matched or [None] * len(delta.changed), strict=True):
+            if held is not None:  # ``kept`` holds it at its version: its entry, in its place
+                trial_name, (version, entry) = held
+                if entry:
+                    page.by_trial[trial_name], page.versions[trial_name] = entry, version
+                    page.results.update(entry)
+                continue
             namespace, trial_name = key_of(obj)[2:]
             if namespace != key.namespace:
                 continue
-            version, held = version_of(obj), kept.get(trial_name)
-            if held is not None and held[0] == version:
-                self._put(page, trial_name, dict(held[1]), version)
-                continue
+            version = version_of(obj)
             trial = self.parse(obj)
             own = is_own(experiment, trial)
             self._put(page, trial_name, trial_results(experiment, [trial]) if own else {}, version)
@@ -115,3 +122,16 @@ class ResultBook:
             page.by_trial[name] = entry
             page.versions[name] = version
             page.results.update(entry)
+
+
+def _matched(
+    namespace: str, changed: Sequence[Manifest], kept: Entries
+) -> list[tuple[str, tuple[str, Results]] | None]:
+    """For each of ``changed``, its name and kept entry if ``kept`` holds it at its version in
+    ``namespace`` (else ``None``), matched in one C-level pass (``app.loop.versions``). The
+    page is filled in the bucket's order all the same, as a fold from scratch fills it (an
+    algorithm may read the results in their order)."""
+    wanted = {(namespace, name, version) for name, (version, _) in kept.items()}
+    seen = seen_of(changed)
+    hits = map(wanted.__contains__, seen)
+    return [(at[1], kept[at[1]]) if hit else None for at, hit in zip(seen, hits, strict=True)]

@@ -54,14 +54,13 @@ from katib_resume.adapters.local.trials.collector import Collector
 from katib_resume.app.embedded.kept import Summaries
 from katib_resume.app.embedded.models import ModelsByVersion
 from katib_resume.app.embedded.services import ServiceHost
+from katib_resume.app.embedded.settled import SettledTrials, finished
 from katib_resume.app.loop.controller import Controller
 from katib_resume.app.loop.informer import KINDS, Change, Informer
 from katib_resume.app.loop.keys import Key, Resync, every_key, keys_of, trial_key_of
 from katib_resume.app.loop.trial_reconcile import TrialWiring
 from katib_resume.core.config import KatibConfig
 from katib_resume.core.katib import API_VERSION
-from katib_resume.core.katib_trial import TRIAL_FINALIZER
-from katib_resume.core.kube import Manifest
 from katib_resume.core.observation import ObservationLog
 from katib_resume.core.ports import ClusterError
 
@@ -121,6 +120,7 @@ class Runtime:
         self.parsed = parsed = ModelsByVersion()
         self.services = ServiceHost(self.informer, world.volume_dir, seed, parsed)
         self.kept = Summaries(cluster.store.journal)  # the folds a restart starts from
+        self.settled = SettledTrials()
         parsed.book.recall, self.services.result_book.recall = self.kept.trials, self.kept.results
         self.observations = observations or FakeObservationLog()
         wiring = TrialWiring(self.observations, METRICS_WAIT, frozenset({RUN_KIND}))
@@ -136,7 +136,9 @@ class Runtime:
         now = self.clock.now()
         self.resync = Resync(resync_seconds, now + timedelta(seconds=resync_seconds))
         self.relisting = Resync(relist_seconds, now + timedelta(seconds=relist_seconds))
-        self.enqueue_all()
+        with heap.paused():  # every summary decoded, every Trial's version read: see ``step``
+            self.settled.known |= self.kept.settled()
+            self.enqueue_all()
 
     def _containers(self, trial_command: bool, workdir: Path | None) -> ContainerRuntime:
         """Install the pods' container runtime and metrics collector in the world."""
@@ -162,12 +164,15 @@ class Runtime:
 
         A settled Trial (``settled``: finished, its finalizer in place, nothing left to record)
         whose run object is gone has nothing left for its reconcile to do, so a restart skips
-        it: its cost is the Trials with work left, not the history. A run object still there
-        wakes its Trial (by owner and by name), so a Job a killed command left is deleted."""
+        it: its cost is the Trials with work left, not the history. A Trial at a version the
+        last command's summaries name settled is passed over unread (``app.embedded.settled``).
+        A run object still there wakes its Trial (by owner and by name), so a Job a killed
+        command left is deleted."""
         for key in every_key(self.informer.inner):
             self._enqueue(key)
-        for trial in self.informer.inner.list(API_VERSION, "Trial", None, {}):
-            if not settled(trial) and (ref := trial_key_of(trial)) is not None:
+        trials = self.informer.inner.list(API_VERSION, "Trial", None, {})
+        for trial in self.settled.unsettled(trials):
+            if (ref := trial_key_of(trial)) is not None:
                 self._enqueue(ref)
         for run in self.informer.inner.list(*RUN_KIND, None, {}):
             meta = run["metadata"]
@@ -181,7 +186,7 @@ class Runtime:
         for key in every_key(self.informer.inner):
             self._enqueue(key)
         for trial in self.informer.list(API_VERSION, "Trial", None, {}):
-            if not _finished(trial) and (ref := trial_key_of(trial)) is not None:
+            if not finished(trial) and (ref := trial_key_of(trial)) is not None:
                 self._enqueue(ref)
 
     def pump(self) -> int:
@@ -253,34 +258,11 @@ class Runtime:
 
     def close(self) -> None:
         """Stop the suggestion services and every Trial process still running, and keep the
-        folds of the Trials for the next restart (``kept``)."""
+        folds of the Trials and the settled ones for the next restart (``kept``)."""
         try:
             self.services.stop()
         finally:
             self.containers.stop_all()
-        self.kept.save(self.cluster.store.journal, self.parsed.book, self.services.result_book)
-
-
-_ENDED = frozenset({"Succeeded", "Failed", "MetricsUnavailable", "EarlyStopped", "Killed"})
-
-
-def _finished(trial: Manifest) -> bool:
-    """A Trial with a terminal condition that is not being deleted."""
-    if trial["metadata"].get("deletionTimestamp"):
-        return False
-    conditions = (trial.get("status") or {}).get("conditions") or ()
-    return any(c.get("type") in _ENDED and c.get("status") == "True" for c in conditions)
-
-
-def settled(trial: Manifest) -> bool:
-    """A finished Trial whose reconcile has nothing left to do but for its run object: its
-    finalizer is in place, and an EarlyStopped one has its ``completionTime`` (what
-    ``core.plan.trial.decide_trial`` would still write; its tests hold the two together)."""
-    if not _finished(trial) or TRIAL_FINALIZER not in (trial["metadata"].get("finalizers") or ()):
-        return False
-    status = trial.get("status") or {}
-    stopped = any(
-        c.get("type") == "EarlyStopped" and c.get("status") == "True"
-        for c in status.get("conditions") or ()
-    )
-    return not stopped or bool(status.get("completionTime"))
+        store = self.cluster.store
+        found = self.settled.by_experiment(store.of_kind(API_VERSION, "Trial"))
+        self.kept.save(store.journal, self.parsed.book, self.services.result_book, found)

@@ -97,7 +97,22 @@ class Informer:
         self.echoes: list[Relisted] = []
         """The answers of this cache's own writes, handed out by the next ``sync``: see
         ``_write``."""
-        self.relist()
+        self._first_list()
+
+    def _first_list(self) -> None:
+        """``relist`` into the empty cache: every object is new, so each kind's list is held
+        as it comes, put and indexed in one pass (``Objects.fill``), with nothing to compare;
+        a kind the server holds nothing of (its digest empty, as the cache's) is not listed."""
+        cursors = []
+        for api_version, kind in dict.fromkeys(self.kinds):  # a kind named twice is listed once
+            cursor, digest = self.inner.digest_at(api_version, kind)
+            if digest != self.objects.digest(api_version, kind):
+                cursor, items = self.inner.list_at(api_version, kind)
+                self.listed += 1
+                self.objects.fill(api_version, kind, items)
+            cursors.append(cursor)
+        self.cursor = min(cursors)
+        self.relists += 1
 
     def relist(self, *, full: bool = False) -> list[Relisted]:
         """List from the API server every cached kind whose digest differs from the cache's

@@ -28,9 +28,12 @@ import functools
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import itemgetter, not_
 from typing import TypeGuard, overload
 
 from katib_resume.app.loop.keys import Key
+from katib_resume.app.loop.versions import seen_of
 from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
 from katib_resume.core.kube import Manifest
 from katib_resume.core.model import Experiment, Trial
@@ -178,7 +181,7 @@ class TrialBook:
             page.models, page.raw, page.ledger = {}, {}, None
         records = {} if kept is None else kept.records
         changed = []
-        for obj in delta.changed:
+        for obj in delta.changed if not records else _adopt(page, namespace, delta, records):
             name = key_of(obj)[2:]
             if name[0] != namespace:
                 continue
@@ -202,3 +205,21 @@ class TrialBook:
     def counts(self) -> Mapping[Key, int]:
         """The Trials remembered per Experiment (for tests and benchmarks)."""
         return {key: len(page.models) + len(page.raw) for key, page in self.pages.items()}
+
+
+def _adopt(
+    page: _Page, namespace: str, delta: Delta, records: Mapping[str, tuple[str, TrialRecord]]
+) -> list[Manifest]:
+    """Take into ``raw``, unparsed, every Trial of a whole bucket that ``records`` holds at its
+    version, in one C-level pass (``app.loop.versions``); the others, to parse and fold."""
+    wanted = {(namespace, name, version) for name, (version, _) in records.items()}
+    seen = seen_of(delta.changed)
+    hits = list(map(wanted.__contains__, seen))
+    adopted = zip(map(_NAMED, compress(seen, hits)), compress(delta.changed, hits), strict=True)
+    page.raw.update(adopted)
+    return list(compress(delta.changed, map(not_, hits)))
+
+
+_NAMED = itemgetter(0, 1)
+"""A ``Seen``'s (namespace, name): a page's ``Name`` (its namespace is the page's, never
+``None``, when the version matched)."""

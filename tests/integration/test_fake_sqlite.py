@@ -16,6 +16,7 @@ from katib_resume.adapters.fake.persistence import (
     LEGACY_FILE,
     MIGRATED_FILE,
     STATE_FILE,
+    close,
     read,
     world_state,
 )
@@ -87,7 +88,7 @@ def test_the_store_on_disk_is_the_store_in_memory(
     assert again.changes_since(max(0, memory.cursor - WINDOW)) == memory.changes_since(
         max(0, memory.cursor - WINDOW)
     )
-    world.cluster.store.journal.close()  # type: ignore[union-attr]
+    close(world)
 
 
 def test_the_log_stays_bounded_whatever_the_history(tmp_path: Path) -> None:
@@ -191,7 +192,7 @@ def test_a_list_kept_as_side_rows_reads_back_as_written(
     again = read(state_dir)
     assert again.store.to_dict() == memory.store.to_dict()
     assert again.store.undo == memory.store.undo
-    world.cluster.store.journal.close()  # type: ignore[union-attr]
+    close(world)
     reopened, other = load(state_dir)  # a writer continues the chains it finds
     apply_suggestions(reopened, ops)
     apply_suggestions(memory, ops)
@@ -215,7 +216,7 @@ def test_a_growing_list_writes_only_its_new_items_and_old_chains_go(tmp_path: Pa
 def test_a_database_of_the_previous_format_is_read_and_upgraded(tmp_path: Path) -> None:
     cluster, world = load(tmp_path)
     apply_suggestions(cluster, [("create", 0, 1), ("append", 0, 2)])
-    world.cluster.store.journal.close()  # type: ignore[union-attr]
+    close(world)
     db = sqlite3.connect(tmp_path / STATE_FILE)
     inline = [
         (json.dumps(obj), rev)
@@ -258,3 +259,18 @@ def test_a_transaction_an_interrupt_left_open_does_not_block_the_next(tmp_path: 
     reread = sqlite3.connect(tmp_path / "t.db")
     assert reread.execute("SELECT x FROM t").fetchall() == [(2,)]
     reread.close()
+
+
+@pytest.mark.parametrize("body", ["[1, 2]", '"text"', "{not json"])
+def test_a_stored_object_that_is_not_one_is_refused_with_how_to_start_over(
+    tmp_path: Path, body: str
+) -> None:
+    cluster, world = load(tmp_path)
+    cluster.create(deployment(None))
+    close(world)
+    db = sqlite3.connect(tmp_path / STATE_FILE)
+    with db:
+        db.execute("UPDATE log SET body = ? WHERE kind = 'Deployment'", (body,))
+    db.close()
+    with pytest.raises(StateFileError, match="to start over, move the state directory away"):
+        load(tmp_path)

@@ -1,6 +1,6 @@
 """A restart skips the settled Trials: their reconcile would have had nothing to do.
 
-``app.embedded.runtime.settled`` reads a Trial's manifest (no parse) to decide which finished
+``app.embedded.settled.settled`` reads a Trial's manifest (no parse) to decide which finished
 Trials a restart need not reconcile; these tests hold it to the trial planner: whatever history
 brought a Trial there, and whatever was lost on the way (its finalizer, its ``completionTime``),
 a Trial it calls settled, with its run object gone, gets a plan with no action.
@@ -14,7 +14,7 @@ from typing import Any
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from katib_resume.app.embedded.runtime import settled
+from katib_resume.app.embedded.settled import settled
 from katib_resume.core.kube import Manifest
 from katib_resume.core.model.trial import Trial
 from katib_resume.core.plan.trial import TrialContext, decide_trial

@@ -1,6 +1,8 @@
 """``heap.fewer_passes`` raises the young generation's threshold inside its block only,
 leaves the older generations' and a switched-off collector as they were, and puts the
-thresholds back whatever happens inside."""
+thresholds back whatever happens inside. ``heap.paused`` hands what its block built to the
+oldest generation (inside ``heap.frozen``: the permanent one, until the frozen block ends)
+without a walk, and still lets a cycle made inside be collected later."""
 
 from __future__ import annotations
 
@@ -57,3 +59,58 @@ def test_cyclic_garbage_is_still_collected_inside() -> None:
         assert ref() is not None  # not yet: no collection since
         kept: list[list[int]] = [[] for _ in range(5_000)]  # past the threshold: collected
         assert ref() is None and len(kept) == 5_000
+
+
+def _generation_of(obj: object) -> int | None:
+    for generation in range(3):
+        if any(held is obj for held in gc.get_objects(generation)):
+            return generation
+    return None
+
+
+def test_what_a_paused_block_built_is_not_walked_when_the_collector_comes_back() -> None:
+    """Moved to the oldest generation, the young one's count starting again from nothing."""
+    assert gc.isenabled()
+    with heap.paused():
+        assert not gc.isenabled()
+        built = [[index] for index in range(20_000)]
+    assert gc.isenabled()
+    assert gc.get_count()[0] < 700  # no collection is due: the next one walks little
+    assert _generation_of(built) == 2 and _generation_of(built[-1]) == 2
+
+
+def test_inside_a_frozen_block_a_paused_block_freezes_what_it_built_until_the_frozen_ends() -> None:
+    before = gc.get_freeze_count()
+    with heap.frozen():
+        frozen_at_start = gc.get_freeze_count()
+        with heap.paused():
+            built = [[index] for index in range(1_000)]
+        assert gc.get_freeze_count() >= frozen_at_start + 1_000
+        assert _generation_of(built) is None  # permanent: never walked
+        with heap.frozen():  # a nested block leaves the outer one's objects frozen
+            pass
+        assert gc.get_freeze_count() >= frozen_at_start + 1_000
+    assert gc.get_freeze_count() == before == 0
+    assert _generation_of(built) == 2
+
+
+def test_a_cycle_made_in_a_paused_block_is_still_collected_later() -> None:
+    class Node:
+        other: Node
+
+    with heap.paused():
+        node = Node()
+        node.other = node
+        ref = weakref.ref(node)
+        del node
+    assert ref() is not None
+    gc.collect()
+    assert ref() is None
+
+
+def test_a_nested_paused_block_leaves_the_collector_off_for_the_outer_one() -> None:
+    with heap.paused():
+        with heap.paused():
+            pass
+        assert not gc.isenabled()
+    assert gc.isenabled()
