@@ -253,12 +253,16 @@ class Journal:
             "(SELECT 1 FROM objects WHERE revision = ?)",
             (revision, revision),
         ).rowcount
-        if gone and row[0] is not None:  # the chain's items go with the last row naming it
-            self.db.execute(
-                "DELETE FROM items WHERE chain = ? AND NOT EXISTS "
-                "(SELECT 1 FROM log WHERE chain = ?)",
-                (row[0], row[0]),
-            )
+        if gone and row[0] is not None and not self._named(row[0]):
+            # the chain's items go with the last row naming it; asked first, on its own: as one
+            # statement's condition SQLite tests it against every item of a chain still named
+            # (the Suggestion's, every assignment), a pass over the history per write
+            self.db.execute("DELETE FROM items WHERE chain = ?", (row[0],))
+
+    def _named(self, chain: int) -> bool:
+        """Whether some row of the log still names ``chain`` (an index look-up)."""
+        found = self.db.execute("SELECT 1 FROM log WHERE chain = ? LIMIT 1", (chain,))
+        return found.fetchone() is not None
 
 
 _INSERT_LOG = "INSERT INTO log VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
