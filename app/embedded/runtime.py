@@ -182,10 +182,13 @@ class Runtime:
 
     def resync_all(self) -> None:
         """Every Experiment, and every Trial that has not finished (a finished one changes
-        only through the watch): a resync costs no reconcile per Trial of the history."""
+        only through the watch): a resync costs no reconcile per Trial of the history, and
+        no Python code per settled Trial either (settled implies finished: ``self.settled``
+        passes over those at a version it knows in one C-level pass)."""
         for key in every_key(self.informer.inner):
             self._enqueue(key)
-        for trial in self.informer.list(API_VERSION, "Trial", None, {}):
+        trials = self.informer.list(API_VERSION, "Trial", None, {})
+        for trial in self.settled.unsettled(trials):
             if not finished(trial) and (ref := trial_key_of(trial)) is not None:
                 self._enqueue(ref)
 
