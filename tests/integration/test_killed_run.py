@@ -22,7 +22,7 @@ from katib_resume.core.kube import Manifest
 from tests.support.pids import alive, gone_soon
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "from-volume-resume.yaml"
-NAME, NS, TRIALS = "from-volume-resume", "kubeflow", 120
+NAME, NS, TRIALS = "from-volume-resume", "kubeflow", 400
 PVC = ObjectRef("v1", "PersistentVolumeClaim", NS, f"{NAME}-random")
 
 
