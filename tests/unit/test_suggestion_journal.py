@@ -129,6 +129,29 @@ def test_a_damaged_record_before_the_last_is_rebuilt_and_kept_aside(tmp_path: Pa
     assert state_store.load(tmp_path / FILE_NAME).issued == tuple(history)
 
 
+
+def test_two_records_joined_by_a_damaged_line_break_are_a_problem_not_a_torn_save(
+    tmp_path: Path,
+) -> None:
+    """A flipped line break joins the last two records into one line that ends the file: not
+    what a crash leaves (a torn append has no line break), so not dropped as one, which would
+    lose two saves unsaid, but reported, and the state rebuilt from the history."""
+    server = started(tmp_path)
+    history = grow(server, 3)
+    journal = tmp_path / JOURNAL_NAME
+    lines = journal.read_bytes().splitlines(keepends=True)
+    assert len(lines) >= 3
+    lines[-2] = lines[-2][:-1] + b"\x0b"
+    journal.write_bytes(b"".join(lines))
+    with pytest.raises(snapshot.StateProblem) as problem:
+        state_store.load(tmp_path / FILE_NAME)
+    assert problem.value.kind == "corrupt"
+    assert problem.value.detail == f"journal record {len(lines) - 2} is damaged"
+    restarted = SuggestionServer(experiment(), 5, tmp_path)
+    report = restarted.start(history)
+    assert report.source == "rebuilt"
+    assert restarted.issued == tuple(history)
+
 def test_a_journal_of_another_version_is_rebuilt_not_trusted(tmp_path: Path) -> None:
     server = started(tmp_path)
     history = grow(server, 3)

@@ -15,9 +15,11 @@ checked alone and a record cannot be moved, repeated or left out unnoticed. A bo
 raw line break (JSON escapes it in a string): every record is exactly one line.
 
 A crash while a record is appended leaves a prefix of it at the end of the file: bytes after the
-last good record with no line break before their last byte. That *torn* tail is dropped, as if
-that save never happened (the guarantee an atomic rename gives: the old state or the new one).
-A bad record with more lines after it is not what a crash leaves: the journal is ``Damaged``.
+last good record with no line break in them (a record's line break is its last byte, written
+last). That *torn* tail is dropped, as if that save never happened (the guarantee an atomic
+rename gives: the old state or the new one). A bad record that ends in a line break is not what a
+crash leaves, whether more lines follow it or not (a flipped line break can join two records
+into one line that ends the file): the journal is ``Damaged``.
 """
 
 from __future__ import annotations
@@ -78,8 +80,9 @@ def scan(data: bytes, base: str) -> Scan | None:
     while position < len(data):
         found = _record(data, position, last)
         if found is None:
-            if b"\n" in data[position:-1]:
-                raise Damaged(f"journal record {len(bodies) + 1} is damaged, later ones follow")
+            if b"\n" in data[position:]:
+                later = ", later ones follow" if b"\n" in data[position:-1] else ""
+                raise Damaged(f"journal record {len(bodies) + 1} is damaged{later}")
             break  # a torn append: that save did not complete
         body, last, position = found
         bodies.append(body)
