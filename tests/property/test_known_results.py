@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from katib_resume.adapters.local.suggestion.assignments import Index, assignment
@@ -28,6 +28,7 @@ def _from_scratch(issued: list[str], given: dict[str, float | None]) -> dict[int
 
 
 @given(names, results, st.lists(st.sampled_from([f"t{k}" for k in range(12, 16)]), max_size=3))
+@example(["t0", "t0"], {"t0": None, "t12": None}, ["t12"])  # as many names as issued, by chance
 def test_every_reading_equals_the_table_from_scratch(
     issued_names: list[str], results: dict[str, float | None], added: list[str]
 ) -> None:

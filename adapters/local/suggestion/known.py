@@ -26,12 +26,14 @@ Value = float | None
 
 
 class Known(Mapping[int, Value]):
-    __slots__ = ("_issued", "_names", "_results", "_table")
+    __slots__ = ("_issued", "_named", "_names", "_results", "_table")
 
     def __init__(
         self, issued: tuple[Manifest, ...], names: Mapping[str, int], results: Mapping[str, Value]
     ) -> None:
         self._issued, self._names, self._results = issued, names, results
+        self._named = len(names)
+        """How many names the index held when the view was made (see ``_whole``)."""
         self._table: dict[int, Value] | None = None
 
     def __getitem__(self, index: int) -> Value:
@@ -79,7 +81,8 @@ class Known(Mapping[int, Value]):
             indexes = map(self._names.get, self._results)
             table: dict[Any, Value] = dict(zip(indexes, self._results.values(), strict=True))
             table.pop(None, None)
-            if len(self._names) != len(self._issued):  # names added since, or names issued twice
+            grown = len(self._names) != self._named  # names added since the view was made
+            if grown or self._named != len(self._issued):  # or a name issued twice
                 limit = len(self._issued)
                 table = {i: value for i, value in table.items() if i < limit}
             self._table = table
