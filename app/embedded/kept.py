@@ -27,8 +27,8 @@ from __future__ import annotations
 import contextlib
 import math
 import sqlite3
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import orjson
 
@@ -42,6 +42,7 @@ from katib_resume.core.trial_ledger import TrialRecord
 from katib_resume.core.trials import TrialPhase
 
 _UNREADABLE = (orjson.JSONDecodeError, ValueError, KeyError, TypeError, IndexError)
+_Part = TypeVar("_Part", Kept, KeptResults)
 _PHASES = {phase.value: phase for phase in TrialPhase}
 """``TrialPhase(text)`` as a look-up (an unknown phase is a ``KeyError``: unreadable)."""
 _NUMBERS = frozenset({float, type(None)})
@@ -81,17 +82,17 @@ class Summaries:
 
     def trials(self, key: Key) -> Kept | None:
         """The trial book's kept fold of ``key`` (``TrialBook.recall``)."""
-        summary = self._summary(key)
-        try:
-            return None if summary is None else _kept_ledger(summary["ledger"])
-        except _UNREADABLE:
-            return None
+        return self._part(key, "ledger", _kept_ledger)
 
     def results(self, key: Key) -> KeptResults | None:
         """The result book's kept entries of ``key`` (``ResultBook.recall``)."""
+        return self._part(key, "results", _kept_results)
+
+    def _part(self, key: Key, field: str, read: Callable[[Any], _Part | None]) -> _Part | None:
+        """One field of ``key``'s summary, read by ``read``; ``None`` if it cannot be."""
         summary = self._summary(key)
         try:
-            return None if summary is None else _kept_results(summary["results"])
+            return None if summary is None else read(summary[field])
         except _UNREADABLE:
             return None
 

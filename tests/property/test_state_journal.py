@@ -123,6 +123,17 @@ def test_a_restore_gives_the_last_save_that_completed(
         assert same(StateStore(path, growth, floor=0).load(), saved)
 
 
+def _journaled(path: Path, saves: int, data: st.DataObject) -> list[SearchState]:
+    """``START`` and ``saves`` drawn states after it, each saved as a journal record (the
+    snapshot never rewritten); the states, in order."""
+    store, states = StateStore(path, growth=10**6, floor=0), [START]
+    store.save(START)
+    for _ in range(saves):
+        states.append(data.draw(next_state(states[-1]), label="state"))
+        store.save(states[-1])
+    return states
+
+
 @settings(deadline=None, max_examples=100)
 @given(saves=st.integers(2, 12), data=st.data())
 def test_a_byte_flipped_before_the_last_record_is_a_problem(
@@ -131,11 +142,7 @@ def test_a_byte_flipped_before_the_last_record_is_a_problem(
     with TemporaryDirectory() as directory:
         path = Path(directory) / snapshot.FILE_NAME
         journal = path.with_name(JOURNAL_NAME)
-        store, states = StateStore(path, growth=10**6, floor=0), [START]
-        store.save(START)
-        for _ in range(saves):
-            states.append(data.draw(next_state(states[-1]), label="state"))
-            store.save(states[-1])
+        _journaled(path, saves, data)
         lines = journal.read_bytes().splitlines(keepends=True) if journal.exists() else []
         if len(lines) < 3:  # the header and one record: nothing before the last
             return
@@ -160,11 +167,7 @@ def test_a_damaged_last_record_is_that_save_lost_or_a_problem(
     with TemporaryDirectory() as directory:
         path = Path(directory) / snapshot.FILE_NAME
         journal = path.with_name(JOURNAL_NAME)
-        store, states = StateStore(path, growth=10**6, floor=0), [START]
-        store.save(START)
-        for _ in range(saves):
-            states.append(data.draw(next_state(states[-1]), label="state"))
-            store.save(states[-1])
+        states = _journaled(path, saves, data)
         if not journal.exists():
             return
         content = bytearray(journal.read_bytes())
