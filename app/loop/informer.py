@@ -26,7 +26,7 @@ rule for which version is kept) of the Kubernetes adapter's watch cache too.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -103,16 +103,11 @@ class Informer:
         """``relist`` into the empty cache: every object is new, so each kind's list is held
         as it comes, put and indexed in one pass (``Objects.fill``), with nothing to compare;
         a kind the server holds nothing of (its digest empty, as the cache's) is not listed."""
-        cursors = []
-        for api_version, kind in dict.fromkeys(self.kinds):  # a kind named twice is listed once
-            cursor, digest = self.inner.digest_at(api_version, kind)
-            if digest != self.objects.digest(api_version, kind):
-                cursor, items = self.inner.list_at(api_version, kind)
-                self.listed += 1
-                self.objects.fill(api_version, kind, items)
-            cursors.append(cursor)
-        self.cursor = min(cursors)
-        self.relists += 1
+        self._list(dict.fromkeys(self.kinds), False, self._fill)  # a kind named twice: once
+
+    def _fill(self, api_version: str, kind: str, items: Sequence[Manifest]) -> list[Relisted]:
+        self.objects.fill(api_version, kind, items)
+        return []
 
     def relist(self, *, full: bool = False) -> list[Relisted]:
         """List from the API server every cached kind whose digest differs from the cache's
@@ -132,18 +127,28 @@ class Informer:
         check in ``Objects.keep``. A digest is current at its own cursor, so a kind that agrees
         there needs no replay before it.
         """
+        return self._list(self.kinds, full, self._merge)
+
+    def _list(
+        self,
+        kinds: Iterable[tuple[str, str]],
+        full: bool,
+        take: Callable[[str, str, Sequence[Manifest]], list[Relisted]],
+    ) -> list[Relisted]:
+        """List each of ``kinds`` whose digest differs from the cache's (``full``: each), hand
+        its objects to ``take``, and watch from the oldest cursor; what ``take`` found."""
         changes: list[Relisted] = []
         cursors = []
-        for api_version, kind in self.kinds:
+        for api_version, kind in kinds:
+            agreed = False
             if not full:
                 cursor, digest = self.inner.digest_at(api_version, kind)
-                if digest == self.objects.digest(api_version, kind):
-                    cursors.append(cursor)
-                    continue
-            cursor, items = self.inner.list_at(api_version, kind)
+                agreed = digest == self.objects.digest(api_version, kind)
+            if not agreed:
+                cursor, items = self.inner.list_at(api_version, kind)
+                self.listed += 1
+                changes += take(api_version, kind, items)
             cursors.append(cursor)
-            self.listed += 1
-            changes += self._merge(api_version, kind, items)
         self.cursor = min(cursors)
         self.relists += 1
         return changes
