@@ -21,6 +21,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from katib_resume.adapters.local.suggestion import FILE_NAME, SuggestionServer
+from katib_resume.adapters.local.suggestion.nonfinite import admitted
 from katib_resume.adapters.local.suggestion.pbt_record import GENERATION, PARENT
 from katib_resume.core.model import Experiment, Manifest
 from tests.property.test_suggestion_determinism import (
@@ -100,6 +101,10 @@ class Controller:
         if self.volume is not None:  # the Trial saves its checkpoint
             (self.volume / item["name"] / CHECKPOINT).write_text(item["name"])
 
+    def failed(self, item: Manifest) -> bool:
+        """Whether it finished without a value the search takes (failed, NaN), or runs."""
+        return admitted(self.known.get(item["name"])) is None
+
     def check(self, item: Manifest) -> None:
         labels = item["labels"]
         generation = int(labels[GENERATION])
@@ -108,11 +113,11 @@ class Controller:
             assert generation >= int(self.held[-1]["labels"][GENERATION])
         if PARENT not in labels:  # the first generation, or one whose whole pool failed
             earlier = [a for a in self.held if int(a["labels"][GENERATION]) == generation - 1]
-            assert all(self.known.get(a["name"]) is None for a in earlier[: self.size])
+            assert all(self.failed(a) for a in earlier[: self.size])
         else:
             parent = by_name[labels[PARENT]]
             assert int(parent["labels"][GENERATION]) == generation - 1
-            assert self.known.get(parent["name"]) is not None  # finished, with a value
+            assert parent["name"] in self.known and not self.failed(parent)  # with a value
         if self.volume is not None:
             files = [p.name for p in (self.volume / item["name"]).iterdir()]
             if PARENT in labels:
