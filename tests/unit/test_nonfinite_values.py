@@ -76,14 +76,16 @@ def test_a_trial_that_finished_with_nan_is_a_failure_not_a_trial_to_wait_for() -
         "nan": _trial("nan", "Succeeded", "nan"),
         "inf": _trial("inf", "Succeeded", "inf"),
         "big": _trial("big", "EarlyStopped", "1e999"),
+        "go": _trial("go", "Succeeded", "-Inf"),  # Go's spelling, as Katib's collector writes
+        "go-nan": _trial("go-nan", "Succeeded", "NaN"),
         "unavailable": _trial("unavailable", "Succeeded", "unavailable"),
     }
     embedded = trial_results(subject, [Trial.model_validate(t) for t in trials.values()])
     wire = [_wire(t) for t in trials.values()]
     for results in (embedded, _results(subject, wire)):
-        assert set(results) == {"nan", "inf", "big"}  # "unavailable": no value yet
-        assert math.isnan(results["nan"] or 0.0)
-        assert results["inf"] == results["big"] == INF
+        assert set(results) == {"nan", "inf", "big", "go", "go-nan"}  # "unavailable": none yet
+        assert math.isnan(results["nan"] or 0.0) and math.isnan(results["go-nan"] or 0.0)
+        assert results["inf"] == results["big"] == -(results["go"] or 0.0) == INF
     assert not hyperband_rung_waits_for(NAN)
     assert not hyperband_rung_waits_for(None)
 

@@ -36,8 +36,12 @@ _VALUE: dict[Any, float] = {"inf": math.inf, "-inf": -math.inf}
 
 
 def admitted(value: float | None) -> float | None:
-    """The result as the algorithms take it: NaN is a failure (``None``); any other as it is."""
-    return None if value is not None and math.isnan(value) else value
+    """The result as the algorithms take it: NaN is a failure (``None``); any other as it is
+    (what is no number is left to the algorithm, as before)."""
+    try:
+        return None if value is not None and math.isnan(value) else value
+    except TypeError:
+        return value
 
 
 def has_nan(values: Iterable[float | None]) -> bool:
