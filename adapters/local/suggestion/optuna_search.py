@@ -16,8 +16,10 @@ uninterrupted study would have asked. Results come in through
 ``draw``, just before the asks they inform; told results change only what later asks see.
 
 Rebuilt from the trial history alone (the saved state lost), the attributes are unknown: the
-Sobol position is recomputed (every assignment but the first advanced it by one); CMA-ES starts
-a new evolution from the results it is told, since its past generations cannot be recovered.
+Sobol position is recomputed (every assignment but the first advanced it by one: not so one
+asked when every Trial before it had failed, which Optuna draws at random, and the history does
+not say when a Trial failed); CMA-ES starts a new evolution from the results it is told, since
+its past generations cannot be recovered.
 
 The items of one batch are never identical, nor, while a finite space has points left, equal
 to an earlier assignment (Katib's services repeated themselves, #1329, #1039): a repeated point
