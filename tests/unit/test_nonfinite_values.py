@@ -9,6 +9,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -54,6 +55,23 @@ def test_a_tpe_search_told_an_infinity_saves_and_restores_it(tmp_path: Path) -> 
     restarted = SuggestionServer(subject, 1, tmp_path)
     assert restarted.start(held).source == "restored"
     assert restarted.get_suggestions(held, 5, results) == server.get_suggestions(held, 5, results)
+
+
+def test_a_result_the_search_cannot_take_leaves_the_state_as_it_was(tmp_path: Path) -> None:
+    """A draw that fails half-way (here a result that is no number: it told the ones before)
+    raises, and the next call answers as a server that never saw it (the live study, ahead
+    of the saved state, is dropped as after a failed save)."""
+    subject = experiment("tpe")
+    server, reference = SuggestionServer(subject, 1, tmp_path), SuggestionServer(subject, 1, None)
+    server.start([])
+    reference.start([])
+    held = server.get_suggestions([], 3)
+    assert reference.get_suggestions([], 3) == held
+    bad: dict[str, Any] = {held[0]["name"]: 1.0, held[1]["name"]: "x"}
+    with pytest.raises(ValueError, match="could not convert"):
+        server.get_suggestions(held, 4, bad)
+    good = {held[0]["name"]: 1.0, held[1]["name"]: 2.0}
+    assert server.get_suggestions(held, 4, good) == reference.get_suggestions(held, 4, good)
 
 
 def hyperband_rung_waits_for(value: float | None) -> bool:
