@@ -58,19 +58,25 @@ class Optimum:
 
 
 def parse_metric(raw: object) -> float | None:
-    """A metric value as Go's ``strconv.ParseFloat`` would read it, or None if it is no number."""
+    """A metric value as Go's ``strconv.ParseFloat`` would read it, or None if it is no number
+    or NaN."""
+    value = parse_number(raw)
+    return None if value is None or math.isnan(value) else value
+
+
+def parse_number(raw: object) -> float | None:
+    """``parse_metric`` with NaN read as a number: what a suggestion service is told (Katib's
+    read a Trial's objective with Python's ``float()``, and give a NaN its own meaning)."""
     if isinstance(raw, bool):
         return None
     if isinstance(raw, int | float):
-        value = float(raw)
-    elif isinstance(raw, str) and "_" not in raw:
+        return float(raw)
+    if isinstance(raw, str) and "_" not in raw:
         try:
-            value = float(raw.strip())
+            return float(raw.strip())
         except ValueError:
             return None
-    else:
-        return None
-    return None if math.isnan(value) else value
+    return None
 
 
 def strategy_for(objective: ObjectiveSpec, direction: ObjectiveType) -> str:
@@ -86,6 +92,11 @@ def observed_value(trial: Trial, metric: str, strategy: str) -> float | None:
 
     An unknown strategy gives no value, as in Katib.
     """
+    return parse_metric(observed_raw(trial, metric, strategy))
+
+
+def observed_raw(trial: Trial, metric: str, strategy: str) -> object:
+    """The field ``observed_value`` reads, as the Trial holds it (``None``: none)."""
     if strategy not in STRATEGIES:
         return None
     extra: dict[str, Any] = trial.status.model_extra or {}
@@ -98,7 +109,7 @@ def observed_value(trial: Trial, metric: str, strategy: str) -> float | None:
             raw = entry.get(strategy)
             if raw == UNAVAILABLE and strategy in (MetricStrategy.MIN, MetricStrategy.MAX):
                 raw = entry.get(MetricStrategy.LATEST)
-            return parse_metric(raw)
+            return raw
     return None
 
 

@@ -34,7 +34,7 @@ from katib_resume.adapters.local.suggestion.state import FILE_NAME
 from katib_resume.app.suggestion.issue_order import in_issue_order
 from katib_resume.core.kube import Manifest
 from katib_resume.core.model import AlgorithmSpec, Experiment
-from katib_resume.core.objective import parse_metric
+from katib_resume.core.objective import parse_number
 from katib_resume.core.observed import Outcome
 
 INVALID = "INVALID_ARGUMENT"
@@ -162,7 +162,8 @@ def _history(trials: Sequence[Manifest]) -> list[Manifest]:
 def _results(
     experiment: Experiment, trials: Sequence[Manifest], *, succeeded_only: bool = False
 ) -> dict[str, float | None]:
-    """Trial name -> objective value (``None``: failed), as ``results.trial_results`` does."""
+    """Trial name -> objective value (``None``: failed), as ``results.trial_results`` does (a
+    NaN passed on: the server makes it a failure, ``nonfinite``)."""
     objective = experiment.spec.objective
     metric = objective.objective_metric_name if objective else None
     results: dict[str, float | None] = {}
@@ -173,7 +174,7 @@ def _results(
             results[name] = None
         elif condition in (("Succeeded",) if succeeded_only else _VALUED):
             metrics = status.get("observation", {}).get("metrics", [])
-            values = [parse_metric(m.get("value")) for m in metrics if m.get("name") == metric]
+            values = [parse_number(m.get("value")) for m in metrics if m.get("name") == metric]
             if values and values[0] is not None:
                 results[name] = values[0]
     return results

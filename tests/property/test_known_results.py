@@ -1,10 +1,12 @@
 """The results by index an algorithm reads (``Known``, mapped lazily) equal, read in every way,
 the table mapped from scratch from every result: names issued twice (the last index counts),
 results of Trials not ours, failed Trials (``None``), names added to the index after the view
-was made, lookups past either end and of keys that are not indexes."""
+was made, lookups past either end and of keys that are not indexes; and a NaN reads as a failed
+Trial, ±inf as itself (``nonfinite.admitted``), whichever way it is read."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from hypothesis import example, given
@@ -12,11 +14,12 @@ from hypothesis import strategies as st
 
 from katib_resume.adapters.local.suggestion.assignments import Index, assignment
 from katib_resume.adapters.local.suggestion.known import Known
+from katib_resume.adapters.local.suggestion.nonfinite import admitted
 
 names = st.lists(st.sampled_from([f"t{k}" for k in range(12)]), max_size=10)
 results = st.dictionaries(
     st.sampled_from([f"t{k}" for k in range(16)]),
-    st.none() | st.floats(allow_nan=False, allow_infinity=False),
+    st.none() | st.floats(),
     max_size=14,
 )
 
@@ -24,11 +27,12 @@ results = st.dictionaries(
 def _from_scratch(issued: list[str], given: dict[str, float | None]) -> dict[int, float | None]:
     """Every result by the index of its name (a name issued twice: its last index)."""
     last = {name: index for index, name in enumerate(issued)}
-    return {last[name]: value for name, value in given.items() if name in last}
+    return {last[name]: admitted(value) for name, value in given.items() if name in last}
 
 
 @given(names, results, st.lists(st.sampled_from([f"t{k}" for k in range(12, 16)]), max_size=3))
 @example(["t0", "t0"], {"t0": None, "t12": None}, ["t12"])  # as many names as issued, by chance
+@example(["t0", "t1"], {"t0": math.nan, "t1": math.inf}, [])  # a NaN is a failed Trial
 def test_every_reading_equals_the_table_from_scratch(
     issued_names: list[str], results: dict[str, float | None], added: list[str]
 ) -> None:

@@ -19,7 +19,10 @@ scikit-learn directly, under Katib's settings:
 - Trials still running count as the worst result so far (a "constant liar"), so the items of one
   batch spread out instead of repeating the last suggestion (Katib's #1700, #2002);
 - at most ``MAX_FIT`` results are fitted (the best half and the most recent half), so an ask
-  costs the same at 5,000 results as at 200.
+  costs the same at 5,000 results as at 200;
+- a result of ±inf (``nonfinite``: a value, the best or the worst) is fitted as the best or the
+  worst finite one, as Optuna's ``GPSampler`` does (``warn_and_convert_inf``): a regressor
+  cannot fit an infinity (scikit-learn refuses it), and a rank is what it means.
 
 Parameters are searched in Optuna's unit encoding (log scales as logs, categorical one-hot), so
 the search space mapping is the one of the other Optuna-backed algorithms.
@@ -27,6 +30,7 @@ the search space mapping is the one of the other Optuna-backed algorithms.
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -86,7 +90,7 @@ class BayesianSampler(BaseSampler):
         running = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
         running = [t for t in running if set(t.params) >= set(self.space)][-MAX_FIT // 10 :]
         x = [transform.transform(t.params) for t in (*chosen, *running)]
-        losses = [sign * float(t.value) for t in chosen if t.value is not None]
+        losses = _clipped([sign * float(t.value) for t in chosen if t.value is not None])
         worst = max(losses)
         return np.asarray(x), np.asarray(losses + [worst] * len(running))
 
@@ -95,6 +99,15 @@ class BayesianSampler(BaseSampler):
         if name == "gp_hedge":
             return ("EI", "PI", "LCB")[int(self.rng.randint(3))]
         return name
+
+
+def _clipped(losses: list[float]) -> list[float]:
+    """The losses, each infinity as the finite extreme on its side (all infinite: 0.0)."""
+    finite = [v for v in losses if math.isfinite(v)]
+    if len(finite) == len(losses):
+        return losses
+    low, high = (min(finite), max(finite)) if finite else (0.0, 0.0)
+    return [min(max(v, low), high) for v in losses]
 
 
 def _chosen(done: list[FrozenTrial], sign: float) -> list[FrozenTrial]:

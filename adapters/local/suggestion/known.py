@@ -13,6 +13,9 @@ It is the mapping ``{names[n]: results[n] for n in results if n in names}`` rest
 indexes of ``issued``, in ``results``' order: ``tests/property/test_known_results.py`` holds every
 way of reading it to that dict. The name index may grow after the view is made (the server adds
 the new assignments' names), which is why indexes at or past ``len(issued)`` are left out.
+
+It is where results enter the algorithms, so a value reads as ``nonfinite.admitted`` makes it
+(NaN: failed), whichever way it is read.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 from collections.abc import ItemsView, Iterator, KeysView, Mapping, ValuesView
 from typing import Any
 
+from katib_resume.adapters.local.suggestion.nonfinite import admitted, has_nan
 from katib_resume.core.kube import Manifest
 
 Value = float | None
@@ -42,7 +46,7 @@ class Known(Mapping[int, Value]):
         if 0 <= index < len(self._issued):
             name = self._issued[index]["name"]
             if self._names.get(name) == index and name in self._results:
-                return self._results[name]
+                return admitted(self._results[name])
         raise KeyError(index)
 
     def __contains__(self, index: object) -> bool:
@@ -85,5 +89,7 @@ class Known(Mapping[int, Value]):
             if grown or self._named != len(self._issued):  # or a name issued twice
                 limit = len(self._issued)
                 table = {i: value for i, value in table.items() if i < limit}
+            if has_nan(table.values()):
+                table = {i: admitted(value) for i, value in table.items()}
             self._table = table
         return self._table

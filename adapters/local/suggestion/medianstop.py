@@ -11,15 +11,20 @@ One Katib bug is fixed: Katib's service sends the *mean* of the per-Trial averag
 rule is called median and documented as such; here ``value`` is their median. Each succeeded
 Trial's average is the mean of its first ``start_step`` observation-log values, as in Katib;
 where they come from (Katib's DB manager) is the caller's business: ``rules`` takes them.
-A Trial whose log has no value is left out (Katib divided by zero and lost the whole batch).
+A Trial whose log has no value is left out (Katib divided by zero and lost the whole batch), and
+so is one whose average is NaN: the service's one meaning of a NaN objective, a failure
+(``nonfinite``); an infinite average is a value. The median of an even count is the mean of the
+middle two, which is no number when they are ``-inf`` and ``inf``: then there is no rule yet.
 """
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from katib_resume.adapters.local.suggestion.nonfinite import admitted
 from katib_resume.adapters.local.suggestion.settings import SettingsError
 from katib_resume.core.kube import Manifest
 from katib_resume.core.model import AlgorithmSpec
@@ -69,9 +74,12 @@ def rules(
     settings: MedianStop, metric: str, maximize: bool, averages: Mapping[str, float]
 ) -> list[Manifest]:
     """The rule for new Trials, given the succeeded Trials' running averages (none if too few)."""
-    if len(averages) < settings.min_trials_required:
+    valued = {name: value for name, value in averages.items() if admitted(value) is not None}
+    if len(valued) < settings.min_trials_required:
         return []
-    median = statistics.median(averages[name] for name in sorted(averages))
+    median = statistics.median(valued[name] for name in sorted(valued))
+    if math.isnan(median):
+        return []
     return [
         {
             "name": metric,

@@ -6,7 +6,8 @@ told (the controller sends every Trial every time: each result is told once), th
 new assignments, each with its own seeded sampler (``samplers.ask_seed``).
 
 The cursor, the JSON value the server saves, holds what the assignments themselves do not: the
-results told so far (``told``: assignment index -> value, ``null`` for a failed Trial) and the
+results told so far (``told``: assignment index -> value, ``null`` for a failed Trial, ``"inf"``
+or ``"-inf"`` for an infinite one: ``nonfinite``) and the
 system attributes samplers keep in the study (``attrs``: CMA-ES's optimizer and generations,
 the Sobol sequence's position). The study is a function of the issued assignments and the
 cursor, so after a restart it is rebuilt from them in one pass (``Live.load``; no sampler
@@ -15,8 +16,10 @@ uninterrupted study would have asked. Results come in through
 ``draw``, just before the asks they inform; told results change only what later asks see.
 
 Rebuilt from the trial history alone (the saved state lost), the attributes are unknown: the
-Sobol position is recomputed (every assignment but the first advanced it by one); CMA-ES starts
-a new evolution from the results it is told, since its past generations cannot be recovered.
+Sobol position is recomputed (every assignment but the first advanced it by one: not so one
+asked when every Trial before it had failed, which Optuna draws at random, and the history does
+not say when a Trial failed); CMA-ES starts a new evolution from the results it is told, since
+its past generations cannot be recovered.
 
 The items of one batch are never identical, nor, while a finite space has points left, equal
 to an earlier assignment (Katib's services repeated themselves, #1329, #1039): a repeated point
@@ -37,6 +40,7 @@ import optuna
 from katib_resume.adapters import heap
 from katib_resume.adapters.local.suggestion import columns
 from katib_resume.adapters.local.suggestion.live_study import UNTOLD, Live, best_of
+from katib_resume.adapters.local.suggestion.nonfinite import INFINITIES, stored, values_of
 from katib_resume.adapters.local.suggestion.optuna_space import distributions, reader, render
 from katib_resume.adapters.local.suggestion.sampler_reads import READS, Past
 from katib_resume.adapters.local.suggestion.samplers import Delegate, SamplerFactory, ask_seed
@@ -46,8 +50,9 @@ optuna.logging.set_verbosity(optuna.logging.WARNING)
 Results = Mapping[int, float | None]
 """Known results by assignment index: the objective value, or ``None`` for a failed Trial."""
 MAX_REDRAWS = 100
-_RESULT_TYPES = {type(None), int, float, bool}
-"""What a told result may be in a cursor read back (JSON's numbers, ``null``: failed)."""
+_RESULT_TYPES = {type(None), int, float, bool, str}
+"""What a told result may be in a cursor read back (JSON's numbers, ``null``: failed, and the
+texts of the infinities)."""
 
 
 class OptunaSearch:
@@ -69,7 +74,10 @@ class OptunaSearch:
         if not isinstance(cursor, dict) or set(cursor) != keys:
             raise ValueError(f"not an {self.name} search position")
         told, unknown = cursor["told"], cursor["unknown"]
-        sound = set(map(type, told.values())) <= _RESULT_TYPES  # one C-level pass
+        types = set(map(type, told.values()))  # one C-level pass
+        sound = types <= _RESULT_TYPES
+        if sound and str in types:
+            sound = {v for v in told.values() if type(v) is str} <= INFINITIES
         if not sound or type(unknown) is not int or unknown < 0:
             raise ValueError(f"not an {self.name} search position")
 
@@ -142,7 +150,7 @@ class OptunaSearch:
         if len(known) < len(first):
             kept = [i for i, p in enumerate(first) if p is not None] + list(kept[read:])
         keys = list(map(str, kept))
-        results = list(map(cursor["told"].get, keys, repeat(UNTOLD)))
+        results = values_of(list(map(cursor["told"].get, keys, repeat(UNTOLD))))
         attrs = cursor["trial_attrs"]
         best = best_of(results, self.maximize)
         attributed = range(len(kept) if attrs else 0)
@@ -216,7 +224,7 @@ class OptunaSearch:
             if number is None:
                 continue
             live.tell(number, value)
-            new[key] = value
+            new[key] = stored(value)
         return new
 
     def _ask(self, live: Live, index: int, seen: Set[Point]) -> tuple[Point, int]:

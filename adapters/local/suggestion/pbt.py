@@ -24,7 +24,6 @@ Trial. The Trial's checkpoint directory is prepared when the assignment is hande
 from __future__ import annotations
 
 import bisect
-import math
 import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -32,6 +31,7 @@ from typing import Any
 
 from katib_resume.adapters.local.suggestion import pbt_record, pbt_settings, pbt_volume, pbt_walk
 from katib_resume.adapters.local.suggestion.assignments import point_of
+from katib_resume.adapters.local.suggestion.nonfinite import Stored, admitted, stored, value_of
 from katib_resume.adapters.local.suggestion.optuna_search import Results
 from katib_resume.adapters.local.suggestion.pbt_record import GENERATION, PARENT, Lineage
 from katib_resume.adapters.local.suggestion.pbt_rules import Child, Member, breed
@@ -119,7 +119,7 @@ class PbtSearch:
             starts, parents = cursor["starts"], cursor["parents"]
         else:
             names = [str(m.get("name", "")) for m in issued]
-            known = {i: results[n] for i, n in enumerate(names) if n in results}
+            known = {i: admitted(results[n]) for i, n in enumerate(names) if n in results}
             starts, parents, _ = self.lineage(cursor, list(map(point_of, issued)), known)
         completed = []
         for index, item in enumerate(items, start=first):
@@ -153,20 +153,20 @@ class PbtSearch:
         pool = range(first, first + self.size)
         return first + self.size <= issued and all(i in results for i in pool)
 
-    def _pool_values(self, first: int, results: Results) -> list[float | None]:
-        """The pool's values, scaled so that bigger is better (``None``: failed, or unknown)."""
-        values: list[float | None] = []
+    def _pool_values(self, first: int, results: Results) -> list[Stored]:
+        """The pool's values, scaled so that bigger is better (``None``: failed, or unknown),
+        as the record keeps them (``nonfinite.stored``: ±inf is a value, kept as text)."""
+        values: list[Stored] = []
         for i in range(first, first + self.size):
             value = results.get(i)
-            finite = value is not None and math.isfinite(value)
-            values.append(self.sign * value if finite and value is not None else None)
+            values.append(None if value is None else stored(self.sign * value))
         return values
 
     def _member(
         self,
         j: int,
         starts: Sequence[int],
-        pools: Sequence[Sequence[float | None]],
+        pools: Sequence[Sequence[Stored]],
         issued: Sequence[Point],
     ) -> Child:
         """Member ``j`` of the newest generation in ``starts``."""
@@ -174,7 +174,9 @@ class PbtSearch:
         if generation == 0:
             return Child(self.space.sample(random.Random(f"{self.seed}/{j}")), None)
         first, values = starts[-2], pools[-1]
-        pool = tuple(Member(first + i, issued[first + i], values[i]) for i in range(self.size))
+        pool = tuple(
+            Member(first + i, issued[first + i], value_of(values[i])) for i in range(self.size)
+        )
         return self._plan(generation, j // self.size, pool)[j % self.size]
 
     def _plan(self, generation: int, round_: int, pool: tuple[Member, ...]) -> list[Child]:

@@ -3,8 +3,9 @@
 The record is ``{"starts", "parents", "pools"}``: ``starts[G]`` is the index of generation
 ``G``'s first assignment, ``parents[k]`` the index of the assignment whose checkpoint the
 ``k``-th starts from (-1: none), ``pools[G - 1]`` the values (scaled so that bigger is better;
-``None``: failed) of the ``n_population`` members generation ``G`` was bred from, as they were
-when it was bred. With it a restored search needs nothing but its file.
+``None``: failed; ``"inf"``, ``"-inf"``: the infinities, ``nonfinite.stored``) of the
+``n_population`` members generation ``G`` was bred from, as they were when it was bred. With
+it a restored search needs nothing but its file.
 
 A search rebuilt from a trial history (its file lost or damaged) has only the assignments and
 their labels, Katib's ``pbt.suggestion.katib.kubeflow.org/generation`` and ``.../parent``: values
@@ -21,11 +22,12 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from katib_resume.adapters.local.suggestion.nonfinite import INFINITIES, Stored
 from katib_resume.core.kube import Manifest
 
 GENERATION = "pbt.suggestion.katib.kubeflow.org/generation"
 PARENT = "pbt.suggestion.katib.kubeflow.org/parent"
-Lineage = tuple[list[int], list[int], list[list[float | None]]]
+Lineage = tuple[list[int], list[int], list[list[Stored]]]
 """``(starts, parents, pools)``."""
 
 
@@ -57,7 +59,7 @@ def labels_of(history: Sequence[Manifest]) -> list[list[int]]:
 
 
 def from_labels(
-    labels: Sequence[Sequence[int]], size: int, pool: Callable[[int], list[float | None]]
+    labels: Sequence[Sequence[int]], size: int, pool: Callable[[int], list[Stored]]
 ) -> Lineage:
     """The record the labels give; ``pool(first)`` is the pool starting at ``first``. A
     generation begins where the label rises past the current one and the current generation
@@ -104,4 +106,6 @@ def _ints(values: Any) -> bool:
 
 
 def _value(value: Any) -> bool:
+    if type(value) is str:
+        return value in INFINITIES
     return value is None or (type(value) in (int, float) and math.isfinite(value))

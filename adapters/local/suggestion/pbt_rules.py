@@ -44,12 +44,19 @@ class Child:
 
 
 def quantile(values: Sequence[float], q: float) -> float:
-    """``numpy.quantile``'s default (linear interpolation between the closest ranks)."""
+    """``numpy.quantile``'s default (linear interpolation between the closest ranks). Between
+    an infinity and another value it is the upper rank's value (the lower one's at a rank
+    exactly): with a finite value in the infinity's place the bound would lie between the two
+    ranks, so the members at or above the bound are the same (``numpy`` gives NaN for
+    ``-inf`` and ``inf``, and for two infinities of one sign)."""
     ordered = sorted(values)
     position = q * (len(ordered) - 1)
     low = math.floor(position)
     high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+    below, above, fraction = ordered[low], ordered[high], position - low
+    if math.isinf(below) or math.isinf(above):
+        return below if fraction == 0 or below == above else above
+    return below + (above - below) * fraction
 
 
 def breed(

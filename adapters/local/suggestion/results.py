@@ -4,7 +4,9 @@ Katib's services read a Trial's result from its observation (the value the metri
 picks, as the controller sends it). A Trial that succeeded or was early-stopped with a value is
 a result; one that failed or was killed is a failure (the samplers stop counting it as running,
 where Katib's Optuna service left it running for ever); one still running, or finished without
-a value (its metrics unavailable), tells nothing yet.
+a value (its metrics unavailable), tells nothing yet. A NaN objective is passed on as it is:
+the service gives it its meaning (``nonfinite``: a failure), so that a Trial that finished with
+one is not waited for as if it were still running.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from katib_resume.core.model import Experiment, Trial
-from katib_resume.core.objective import ObjectiveType, observed_value, strategy_for
+from katib_resume.core.objective import ObjectiveType, observed_raw, parse_number, strategy_for
 from katib_resume.core.trials import TrialPhase, classify
 
 _VALUED = (TrialPhase.SUCCEEDED, TrialPhase.EARLY_STOPPED)
@@ -35,7 +37,7 @@ def trial_results(experiment: Experiment, trials: Iterable[Trial]) -> dict[str, 
         if phase in _FAILED:
             results[trial.metadata.name] = None
         elif phase in _VALUED:
-            value = observed_value(trial, metric, strategy)
+            value = parse_number(observed_raw(trial, metric, strategy))
             if value is not None:
                 results[trial.metadata.name] = value
     return results

@@ -18,8 +18,9 @@ server already issued are served again, unchanged, before any new one is generat
 response is re-delivered, never skipped nor repeated. If ``have`` is not a prefix of what the
 server issued, the server re-synchronises on ``have`` as it would on start (level-based: the
 controller's list wins). A batch that changes the state is saved before it is returned, so
-nothing is handed out that the volume does not remember; if the save fails, the server keeps its
-previous state and the next call produces the same batch again.
+nothing is handed out that the volume does not remember; if the save fails, or the draw itself
+(a result the search cannot take), the server keeps its previous state and the next call
+produces the same batch again.
 
 A new search (no saved state, no history) is not saved at start: its state is what a rebuild
 from the empty history gives, so a file holding it would add nothing but an atomic save (a new
@@ -147,15 +148,15 @@ class SuggestionServer:
         search, state = self._running()
         if not self._prefixes.is_prefix(have, state.issued):
             state = self._rebuild(search, have)[0]
-        if total > len(state.issued):
-            state = self._extend(search, state, total - len(state.issued), results or {})
-        if state is not self._saved_state:
-            try:
+        try:
+            if total > len(state.issued):
+                state = self._extend(search, state, total - len(state.issued), results or {})
+            if state is not self._saved_state:
                 self._save(state)
-            except BaseException:
-                search.forget()  # its live model ran ahead of the saved state
-                self._index = None  # it indexes the unsaved state
-                raise
+        except BaseException:  # a draw that failed half-way (a result it cannot take), a save
+            search.forget()  # its live model ran ahead of the saved state
+            self._index = None  # it indexes the unsaved state
+            raise
         self._state = state
         items = list(normalized(state.issued[len(have) : total]))
         if isinstance(search, Annotating):  # PBT: labels, checkpoint directories
