@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from katib_resume.adapters.fake.clone import clone
+from katib_resume.adapters.fake.lazy import Decoded, Undecoded
 from katib_resume.adapters.fake.owners import OwnerIndex
 from katib_resume.adapters.fake.sqlite import Journal
 from katib_resume.adapters.fake.watch import EventKind, WatchEvent, WatchLog
@@ -37,7 +38,7 @@ def as_json(value: Any) -> Any:
     value JSON cannot carry (a ``datetime``, a NaN) fails here, as in the client's serializer.
     (Equivalent to ``json.loads(json.dumps(value, allow_nan=False))``, several times faster.)"""
     kind = type(value)
-    if kind is dict:
+    if kind is dict or kind in _STORED:
         return {
             key if type(key) is str else _json_key(key): as_json(item)
             for key, item in value.items()
@@ -60,6 +61,8 @@ def as_json(value: Any) -> Any:
 
 
 _SCALARS = frozenset({str, int, bool, type(None)})
+_STORED = frozenset({Decoded, Undecoded})
+"""A stored object's own types (``lazy.py``), which a writer may hand back as it was read."""
 """Leaf types that ``as_json`` keeps as they are (a float is checked for NaN one by one)."""
 
 
