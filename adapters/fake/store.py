@@ -184,7 +184,8 @@ class Store:
         self.kinds, self.owners, self.digests = {}, OwnerIndex(), Digests()
         for key, obj in self.objects.items():
             self.kinds.setdefault(key[:2], {})[key] = obj
-            self.digests.moved(key[:2], None, obj)
+        for kind, table in self.kinds.items():
+            self.digests.added(kind, table.values())
         self.owners.added(self.objects.items())
 
     def next_version(self) -> str:
