@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from operator import itemgetter, methodcaller
 from typing import Any
 
 from katib_resume.adapters.fake.clone import clone
@@ -159,7 +160,23 @@ def select(
             continue
         if has_labels(obj, labels):
             found.append(clone(obj) if copy else obj)
-    return sorted(found, key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
+    return _sorted(found)
+
+
+def _sorted(objects: list[Manifest]) -> list[Manifest]:
+    """``objects`` by namespace, then name, as a list answers them. A list of every object of a
+    kind (the informer's first list, a restart's of every Trial) holds thousands, most often in
+    one namespace, and comparing (namespace, name) pairs cost three times comparing the names:
+    so with one namespace the names alone are compared, each read once at C level."""
+    metas = list(map(_META, objects))
+    names = list(map(_NAME, metas))
+    spaces = list(map(_NAMESPACE, metas))
+    keys: list[Any] = names if len(set(spaces)) < 2 else list(zip(spaces, names, strict=True))
+    return [objects[index] for index in sorted(range(len(objects)), key=keys.__getitem__)]
+
+
+_META, _NAME = itemgetter("metadata"), itemgetter("name")
+_NAMESPACE = methodcaller("get", "namespace", "")
 
 
 @dataclass
