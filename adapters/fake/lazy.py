@@ -41,7 +41,7 @@ class Decoded(dict[str, Any]):
     of ``Undecoded``, so that comparing one with the other asks ``Undecoded`` first.)"""
 
     __slots__ = ("_body",)
-    _body: str
+    _body: str | None
 
     def __reduce_ex__(self, protocol: Any) -> Any:
         """A copy (``pickle``, ``copy``) is a plain ``dict`` (of every field: see ``plain``)."""
@@ -69,69 +69,49 @@ class Undecoded(Decoded):
         dict.__init__(self, head)
         self._body = body
 
-    def _read(self) -> None:
-        """Decode the body into this object (its head's ``metadata`` kept) and become a
-        ``Decoded``: the decoded body's own field order, the head's dict in it (equal to the
-        body's own, and possibly already held by a reader or an index)."""
-        text = self._body
-        try:  # a text behind a space was written by ``json`` (``sqlite.encode``)
-            body = json.loads(text) if text[:1].isspace() else orjson.loads(text)
-        except ValueError as error:
-            raise DamagedObject(f"a stored {self._name()} cannot be decoded: {error}") from None
-        if type(body) is not dict:
-            raise DamagedObject(f"a stored {self._name()} is not an object")
-        body["metadata"] = dict.__getitem__(self, "metadata")
-        dict.clear(self)
-        dict.update(self, body)
-        self._body = ""
-        object.__setattr__(self, "__class__", Decoded)  # the same layout: allowed
-
-    def _name(self) -> str:
-        return f"{dict.get(self, 'kind')} {dict.__getitem__(self, 'metadata').get('name')!r}"
-
     def __missing__(self, key: str) -> Any:
-        self._read()
+        _read(self)
         return dict.__getitem__(self, key)
 
     def get(self, key: str, default: Any = None) -> Any:
         """A field of the head without reading the body (``obj.get("metadata")``)."""
         if not dict.__contains__(self, key):
-            self._read()
+            _read(self)
         return dict.get(self, key, default)
 
     def __contains__(self, key: object) -> bool:
         if not dict.__contains__(self, key):
-            self._read()
+            _read(self)
         return dict.__contains__(self, key)
 
     def __iter__(self) -> Any:
-        self._read()
+        _read(self)
         return dict.__iter__(self)
 
     def __reversed__(self) -> Any:
-        self._read()
+        _read(self)
         return dict.__reversed__(self)
 
     def __len__(self) -> int:
-        self._read()
+        _read(self)
         return dict.__len__(self)
 
     def keys(self) -> Any:
-        self._read()
+        _read(self)
         return dict.keys(self)
 
     def values(self) -> Any:
-        self._read()
+        _read(self)
         return dict.values(self)
 
     def items(self) -> Any:
-        self._read()
+        _read(self)
         return dict.items(self)
 
     def __eq__(self, other: object) -> bool:
-        self._read()
+        _read(self)
         if isinstance(other, Undecoded):
-            other._read()  # ``dict``'s comparison reads the other's storage
+            _read(other)  # ``dict``'s comparison reads the other's storage
         return dict.__eq__(self, other)
 
     def __ne__(self, other: object) -> bool:
@@ -141,49 +121,73 @@ class Undecoded(Decoded):
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        self._read()
+        _read(self)
         return dict.__repr__(self)
 
     def copy(self) -> dict[str, Any]:
-        self._read()
+        _read(self)
         return dict(self)
 
     def __or__(self, other: Any) -> Any:
-        self._read()
+        _read(self)
         return dict.__or__(self, other)
 
     def __ror__(self, other: Any) -> Any:
-        self._read()
+        _read(self)
         return dict.__ror__(self, other)
 
     def __ior__(self, other: Any) -> Any:
-        self._read()
+        _read(self)
         return dict.__ior__(self, other)
 
     def __setitem__(self, key: str, value: Any) -> None:
-        self._read()
+        _read(self)
         dict.__setitem__(self, key, value)
 
     def __delitem__(self, key: str) -> None:
-        self._read()
+        _read(self)
         dict.__delitem__(self, key)
 
     def setdefault(self, key: str, default: Any = None) -> Any:
-        self._read()
+        _read(self)
         return dict.setdefault(self, key, default)
 
     def pop(self, key: str, *default: Any) -> Any:
-        self._read()
+        _read(self)
         return dict.pop(self, key, *default)
 
     def popitem(self) -> tuple[str, Any]:
-        self._read()
+        _read(self)
         return dict.popitem(self)
 
     def update(self, *args: Any, **kwargs: Any) -> None:
-        self._read()
+        _read(self)
         dict.update(self, *args, **kwargs)
 
     def clear(self) -> None:
-        self._read()
+        _read(self)
         dict.clear(self)
+
+
+def _read(obj: Undecoded) -> None:
+    """Decode ``obj``'s body into it and make it a ``Decoded``: the body's fields in its
+    order, with the head's ``metadata`` (equal to the body's own, and perhaps already held by a
+    reader or an index). A function, not a method, and a no-op once done: another thread's read
+    meanwhile sees the head whole, decodes the same body itself, or finds it done."""
+    text = obj._body
+    if text is None:
+        return
+    try:  # a text behind a space was written by ``json`` (``sqlite.encode``)
+        body = json.loads(text) if text[:1].isspace() else orjson.loads(text)
+    except ValueError as error:
+        raise DamagedObject(f"a stored {_name(obj)} cannot be decoded: {error}") from None
+    if type(body) is not dict:
+        raise DamagedObject(f"a stored {_name(obj)} is not an object")
+    body["metadata"] = dict.__getitem__(obj, "metadata")
+    dict.update(obj, body)  # the head's fields are the body's first (``head_of``): in place
+    object.__setattr__(obj, "__class__", Decoded)  # the same layout: allowed
+    obj._body = None
+
+
+def _name(obj: dict[str, Any]) -> str:
+    return f"{dict.get(obj, 'kind')} {dict.__getitem__(obj, 'metadata').get('name')!r}"
