@@ -119,9 +119,9 @@ def _key_of(obj: Manifest) -> Key:
 Row = tuple[int, str, str, str, str, str, str, int | None, int | None, str | None]
 """revision, type, apiVersion, kind, namespace, name, body, chain, items, head."""
 _CREATED = itemgetter(10)
+"""A live object's row: its ``objects.created``, after the ``Row``."""
 _COLUMNS = {2: "NULL, NULL, NULL", 3: "log.chain, log.items, NULL", 4: "log.chain, log.items, NULL"}
 """The side-row and head columns of a format older than ``FORMAT`` (they did not exist yet)."""
-"""A live object's row: its ``objects.created``, after the ``Row``."""
 
 
 class _Rows:

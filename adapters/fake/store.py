@@ -62,9 +62,9 @@ def as_json(value: Any) -> Any:
 
 
 _SCALARS = frozenset({str, int, bool, type(None)})
+"""Leaf types that ``as_json`` keeps as they are (a float is checked for NaN one by one)."""
 _STORED = frozenset({Decoded, Undecoded})
 """A stored object's own types (``lazy.py``), which a writer may hand back as it was read."""
-"""Leaf types that ``as_json`` keeps as they are (a float is checked for NaN one by one)."""
 
 
 def as_json_over(value: Any, stored: Any) -> Any:
