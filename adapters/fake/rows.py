@@ -19,19 +19,10 @@ from operator import itemgetter
 from typing import Any, overload
 
 from katib_resume.adapters.fake import legacy
+from katib_resume.adapters.fake.codec import decode, encode, encode_head
 from katib_resume.adapters.fake.items import with_list
 from katib_resume.adapters.fake.lazy import Undecoded
-from katib_resume.adapters.fake.sqlite import (
-    FORMAT,
-    INSERT_LOG,
-    READABLE,
-    WINDOW,
-    Key,
-    decode,
-    encode,
-    encode_head,
-    transaction,
-)
+from katib_resume.adapters.fake.sqlite import FORMAT, INSERT_LOG, READABLE, WINDOW, Key, transaction
 from katib_resume.adapters.fake.store import Store, key_of
 from katib_resume.adapters.fake.watch import WatchEvent, WatchLog
 from katib_resume.adapters.fake.window import StoredWindow, Unread

@@ -32,17 +32,14 @@ commits, never consistency.
 from __future__ import annotations
 
 import contextlib
-import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import orjson
-
+from katib_resume.adapters.fake.codec import decode, encode, encode_head
 from katib_resume.adapters.fake.items import side_rows, without_list
-from katib_resume.adapters.fake.lazy import head_of, plain
 from katib_resume.core.kube import Manifest
 
 WINDOW = 100
@@ -72,29 +69,12 @@ FORMAT = 5
 """2: without ``items`` (its log rows hold whole objects). 3: the Experiment's rows whole (4
 keeps its trial-name lists as splices, ``splices.py``). 4: without ``head`` (its Trials decoded
 whole). Each is read as it is, and upgraded when opened for writing (the columns it lacks
-added, marked 5: an older build refuses a 5 rather than misread it)."""
+added, the live Trials' heads made, marked 5: an older build refuses a 5 rather than misread
+it)."""
 READABLE = (2, 3, 4, FORMAT)
 _CHAINED = """
 CREATE INDEX IF NOT EXISTS log_by_chain ON log (chain) WHERE chain IS NOT NULL;
 """
-
-
-def encode(value: Any) -> str:
-    """Compact JSON, by ``orjson`` (tens of times faster than ``json`` on a Suggestion holding
-    thousands of assignments). What reaches here is already JSON (the store's ``as_json``
-    refused NaN and non-string keys on the way in). An integer beyond 64 bits, which ``orjson``
-    refuses, is written by ``json`` behind one leading space (still JSON), so that ``decode``
-    reads it back exactly with ``json`` (``orjson`` would read it as a float)."""
-    value = plain(value)  # a stored object not read yet: ``orjson`` reads a dict's storage
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:
-        return " " + json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
-def decode(text: str) -> Any:
-    """The value ``encode`` wrote (``orjson`` reads it a few times faster than ``json``)."""
-    return json.loads(text) if text[:1].isspace() else orjson.loads(text)
 
 
 def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
@@ -113,13 +93,15 @@ def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
 
 
 def _upgrade(db: sqlite3.Connection) -> None:
-    """A database of an older ``FORMAT`` gets the log's columns it lacks (its rows hold none)."""
+    """A database of an older ``FORMAT`` gets the log's columns it lacks, and its live Trials'
+    rows their heads (``_heads``)."""
     columns = {row[1] for row in db.execute("PRAGMA table_info(log)")}
     added = [(name, kind) for name, kind in _ADDED if name not in columns]
     if added:
         with transaction(db):
             for name, kind in added:
                 db.execute(f"ALTER TABLE log ADD COLUMN {name} {kind}")
+            _heads(db)
             db.execute("UPDATE state SET format = ? WHERE format IN (2, 3, 4)", (FORMAT,))
     db.execute("UPDATE state SET format = ? WHERE format IN (3, 4)", (FORMAT,))
     db.executescript(_CHAINED)
@@ -127,6 +109,18 @@ def _upgrade(db: sqlite3.Connection) -> None:
 
 _ADDED = (("chain", "INTEGER"), ("items", "INTEGER"), ("head", "TEXT"))
 """The log's columns a database of an older format may lack (written by name, not position)."""
+
+
+def _heads(db: sqlite3.Connection) -> None:
+    """Each live Trial's row gets its head, once, when its database gets the column: a Trial
+    settled before is never written again, so without it every open would decode it whole."""
+    rows = db.execute(
+        "SELECT l.revision, l.body FROM objects o JOIN log l ON l.revision = o.revision "
+        "WHERE l.kind = 'Trial' AND l.chain IS NULL"
+    ).fetchall()
+    heads = [(revision, decode(body)) for revision, body in rows]
+    made = [(encode_head(obj), revision) for revision, obj in heads if type(obj) is dict]
+    db.executemany("UPDATE log SET head = ? WHERE revision = ?", made)
 
 
 class Journal:
@@ -278,13 +272,6 @@ INSERT_LOG = (
     "INSERT INTO log (revision, type, api_version, kind, namespace, name, body, chain, items, "
     "head) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
-
-
-def encode_head(obj: Manifest) -> str | None:
-    """The ``head`` of ``obj``'s row: its head as text, for a kind decoded when first read
-    (``lazy.py``); ``None`` for any other (its body is decoded when the state is opened)."""
-    head = head_of(obj)
-    return None if head is None else encode(head)
 
 
 def summary_key(key: Key) -> str:

@@ -16,8 +16,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from katib_resume.adapters.fake.clone import clone
+from katib_resume.adapters.fake.codec import encode
 from katib_resume.adapters.fake.lazy import DamagedObject, Decoded, Undecoded, head_of, plain
-from katib_resume.adapters.fake.sqlite import encode
 from katib_resume.adapters.fake.store import as_json
 from katib_resume.core.model import Trial
 
