@@ -7,12 +7,12 @@ Trial but its metadata: the store's and the informer's indexes (kind, labels, ow
 also holds its head (``apiVersion``, ``kind``, ``metadata``) as a JSON text of its own
 (``sqlite.py``); opening decodes the head only, and the object is an ``Undecoded``: a ``dict``
 holding the head, with the whole body's text kept beside it. The first read of anything else
-(a key it does not hold yet, ``get``, iteration, ``len``, ``==``, a copy) decodes the body into
-it and turns it into a ``Decoded``, a ``dict`` in all but its class (no method of its own, so
-every read after costs what a plain ``dict``'s does).
+(a field it does not hold yet, by subscript, ``get`` or ``in``; iteration, ``len``, ``==``, a
+copy) decodes the body into it and turns it into a ``Decoded``, a ``dict`` in all but its class
+(no method of its own, so every read after costs what a plain ``dict``'s does).
 
 Code that reads a ``dict`` without its methods sees only its storage: ``orjson`` and ``marshal``
-do (``sqlite.encode`` and ``clone.clone`` hand them ``plain`` objects; ``pydantic`` looks keys up
+do (``codec.encode`` and ``clone.clone`` hand them ``plain`` objects; ``pydantic`` looks keys up
 through the mapping's methods). A body that cannot be decoded is refused when first read
 (``DamagedObject``), as a state that cannot be read is at open (``persistence``).
 """
@@ -177,7 +177,7 @@ def _read(obj: Undecoded) -> None:
     text = obj._body
     if text is None:
         return
-    try:  # a text behind a space was written by ``json`` (``sqlite.encode``)
+    try:  # a text behind a space was written by ``json`` (``codec.encode``)
         body = json.loads(text) if text[:1].isspace() else orjson.loads(text)
     except ValueError as error:
         raise DamagedObject(f"a stored {_name(obj)} cannot be decoded: {error}") from None
