@@ -158,8 +158,7 @@ class Objects:
             return
         self.by_kind.setdefault((api_version, kind), {}).update(fresh)
         self.index.added((api_version, kind), fresh.items())
-        for obj in items:
-            self.digests.moved((api_version, kind), None, obj)
+        self.digests.added((api_version, kind), items)
 
     def put(self, obj: Manifest) -> None:
         """Hold ``obj``, whatever was held under its name."""

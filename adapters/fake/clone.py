@@ -6,6 +6,8 @@ import marshal
 import pickle
 from typing import Any, TypeVar, cast
 
+from katib_resume.adapters.fake.lazy import plain
+
 T = TypeVar("T")
 
 
@@ -18,6 +20,7 @@ def clone(obj: T) -> T:
     anything ``marshal`` refuses (a ``str`` enum in a caller's manifest, a ``datetime``) is
     copied by ``pickle``. Both keep shared parts shared, as ``deepcopy`` does.
     """
+    obj = plain(obj)  # a stored object (``lazy.py``): ``marshal`` takes plain dicts only
     try:
         data = marshal.dumps(cast(Any, obj))  # refuses what it cannot copy exactly
     except ValueError:

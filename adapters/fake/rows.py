@@ -2,31 +2,27 @@
 an in-memory cluster for the first time.
 
 Reading takes one read transaction, so a reader in another process sees one committed state even
-while a command writes. The current objects are decoded once; the watch window's events that hold
-an object's current state share its decoded dict, as the in-memory store's do. The Kubernetes
-Events are read as text and decoded one by one when read (``_Decoded``; the cluster decodes them
-when something first reads them: ``deferred.py``).
+while a command writes. The current objects are decoded once, a Trial's head only (its body when
+first read: ``lazy.py``); the watch window's events that hold an object's current state share its
+object, as the in-memory store's do. The Kubernetes Events are only counted when a command opens
+the state (``_Later``: fetched when first read), and read as text otherwise; either way each is
+decoded when read (``_Decoded``; the cluster decodes them when something first reads them:
+``deferred.py``).
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from operator import itemgetter
 from typing import Any, overload
 
 from katib_resume.adapters.fake import legacy
+from katib_resume.adapters.fake.codec import decode, encode, encode_head
 from katib_resume.adapters.fake.items import with_list
-from katib_resume.adapters.fake.sqlite import (
-    FORMAT,
-    READABLE,
-    WINDOW,
-    Key,
-    decode,
-    encode,
-    transaction,
-)
+from katib_resume.adapters.fake.lazy import Undecoded
+from katib_resume.adapters.fake.sqlite import FORMAT, INSERT_LOG, READABLE, WINDOW, Key, transaction
 from katib_resume.adapters.fake.store import Store, key_of
 from katib_resume.adapters.fake.watch import WatchEvent, WatchLog
 from katib_resume.adapters.fake.window import StoredWindow, Unread
@@ -37,7 +33,10 @@ Snapshot = legacy.Snapshot
 """The store, the Kubernetes Events (as saved) and the world's own state (``None``: none yet)."""
 
 
-def read(db: sqlite3.Connection) -> Snapshot:
+def read(db: sqlite3.Connection, later: Connect | None = None) -> Snapshot:
+    """The state ``db`` holds. With ``later``, the Kubernetes Events are only counted, and
+    fetched through a connection ``later`` opens when something first reads them (``_Later``):
+    a restart reads none of them."""
     db.execute("BEGIN")
     try:
         row = db.execute(
@@ -55,7 +54,12 @@ def read(db: sqlite3.Connection) -> Snapshot:
         if undo_key is not None:
             before = None if undo_revision is None else stored.body(undo_revision, current)
             undo = (_key(decode(undo_key)), before)
-        events = _Decoded([body for (body,) in db.execute("SELECT body FROM events ORDER BY id")])
+        events: Sequence[Any]
+        if later is None:
+            events = _Decoded([body for (body,) in db.execute(_EVENTS)])
+        else:
+            count, last = db.execute("SELECT count(*), max(id) FROM events").fetchone()
+            events = _Later(later, count, last)
     finally:
         db.execute("COMMIT")
     objects = {stored.keys[revision]: obj for revision, obj in current.items()}
@@ -94,10 +98,8 @@ def _world(world: dict[str, Any] | None) -> str | None:
 def _insert(db: sqlite3.Connection, kind: str, obj: Manifest) -> int:
     """Log ``obj`` at its revision, unless that revision is logged already (the same state)."""
     revision = int(obj["metadata"]["resourceVersion"])
-    db.execute(
-        "INSERT OR IGNORE INTO log VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL)",
-        (revision, kind, *_key_of(obj), encode(obj)),
-    )
+    row = (revision, kind, *_key_of(obj), encode(obj), None, None, encode_head(obj))
+    db.execute(INSERT_LOG.replace("INSERT", "INSERT OR IGNORE", 1), row)
     return revision
 
 
@@ -105,10 +107,12 @@ def _key_of(obj: Manifest) -> Key:
     return key_of(ObjectRef.of(obj))
 
 
-Row = tuple[int, str, str, str, str, str, str, int | None, int | None]
-"""revision, type, apiVersion, kind, namespace, name, body, chain, items."""
-_CREATED = itemgetter(9)
+Row = tuple[int, str, str, str, str, str, str, int | None, int | None, str | None]
+"""revision, type, apiVersion, kind, namespace, name, body, chain, items, head."""
+_CREATED = itemgetter(10)
 """A live object's row: its ``objects.created``, after the ``Row``."""
+_COLUMNS = {2: "NULL, NULL, NULL", 3: "log.chain, log.items, NULL", 4: "log.chain, log.items, NULL"}
+"""The side-row and head columns of a format older than ``FORMAT`` (they did not exist yet)."""
 
 
 class _Rows:
@@ -117,7 +121,7 @@ class _Rows:
 
     def __init__(self, db: sqlite3.Connection, form: int) -> None:
         self.db = db
-        self.columns = "log.chain, log.items" if form >= 3 else "NULL, NULL"
+        self.columns = _COLUMNS.get(form, "log.chain, log.items, log.head")
         self.chains: dict[int, list[str]] = {}
         self.keys: dict[int, Key] = {}
         """The live objects' keys, by the revision of their current state (``current``)."""
@@ -168,8 +172,14 @@ class _Rows:
         return self.decoded(row)
 
     def decoded(self, row: Row) -> Manifest:
-        """The object of one row, its long list put back from the chain's items."""
+        """The object of one row, its long list put back from the chain's items; a row with
+        a head, its head only until it is read (``lazy.py``)."""
         key: Key = (row[2], row[3], row[4], row[5])
+        if row[9] is not None:
+            head = decode(row[9])
+            if type(head) is not dict or type(head.get("metadata")) is not dict:
+                raise TypeError(f"the stored head of {key[1]} {key[3]!r} is not an object's")
+            return Undecoded(head, row[6])
         obj = decode(row[6])
         if type(obj) is not dict:
             raise TypeError(f"the stored {key[1]} {key[3]!r} is not an object")
@@ -198,6 +208,46 @@ class _Rows:
                     (chain, held),
                 )
             ]
+
+
+_EVENTS = "SELECT body FROM events ORDER BY id"
+Connect = Callable[[], sqlite3.Connection]
+
+
+class _Later(Sequence[Any]):
+    """The ``count`` Kubernetes Events stored up to the id ``last`` when the state was opened
+    (those appended since are the cluster's own), fetched as text when one is first read. The
+    table is append-only for as long as this process holds the state's lock, so the ids up to
+    ``last`` name the same Events then as at the open."""
+
+    def __init__(self, connect: Connect, count: int, last: int | None) -> None:
+        self.connect, self.size, self.last = connect, count, last
+        self.texts: _Decoded | None = None
+
+    def __len__(self) -> int:
+        return self.size
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Any]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if self.texts is None:
+            texts = self._fetched() if self.size else []
+            if len(texts) != self.size:
+                raise ValueError(f"{self.size} stored Kubernetes Events expected, {len(texts)}")
+            self.texts = _Decoded(texts)
+        return self.texts[index]
+
+    def _fetched(self) -> list[str]:
+        db = self.connect()
+        try:
+            rows = db.execute("SELECT body FROM events WHERE id <= ? ORDER BY id", (self.last,))
+            return [body for (body,) in rows]
+        finally:
+            db.close()
 
 
 class _Decoded(Sequence[Any]):

@@ -7,7 +7,8 @@ at any moment leaves the cluster as of its last completed write. The layout is k
 - ``log``: one row per revision (``resourceVersion``), the object as it was after the change
   (for a deletion, its last state): the watch, ordered by revision. A Suggestion's list of
   assignments is kept beside its row, in ``items``, so that a write stores only the items it
-  appended (``items.py``);
+  appended (``items.py``); a Trial's head (``apiVersion``, ``kind``, ``metadata``) is kept
+  beside its body too, in ``head``, decoded alone when the state is opened (``lazy.py``);
 - ``objects``: one row per live object, pointing at the revision that holds its current state,
   with the revision that created it (kine's ``create_revision``: the objects' order);
 - ``state``: the counters (version, UIDs), the key and revision of the change before the last
@@ -31,15 +32,13 @@ commits, never consistency.
 from __future__ import annotations
 
 import contextlib
-import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import orjson
-
+from katib_resume.adapters.fake.codec import decode, encode, encode_head
 from katib_resume.adapters.fake.items import side_rows, without_list
 from katib_resume.core.kube import Manifest
 
@@ -51,7 +50,7 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS log (
     revision INTEGER PRIMARY KEY, type TEXT NOT NULL, api_version TEXT NOT NULL,
     kind TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL, body TEXT NOT NULL,
-    chain INTEGER, items INTEGER);
+    chain INTEGER, items INTEGER, head TEXT);
 CREATE TABLE IF NOT EXISTS items (
     chain INTEGER NOT NULL, idx INTEGER NOT NULL, body TEXT NOT NULL,
     PRIMARY KEY (chain, idx)) WITHOUT ROWID;
@@ -66,32 +65,16 @@ CREATE TABLE IF NOT EXISTS state (
     id INTEGER PRIMARY KEY CHECK (id = 1), format INTEGER NOT NULL, version INTEGER NOT NULL,
     uids INTEGER NOT NULL, undo_key TEXT, undo_revision INTEGER, world TEXT);
 """
-FORMAT = 4
-"""2: the same without ``items`` (its log rows hold whole objects); upgraded when opened for
-writing (two columns added), read as it is otherwise. 3: the Experiment's rows whole (4 keeps
-its trial-name lists as splices, ``splices.py``): read as it is, marked 4 when opened for
-writing (an older build refuses a 4 rather than misread it)."""
-READABLE = (2, 3, FORMAT)
+FORMAT = 5
+"""2: without ``items`` (its log rows hold whole objects). 3: the Experiment's rows whole (4
+keeps its trial-name lists as splices, ``splices.py``). 4: without ``head`` (its Trials decoded
+whole). Each is read as it is, and upgraded when opened for writing (the columns it lacks
+added, the live Trials' heads made, marked 5: an older build refuses a 5 rather than misread
+it)."""
+READABLE = (2, 3, 4, FORMAT)
 _CHAINED = """
 CREATE INDEX IF NOT EXISTS log_by_chain ON log (chain) WHERE chain IS NOT NULL;
 """
-
-
-def encode(value: Any) -> str:
-    """Compact JSON, by ``orjson`` (tens of times faster than ``json`` on a Suggestion holding
-    thousands of assignments). What reaches here is already JSON (the store's ``as_json``
-    refused NaN and non-string keys on the way in). An integer beyond 64 bits, which ``orjson``
-    refuses, is written by ``json`` behind one leading space (still JSON), so that ``decode``
-    reads it back exactly with ``json`` (``orjson`` would read it as a float)."""
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:
-        return " " + json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
-def decode(text: str) -> Any:
-    """The value ``encode`` wrote (``orjson`` reads it a few times faster than ``json``)."""
-    return json.loads(text) if text[:1].isspace() else orjson.loads(text)
 
 
 def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
@@ -110,15 +93,34 @@ def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
 
 
 def _upgrade(db: sqlite3.Connection) -> None:
-    """A database of format 2 gets the log's two columns for side rows (``items.py``)."""
+    """A database of an older ``FORMAT`` gets the log's columns it lacks, and its live Trials'
+    rows their heads (``_heads``)."""
     columns = {row[1] for row in db.execute("PRAGMA table_info(log)")}
-    if "chain" not in columns:
+    added = [(name, kind) for name, kind in _ADDED if name not in columns]
+    if added:
         with transaction(db):
-            db.execute("ALTER TABLE log ADD COLUMN chain INTEGER")
-            db.execute("ALTER TABLE log ADD COLUMN items INTEGER")
-            db.execute("UPDATE state SET format = ? WHERE format = 2", (FORMAT,))
-    db.execute("UPDATE state SET format = ? WHERE format = 3", (FORMAT,))
+            for name, kind in added:
+                db.execute(f"ALTER TABLE log ADD COLUMN {name} {kind}")
+            _heads(db)
+            db.execute("UPDATE state SET format = ? WHERE format IN (2, 3, 4)", (FORMAT,))
+    db.execute("UPDATE state SET format = ? WHERE format IN (3, 4)", (FORMAT,))
     db.executescript(_CHAINED)
+
+
+_ADDED = (("chain", "INTEGER"), ("items", "INTEGER"), ("head", "TEXT"))
+"""The log's columns a database of an older format may lack (written by name, not position)."""
+
+
+def _heads(db: sqlite3.Connection) -> None:
+    """Each live Trial's row gets its head, once, when its database gets the column: a Trial
+    settled before is never written again, so without it every open would decode it whole."""
+    rows = db.execute(
+        "SELECT l.revision, l.body FROM objects o JOIN log l ON l.revision = o.revision "
+        "WHERE l.kind = 'Trial' AND l.chain IS NULL"
+    ).fetchall()
+    heads = [(revision, decode(body)) for revision, body in rows]
+    made = [(encode_head(obj), revision) for revision, obj in heads if type(obj) is dict]
+    db.executemany("UPDATE log SET head = ? WHERE revision = ?", made)
 
 
 class Journal:
@@ -220,7 +222,8 @@ class Journal:
         _, chain, held = stored if stored and stored[0] == _revision(before) else (0, 0, -1)
         side = side_rows(key, obj, before, held)
         if side is None:
-            self.db.execute(_INSERT_LOG, (revision, kind, *key, encode(obj), None, None))
+            row = (revision, kind, *key, encode(obj), None, None, encode_head(obj))
+            self.db.execute(INSERT_LOG, row)
             return None
         fresh_chain, items, total = side
         if fresh_chain:
@@ -228,7 +231,7 @@ class Journal:
         fresh = [(chain, index, encode(item)) for index, item in enumerate(items, held)]
         self.db.executemany("INSERT INTO items VALUES (?, ?, ?)", fresh)
         body = encode(without_list(key, obj))
-        self.db.execute(_INSERT_LOG, (revision, kind, *key, body, chain, total))
+        self.db.execute(INSERT_LOG, (revision, kind, *key, body, chain, total, None))
         return chain, total
 
     def _advance(self, revision: int, key: Key, before: int | None, uids: int | None) -> None:
@@ -265,7 +268,10 @@ class Journal:
         return found.fetchone() is not None
 
 
-_INSERT_LOG = "INSERT INTO log VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+INSERT_LOG = (
+    "INSERT INTO log (revision, type, api_version, kind, namespace, name, body, chain, items, "
+    "head) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 
 
 def summary_key(key: Key) -> str:

@@ -18,9 +18,11 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from operator import itemgetter, methodcaller
 from typing import Any
 
 from katib_resume.adapters.fake.clone import clone
+from katib_resume.adapters.fake.lazy import Decoded, Undecoded
 from katib_resume.adapters.fake.owners import OwnerIndex
 from katib_resume.adapters.fake.sqlite import Journal
 from katib_resume.adapters.fake.watch import EventKind, WatchEvent, WatchLog
@@ -37,7 +39,7 @@ def as_json(value: Any) -> Any:
     value JSON cannot carry (a ``datetime``, a NaN) fails here, as in the client's serializer.
     (Equivalent to ``json.loads(json.dumps(value, allow_nan=False))``, several times faster.)"""
     kind = type(value)
-    if kind is dict:
+    if kind is dict or kind in _STORED:
         return {
             key if type(key) is str else _json_key(key): as_json(item)
             for key, item in value.items()
@@ -61,6 +63,8 @@ def as_json(value: Any) -> Any:
 
 _SCALARS = frozenset({str, int, bool, type(None)})
 """Leaf types that ``as_json`` keeps as they are (a float is checked for NaN one by one)."""
+_STORED = frozenset({Decoded, Undecoded})
+"""A stored object's own types (``lazy.py``), which a writer may hand back as it was read."""
 
 
 def as_json_over(value: Any, stored: Any) -> Any:
@@ -156,7 +160,23 @@ def select(
             continue
         if has_labels(obj, labels):
             found.append(clone(obj) if copy else obj)
-    return sorted(found, key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
+    return _sorted(found)
+
+
+def _sorted(objects: list[Manifest]) -> list[Manifest]:
+    """``objects`` by namespace, then name, as a list answers them. A list of every object of a
+    kind (the informer's first list, a restart's of every Trial) holds thousands, most often in
+    one namespace, and comparing (namespace, name) pairs cost three times comparing the names:
+    so with one namespace the names alone are compared, each read once at C level."""
+    metas = list(map(_META, objects))
+    names = list(map(_NAME, metas))
+    spaces = list(map(_NAMESPACE, metas))
+    keys: list[Any] = names if len(set(spaces)) < 2 else list(zip(spaces, names, strict=True))
+    return [objects[index] for index in sorted(range(len(objects)), key=keys.__getitem__)]
+
+
+_META, _NAME = itemgetter("metadata"), itemgetter("name")
+_NAMESPACE = methodcaller("get", "namespace", "")
 
 
 @dataclass
@@ -181,7 +201,8 @@ class Store:
         self.kinds, self.owners, self.digests = {}, OwnerIndex(), Digests()
         for key, obj in self.objects.items():
             self.kinds.setdefault(key[:2], {})[key] = obj
-            self.digests.moved(key[:2], None, obj)
+        for kind, table in self.kinds.items():
+            self.digests.added(kind, table.values())
         self.owners.added(self.objects.items())
 
     def next_version(self) -> str:

@@ -240,7 +240,7 @@ def test_a_database_of_the_previous_format_is_read_and_upgraded(tmp_path: Path) 
     suggestion = read(tmp_path).get(ObjectRef(API_VERSION, "Suggestion", NS, "s0"))
     assert [a["name"] for a in suggestion["status"]["suggestions"]] == ["t0", "t1", "t2"]
     (form,) = sqlite3.connect(tmp_path / STATE_FILE).execute("SELECT format FROM state").fetchone()
-    assert form == 4
+    assert form == 5
 
 
 def test_a_transaction_an_interrupt_left_open_does_not_block_the_next(tmp_path: Path) -> None:

@@ -51,3 +51,15 @@ def test_the_sum_wraps_at_64_bits() -> None:
     digest = _of(*many)
     assert 0 <= digest.total < 2**64
     assert digest.total == sum(fingerprint(o) for o in many) % 2**64
+
+
+def test_objects_added_at_once_make_the_digest_they_make_one_by_one() -> None:
+    objects = [_obj(name=f"n{i}", uid=f"u{i}", rv=str(i)) for i in range(40)]
+    at_once = Digests()
+    at_once.added(KIND, objects[:25])
+    at_once.added(KIND, [])
+    at_once.added(KIND, objects[25:])
+    assert at_once.of(KIND) == _of(*objects)
+    at_once.moved(KIND, objects[3], None)
+    assert at_once.of(KIND) == _of(*objects[:3], *objects[4:])
+    assert Digests().of(KIND) == EMPTY
