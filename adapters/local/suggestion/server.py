@@ -206,7 +206,7 @@ class SuggestionServer:
         if self._store is None:
             return _Found(None, "no suggestion volume (state kept in memory only)")
         try:
-            saved = self._store.load()
+            saved = self._store.load(history)  # its items, where they are the saved ones
             search.check(saved.cursor)
         except StateProblem as problem:
             if problem.kind == "missing":
