@@ -89,3 +89,9 @@ def remember(key: Any, issued: tuple[Manifest, ...], body: bytes) -> None:
     """Keep ``body`` as the encoding of ``issued`` under ``key``: the items' canonical bytes
     joined by commas, as a state read back holds them (``unparsed.py``)."""
     _keep(key, _Issued(issued, body))
+
+
+def kept(issued: tuple[Manifest, ...]) -> bytes | None:
+    """The encoding kept of ``issued`` itself (the same tuple), if one is."""
+    with _lock:
+        return next((entry.body for entry in _kept.values() if entry.items is issued), None)

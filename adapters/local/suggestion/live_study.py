@@ -44,6 +44,7 @@ from optuna.study import Study, StudyDirection
 from optuna.study._tell import _tell_with_warning
 from optuna.trial import FrozenTrial, TrialState
 
+from katib_resume.adapters.local.suggestion.points import Seen
 from katib_resume.adapters.local.suggestion.space import Point
 
 
@@ -119,7 +120,7 @@ class Live:
         self.study = optuna.create_study(storage=self.storage, sampler=sampler, direction=direction)
         self.study_id = self.study._study_id
         self.numbers: list[int | None] = []
-        self.seen: set[Point] = set()
+        self.seen: set[Point] | Seen = set()
         self.completed = 0
         self.cursor: Any = None
         self.distributions = distributions

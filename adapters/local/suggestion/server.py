@@ -261,16 +261,15 @@ class SuggestionServer:
         if index is None or index.issued is not state.issued:
             index = Index.of(state.issued)
         names = index.names
-        points, cursor = search.draw(state.cursor, count, tuple(index.points), index.known(results))
+        points, cursor = search.draw(state.cursor, count, index.points, index.known(results))
         self._index = None  # until it is extended (an error on the way leaves none)
         new: list[Manifest] = []
-        for point in points:
-            number = len(index.points)
+        for number, point in enumerate(points, len(index.issued)):
             name = name_for(self.experiment.metadata.name, state.seed, number, names.keys())
             names[name] = number
-            index.points.append(point)
             new.append(assignment(name, point))
         index.issued = state.issued + tuple(new)
+        index.points = index.points.extended(index.issued, points)
         self._index = index
         return replace(state, cursor=cursor, issued=index.issued)
 
