@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from katib_resume.adapters.local.suggestion import FILE_NAME, SuggestionServer, state_store
-from katib_resume.adapters.local.suggestion.state_store import JOURNAL_NAME
+from katib_resume.adapters.local.suggestion.assignments import assignment
+from katib_resume.adapters.local.suggestion.state_store import JOURNAL_NAME, StateStore
 from katib_resume.adapters.local.suggestion.unparsed import Unparsed
 from tests.unit.test_suggestion_journal import experiment, grow, started
 
@@ -37,15 +39,35 @@ def test_a_restart_holds_the_histories_items_and_parses_only_those_after_it(
     assert restarted.get_suggestions(held, 34) == started(None).get_suggestions([], 34)[31:]
 
 
-def test_a_history_the_encoders_write_apart_is_compared_item_by_item(tmp_path: Path) -> None:
-    """A history with labels on its items (Katib's controller may add some) is not the saved
-    bytes, so every saved item is parsed and compared by key, and the state still resumes."""
+def test_a_history_with_labels_is_compared_without_them(tmp_path: Path) -> None:
+    """PBT's controller holds its items with their labels, the volume without: the history
+    reduced to the saved keys is the saved bytes, so nothing saved is parsed but the rest."""
     history = grow(started(tmp_path), 2)
     labelled = [{**item, "labels": {"k": "v"}} for item in _copies(history)]
     restarted = SuggestionServer(experiment(), 5, tmp_path)
-    assert restarted.start(labelled).source == "restored"
-    assert all(a is not b for a, b in zip(restarted.held(32), labelled, strict=True))
-    assert list(restarted.held(32)) == history
+    assert restarted.start(labelled[:31]).source == "restored"
+    held = restarted.held(32)
+    assert list(held) == history and all("labels" not in item for item in held)
+    assert all(
+        ours["parameterAssignments"] is theirs["parameterAssignments"]
+        for ours, theirs in zip(held, labelled[:31], strict=False)
+    )
+    assert restarted.get_suggestions(labelled, 33) == started(None).get_suggestions([], 33)[32:]
+
+
+def test_a_history_the_encoders_write_apart_is_compared_item_by_item(tmp_path: Path) -> None:
+    """A value with a character ``canonical`` escapes and ``orjson`` does not: the history's
+    bytes differ from the saved ones, so every saved item is parsed and compared."""
+    server = started(tmp_path)
+    history = server.get_suggestions([], 3)
+    state = state_store.load(tmp_path / FILE_NAME)
+    odd = (*history[:2], assignment(history[2]["name"], (("lr", "0.0é"),)))
+    StateStore(tmp_path / FILE_NAME).save(replace(state, issued=odd))
+    copies = _copies(odd)
+    restarted = SuggestionServer(experiment(), 5, tmp_path)
+    assert restarted.start(copies).source == "restored"
+    assert restarted.held(3) == odd
+    assert all(ours is not theirs for ours, theirs in zip(restarted.held(3), copies, strict=True))
 
 
 def test_damage_in_the_assignments_left_unparsed_is_a_rebuild(tmp_path: Path) -> None:

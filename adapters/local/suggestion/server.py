@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from operator import itemgetter
 from pathlib import Path
 from typing import Literal
 
@@ -286,12 +287,28 @@ def _is_prefix(have: Sequence[Manifest], issued: Sequence[Manifest]) -> bool:
     C (it skips an item that is ours itself); only a list that differs is compared by key."""
     if len(have) > len(issued):
         return False
-    if list(have) == list(issued[: len(have)]):
+    ours = list(issued[: len(have)])
+    if list(have) == ours:
+        return True
+    if _same_keys(have, ours):  # e.g. PBT's items, with their labels
         return True
     return all(
         ours == theirs or key_of(ours) == key_of(theirs)
         for ours, theirs in zip(have, issued, strict=False)
     )
+
+
+def _same_keys(have: Sequence[Manifest], ours: list[Manifest]) -> bool:
+    """Whether ``have``'s names and values are ``ours``' (well formed), compared in C: then
+    every item has our item's key (``key_of``), whatever other keys it holds."""
+    try:
+        names, values = list(map(_NAME, have)), list(map(_VALUES, have))
+    except (KeyError, TypeError):
+        return False
+    return names == list(map(_NAME, ours)) and values == list(map(_VALUES, ours))
+
+
+_NAME, _VALUES = itemgetter("name"), itemgetter("parameterAssignments")
 
 
 def _count(n: int) -> str:

@@ -124,7 +124,7 @@ def decode_parts(data: bytes) -> tuple[SearchState, Unparsed, str]:
     found = _canonical_payload(data)
     if found is not None:
         body, digest = found
-        split = _split(body)
+        split = _split(data, body)
         if split is not None:
             return _state(split[0], issued=[]), Unparsed(split[1]), digest
     payload, digest = _document_payload(data)
@@ -150,38 +150,41 @@ def _document_payload(data: bytes) -> tuple[Any, str]:
     return payload, checked
 
 
-def _canonical_payload(data: bytes) -> tuple[bytes, str] | None:
-    """The payload's bytes and digest in a file laid out as ``encode`` lays it out, its
-    checksum verified; ``None`` if it is laid out otherwise or the check fails (``decode``
-    decides)."""
+def _canonical_payload(data: bytes) -> tuple[slice, str] | None:
+    """Where the payload's bytes stand in a file laid out as ``encode`` lays it out, and their
+    digest, its checksum verified; ``None`` if it is laid out otherwise or the check fails
+    (``decode`` decides). Read in place: the assignments are most of a file's bytes."""
     head = canonical({"format": FORMAT})[:-1] + b',"payload":'
     tail = b',"sha256":"' + b"0" * 64 + b'","version":' + str(VERSION).encode() + b"}\n"
     if not data.startswith(head) or len(data) < len(head) + len(tail):
         return None
-    body, rest = data[len(head) : len(data) - len(tail)], data[len(data) - len(tail) :]
-    digest = hashlib.sha256(body).hexdigest()
-    if rest != tail.replace(b"0" * 64, digest.encode()):
+    body = slice(len(head), len(data) - len(tail))
+    digest = hashlib.sha256(memoryview(data)[body]).hexdigest()
+    if data[body.stop :] != tail.replace(b"0" * 64, digest.encode()):
         return None
     return body, digest
 
 
-def _split(body: bytes) -> tuple[Any, bytes] | None:
-    """The payload's fields but ``issued``, parsed, and ``issued``'s items as bytes (commas
-    between them), of a canonical payload; ``None`` if it is not laid out so, or the fields
-    are not JSON (``decode_parts`` then parses it whole). The items lie between the last
-    ``,"issued":[`` and the last ``],"seed":`` (the keys are sorted, and neither marker can
-    stand inside a string, where a quote is escaped, nor after them, in ``seed`` and
-    ``space``)."""
-    start, end = body.rfind(_ISSUED), body.rfind(_SEED)
+def _split(data: bytes, body: slice) -> tuple[Any, memoryview] | None:
+    """The fields but ``issued`` of the canonical payload at ``body`` in ``data``, parsed, and
+    ``issued``'s items as bytes (commas between them), in place; ``None`` if it is not laid
+    out so, or the fields are not JSON (``decode_parts`` then parses it whole). The items lie
+    between the last ``,"issued":[`` and the last ``],"seed":`` (the keys are sorted, and
+    neither marker can stand inside a string, where a quote is escaped, nor after them, in
+    ``seed`` and ``space``)."""
+    start, end = (
+        data.rfind(_ISSUED, body.start, body.stop),
+        data.rfind(_SEED, body.start, body.stop),
+    )
     if start < 0 or start + len(_ISSUED) > end:
         return None
     try:
-        rest = exact_loads(body[:start] + body[end + 1 :])
+        rest = exact_loads(data[body.start : start] + data[end + 1 : body.stop])
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
     if not isinstance(rest, dict) or rest.keys() != _FIELDS:
         return None
-    return rest, body[start + len(_ISSUED) : end]
+    return rest, memoryview(data)[start + len(_ISSUED) : end]
 
 
 def exact_loads(text: bytes) -> Any:
