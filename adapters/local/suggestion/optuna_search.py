@@ -160,6 +160,7 @@ class OptunaSearch:
             built,
             params,
             list(map(attrs.get, map(keys.__getitem__, built), iter(dict, None))),
+            best,
         )
         return live
 
