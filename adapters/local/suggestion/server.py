@@ -31,7 +31,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from operator import itemgetter
 from pathlib import Path
 from typing import Literal
 
@@ -41,12 +40,11 @@ from katib_resume.adapters.local.suggestion.annotate import Annotating
 from katib_resume.adapters.local.suggestion.assignments import (
     Index,
     assignment,
-    key_of,
     name_for,
     normalized,
     point_of,
 )
-from katib_resume.adapters.local.suggestion.prefix import Prefixes
+from katib_resume.adapters.local.suggestion.prefix import Prefixes, holds
 from katib_resume.adapters.local.suggestion.settings import SettingsError
 from katib_resume.adapters.local.suggestion.space import SpaceError
 from katib_resume.adapters.local.suggestion.state import SearchState, StateProblem
@@ -89,7 +87,7 @@ class SuggestionServer:
         self._invalid: ValueError | None = None
         self._saved_state: SearchState | None = None
         self._index: Index | None = None
-        self._prefixes = Prefixes(_is_prefix)  # the per-call check, from the last call's lists
+        self._prefixes = Prefixes(holds)  # the per-call check, from the last call's lists
         self._store = None if self.path is None else StateStore(self.path)
 
     @property
@@ -228,7 +226,7 @@ class SuggestionServer:
             pairs = zip(fields, saved.identity(), expected, strict=True)
             differ = ", ".join(name for name, old, new in pairs if old != new)
             return f"suggestion state in {self.path} is for another search ({differ} changed)"
-        if not _is_prefix(history, saved.issued):
+        if not holds(history, saved.issued):
             held, known = _count(len(saved.issued)), _count(len(history))
             return f"suggestion state in {self.path} ({held}) disagrees with the history ({known})"
         return ""
@@ -279,36 +277,6 @@ class SuggestionServer:
         if self._store is not None:
             self._store.save(state)  # creates the directory if it is missing
         self._saved_state = state
-
-
-def _is_prefix(have: Sequence[Manifest], issued: Sequence[Manifest]) -> bool:
-    """Whether ``have`` is where ``issued`` starts. Katib sends every assignment in every call:
-    the common case, every item equal to ours as a whole, is one comparison of the two lists in
-    C (it skips an item that is ours itself); only a list that differs is compared by key."""
-    if len(have) > len(issued):
-        return False
-    ours = list(issued[: len(have)])
-    if list(have) == ours:
-        return True
-    if _same_keys(have, ours):  # e.g. PBT's items, with their labels
-        return True
-    return all(
-        ours == theirs or key_of(ours) == key_of(theirs)
-        for ours, theirs in zip(have, issued, strict=False)
-    )
-
-
-def _same_keys(have: Sequence[Manifest], ours: list[Manifest]) -> bool:
-    """Whether ``have``'s names and values are ``ours``' (well formed), compared in C: then
-    every item has our item's key (``key_of``), whatever other keys it holds."""
-    try:
-        names, values = list(map(_NAME, have)), list(map(_VALUES, have))
-    except (KeyError, TypeError):
-        return False
-    return names == list(map(_NAME, ours)) and values == list(map(_VALUES, ours))
-
-
-_NAME, _VALUES = itemgetter("name"), itemgetter("parameterAssignments")
 
 
 def _count(n: int) -> str:

@@ -12,9 +12,12 @@ total cost quadratic, so a save writes what changed since the last one:
   appended with a write and an ``fsync``. The journal names the
   snapshot it continues by the snapshot's digest.
 
-The restored state is the snapshot with every good record applied in order. A record torn by a
-crash mid-append is the journal's last bytes, and is dropped: that save never completed, as
-with an atomic rename the state is the old one or the new one, never a mixture. A damaged
+The restored state is the snapshot with every good record applied in order; given the history
+the controller holds, the saved assignments it starts with are taken as its own items, their
+bytes compared with its encoding rather than parsed (``unparsed.py``; every byte is still
+checksummed). A record torn by a crash mid-append is the journal's last bytes, and is
+dropped: that save never completed, as with an atomic rename the state is the old one or the
+new one, never a mixture. A damaged
 record with others after it, a journal of an unknown version, or a record that does not apply
 is a ``StateProblem`` and the server rebuilds from the trial history, as for a bad snapshot.
 
