@@ -58,7 +58,7 @@ def restart(subject: Experiment, n: int, f: Objective, repeats: int) -> dict[str
         grow(server, n, f)
         server.stop()
         state = store.load(Path(directory) / FILE_NAME)
-    points = tuple(Index.of(state.issued).points)
+    points = Index.of(state.issued).points  # read when asked for, as the server does
     search = build(subject, 0)
     assert isinstance(search, OptunaSearch)
     for _ in range(repeats):
@@ -66,7 +66,7 @@ def restart(subject: Experiment, n: int, f: Objective, repeats: int) -> dict[str
         live = search._rebuild(state.cursor, points)
         _record(times["rebuild"], started)
         started = _now()
-        search._ask(live, len(live.numbers), set(live.seen))
+        search._ask(live, len(live.numbers), live.seen)
         _record(times["fit"], started)
     last = search._rebuild(state.cursor, points)
     trials = last.storage.get_all_trials(last.study_id, deepcopy=False)

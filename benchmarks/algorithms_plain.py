@@ -4,7 +4,8 @@ and ``pbt``, at 100 / 1,000 / 5,000 assignments.
 A ``SuggestionServer`` on a volume is driven to ``n`` assignments in batches of up to 100, every
 result reported (hyperband and PBT wait for them), then restarted: a new server reads its state
 (snapshot and journal), checks it against the history and answers the next ``GetSuggestions``
-(one assignment, saved). ``read`` is the state's reading alone. These algorithms keep no model:
+(one assignment, saved). ``read`` is the state's reading alone (given the history, as the
+server reads it). These algorithms keep no model:
 a restart is the state read and checked, and the next point drawn. Optuna has no grid,
 hyperband or PBT of Katib's; ``benchmarks.pbt`` puts PBT beside Optuna's ``RandomSampler`` on
 SQLite.
@@ -87,7 +88,7 @@ def restart(algorithm: str, n: int, repeats: int) -> dict[str, dict[str, float]]
         server.stop()
         for _ in range(repeats):
             started = _now()
-            state_store.load(volume / FILE_NAME)
+            state_store.load(volume / FILE_NAME, held)
             _record(times["read"], started)
             started = _now()
             restarted = SuggestionServer(experiment, 0, volume)

@@ -9,7 +9,9 @@ Branin values for both sides), for every Optuna-based algorithm:
   sampler (``load_study`` and ``ask`` apart too: Optuna's ``ask`` reads the trials from SQLite
   as well as fitting).
 - ``parts``: the same restart taken apart, each part timed alone on the same state: ``read``
-  (the state read, checked and parsed), ``index`` (the assignments' names and points),
+  (the state read and checksummed, its cursor parsed, the history compared with the saved
+  assignments' bytes: ``unparsed.py``), ``index`` (the assignments' names; their points are
+  read when asked for),
   ``rebuild`` (the in-memory study), ``fit`` (the first ask: the model fit every call pays),
   ``save`` (the next state saved: a record appended to the journal, one ``fsync``).
   ``rest_over_fit_cpu`` is the restart without its fit over the fit: the work a restart adds
@@ -85,8 +87,8 @@ def ours(subject: Experiment, done: list[Any], repeats: int) -> dict[str, dict[s
     }
     for _ in range(repeats):
         with tempfile.TemporaryDirectory() as parts, tempfile.TemporaryDirectory() as directory:
-            saved_state(Path(parts), subject, done)
-            _parts(times, subject, Path(parts))  # on a copy: its save appends one assignment
+            held, _ = saved_state(Path(parts), subject, done)
+            _parts(times, subject, Path(parts), held)  # on a copy: its save appends one
             issued, results = saved_state(Path(directory), subject, done)
             started = _now()
             server = SuggestionServer(subject, 0, Path(directory))
@@ -104,12 +106,15 @@ def ours(subject: Experiment, done: list[Any], repeats: int) -> dict[str, dict[s
 PARTS = ("read", "index", "rebuild", "fit", "save")
 
 
-def _parts(times: dict[str, dict[str, list[float]]], subject: Experiment, volume: Path) -> None:
-    """The parts of a restart, each timed alone (what ``SuggestionServer`` does in turn)."""
+def _parts(
+    times: dict[str, dict[str, list[float]]], subject: Experiment, volume: Path, held: list[Any]
+) -> None:
+    """The parts of a restart, each timed alone (what ``SuggestionServer`` does in turn), the
+    controller holding ``held``."""
     path = volume / store.FILE_NAME
     started = _now()
     saver = StateStore(path)
-    state = saver.load()
+    state = saver.load(held)
     _record(times["read"], started)
     started = _now()
     index = Index.of(state.issued)
@@ -117,10 +122,10 @@ def _parts(times: dict[str, dict[str, list[float]]], subject: Experiment, volume
     search = build(subject, 0)
     assert isinstance(search, OptunaSearch)
     started = _now()
-    live = search._study(state.cursor, tuple(index.points))
+    live = search._study(state.cursor, index.points)
     _record(times["rebuild"], started)
     started = _now()
-    search._ask(live, len(live.numbers), set(live.seen))
+    search._ask(live, len(live.numbers), live.seen)
     _record(times["fit"], started)
     grown = replace(state, issued=(*state.issued, {**state.issued[0], "name": "b-next"}))
     started = _now()

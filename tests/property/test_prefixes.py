@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from katib_resume.adapters.local.suggestion.assignments import assignment
 from katib_resume.adapters.local.suggestion.prefix import Prefixes
-from katib_resume.adapters.local.suggestion.server import _is_prefix
+from katib_resume.adapters.local.suggestion.prefix import holds as _is_prefix
 
 
 def _item(number: int, value: str = "1") -> dict[str, Any]:

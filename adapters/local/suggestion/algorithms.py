@@ -24,7 +24,7 @@ issued twice; when the grid is exhausted it returns fewer points.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence, Set
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from katib_resume.adapters.local.suggestion import hyperband, medianstop, pbt
@@ -32,6 +32,7 @@ from katib_resume.adapters.local.suggestion import settings as katib_settings
 from katib_resume.adapters.local.suggestion.hyperband import HyperbandSearch
 from katib_resume.adapters.local.suggestion.optuna_search import OptunaSearch, Results
 from katib_resume.adapters.local.suggestion.optuna_space import distributions
+from katib_resume.adapters.local.suggestion.points import seen_of
 from katib_resume.adapters.local.suggestion.samplers import FACTORIES, factory
 from katib_resume.adapters.local.suggestion.settings import SettingsError
 from katib_resume.adapters.local.suggestion.space import (
@@ -132,7 +133,7 @@ class GridSearch:
     def draw(
         self, cursor: Any, count: int, issued: Sequence[Point], results: Results
     ) -> tuple[list[Point], Any]:
-        seen: Set[Point] = set(issued)
+        seen = seen_of(issued)
         points: list[Point] = []
         position = int(cursor)
         while len(points) < count and position < self.size:

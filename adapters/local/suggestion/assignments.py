@@ -21,6 +21,7 @@ from operator import eq, itemgetter
 from typing import Any
 
 from katib_resume.adapters.local.suggestion.known import Known
+from katib_resume.adapters.local.suggestion.points import Points
 from katib_resume.adapters.local.suggestion.space import Point
 from katib_resume.core.kube import Manifest
 
@@ -73,17 +74,15 @@ class Index:
 
     issued: tuple[Manifest, ...]
     names: dict[str, int]
-    points: list[Point]
+    points: Points
 
     @classmethod
     def of(cls, issued: tuple[Manifest, ...]) -> Index:
         """The index of a state's ``issued``, whose items all have ``assignment``'s shape
-        (they were made by it or checked by ``all_well_formed``), read without a Python pass
-        per item: a restart indexes every assignment at once."""
+        (they were made by it or checked by ``all_well_formed``), its names read without a
+        Python pass per item, its points when asked for (``points.py``)."""
         names = dict(zip(map(_NAME, issued), range(len(issued)), strict=True))
-        values = map(_VALUES, issued)
-        points = list(map(tuple, map(map, repeat(_PAIR), values)))
-        return cls(issued, names, points)
+        return cls(issued, names, Points(issued))
 
     def known(self, results: Mapping[str, float | None]) -> Known:
         """``results`` (by Trial name) by assignment index, those of Trials not ours left out:

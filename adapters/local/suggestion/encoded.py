@@ -8,7 +8,7 @@ was most of the cost of a save (18 of 25 ms at 5,000). So the encoding of each s
 a state's ``issued`` is never mutated and a new batch makes a new tuple that starts with the
 old one's items (the same objects), which is checked by identity, item by item, at C speed.
 Anything else (another tuple, a shorter one, other items) is encoded whole. A state read back
-from its file primes the encoding with the file's own bytes (``prime``), so the first save after
+from its file keeps the file's own bytes as its encoding (``remember``), so the first save after
 a restart does not encode every assignment either.
 
 The bytes are exactly ``canonical(payload)`` (a unit test holds them to it): the payload's keys
@@ -85,15 +85,13 @@ def _shared(kept: _Issued | None, issued: tuple[Manifest, ...]) -> int:
     return len(kept.items) if same else 0
 
 
-def prime(body: bytes, issued: tuple[Manifest, ...], key: Any) -> None:
-    """Keep the encoding of ``issued`` as it stands in ``body``, the canonical payload bytes it
-    was read from: between ``"issued":[`` and ``],"seed":`` (the keys are sorted, and no item
-    of ``issued`` holds a key: the last ``"issued":[`` after the experiment's name is the
-    payload's own). Nothing is kept if ``body`` is not laid out so."""
-    experiment, _, seed, space = key
-    marker = b',"experiment":' + canonical(experiment) + b',"issued":['
-    tail = b'],"seed":' + canonical(seed) + b',"space":' + canonical(space) + b"}"
-    start = body.rfind(marker)
-    if start < 0 or not body.endswith(tail):
-        return
-    _keep(key, _Issued(issued, body[start + len(marker) : len(body) - len(tail)]))
+def remember(key: Any, issued: tuple[Manifest, ...], body: bytes) -> None:
+    """Keep ``body`` as the encoding of ``issued`` under ``key``: the items' canonical bytes
+    joined by commas, as a state read back holds them (``unparsed.py``)."""
+    _keep(key, _Issued(issued, body))
+
+
+def kept(issued: tuple[Manifest, ...]) -> bytes | None:
+    """The encoding kept of ``issued`` itself (the same tuple), if one is."""
+    with _lock:
+        return next((entry.body for entry in _kept.values() if entry.items is issued), None)

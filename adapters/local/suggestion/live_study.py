@@ -44,6 +44,7 @@ from optuna.study import Study, StudyDirection
 from optuna.study._tell import _tell_with_warning
 from optuna.trial import FrozenTrial, TrialState
 
+from katib_resume.adapters.local.suggestion.points import Seen
 from katib_resume.adapters.local.suggestion.space import Point
 
 
@@ -119,7 +120,7 @@ class Live:
         self.study = optuna.create_study(storage=self.storage, sampler=sampler, direction=direction)
         self.study_id = self.study._study_id
         self.numbers: list[int | None] = []
-        self.seen: set[Point] = set()
+        self.seen: set[Point] | Seen = set()
         self.completed = 0
         self.cursor: Any = None
         self.distributions = distributions
@@ -131,11 +132,13 @@ class Live:
         built: Sequence[int],
         params: Sequence[dict[str, Any]],
         attrs: Sequence[dict[str, Any]],
+        best: int | None,
     ) -> None:
         """Add a trial per assignment, of ``results`` (``None``: failed; ``UNTOLD``: running),
         building the ``built`` ones (the trials the sampler reads, in order), of ``params`` and
         system attributes ``attrs`` (one each), as ``create_trial`` makes them, the
-        distributions shared (never mutated); the others are ``WITHHELD``. Built a column at
+        distributions shared (never mutated); the others are ``WITHHELD``; ``best`` is
+        ``best_of(results)``, which the caller has found already. Built a column at
         a time, without a Python call per trial but ``FrozenTrial``'s own."""
         now = datetime.now()
         told = results if len(built) == len(results) else list(map(results.__getitem__, built))
@@ -165,7 +168,7 @@ class Live:
             trials = [WITHHELD] * len(results)
             for number, trial in zip(built, made, strict=True):
                 trials[number] = trial
-        self.storage.adopt(self.study_id, trials, built, best_of(results, self.maximize))
+        self.storage.adopt(self.study_id, trials, built, best)
         self.completed += count_complete(results)
 
     def tell(self, number: int, value: float | None) -> None:

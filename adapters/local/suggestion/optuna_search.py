@@ -42,6 +42,7 @@ from katib_resume.adapters.local.suggestion import columns
 from katib_resume.adapters.local.suggestion.live_study import UNTOLD, Live, best_of
 from katib_resume.adapters.local.suggestion.nonfinite import INFINITIES, stored, values_of
 from katib_resume.adapters.local.suggestion.optuna_space import distributions, reader, render
+from katib_resume.adapters.local.suggestion.points import seen_of
 from katib_resume.adapters.local.suggestion.sampler_reads import READS, Past
 from katib_resume.adapters.local.suggestion.samplers import Delegate, SamplerFactory, ask_seed
 from katib_resume.adapters.local.suggestion.space import Point, SearchSpace
@@ -132,7 +133,7 @@ class OptunaSearch:
         with heap.paused():
             live = self._built(cursor, issued, trusted) or self._built(cursor, issued, len(issued))
         assert live is not None, "with every assignment read, the trials' params are known"
-        live.seen.update(issued)
+        live.seen = seen_of(issued)
         for key, value in cursor["study_attrs"].items():
             live.storage.set_study_system_attr(live.study_id, key, value)
         trials = len(issued) - live.numbers.count(None)
@@ -167,6 +168,7 @@ class OptunaSearch:
             built,
             params,
             list(map(attrs.get, map(keys.__getitem__, built), iter(dict, None))),
+            best,
         )
         return live
 

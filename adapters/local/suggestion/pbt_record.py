@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -88,7 +89,8 @@ def sound(cursor: Any, size: int) -> bool:
     rising = all(b - a >= size for a, b in itertools.pairwise(starts))
     if not starts or starts[0] != 0 or not rising or starts[-1] > len(parents):
         return False
-    if any(not -1 <= p < k for k, p in enumerate(parents)) or len(pools) != len(starts) - 1:
+    below = all(map(operator.lt, parents, itertools.count()))  # each before its child, in C
+    if not below or min(parents, default=-1) < -1 or len(pools) != len(starts) - 1:
         return False
     return all(isinstance(p, list) and len(p) == size and all(map(_value, p)) for p in pools)
 
@@ -102,7 +104,8 @@ def _sound_replay(cursor: dict[str, Any]) -> bool:
 
 
 def _ints(values: Any) -> bool:
-    return isinstance(values, list) and all(type(v) is int for v in values)
+    """Whether ``values`` is a list of integers (checked in C: a parent per assignment)."""
+    return isinstance(values, list) and set(map(type, values)) <= {int}
 
 
 def _value(value: Any) -> bool:

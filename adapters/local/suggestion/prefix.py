@@ -15,7 +15,9 @@ a list that differs from the remembered one is checked in full.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from operator import itemgetter
 
+from katib_resume.adapters.local.suggestion.assignments import key_of
 from katib_resume.core.model import Manifest
 
 Check = Callable[[Sequence[Manifest], Sequence[Manifest]], bool]
@@ -42,3 +44,33 @@ class Prefixes:
             return False
         self._have, self._issued = tuple(have), tuple(issued[: len(have)])
         return True
+
+
+def holds(have: Sequence[Manifest], issued: Sequence[Manifest]) -> bool:
+    """Whether ``have`` is where ``issued`` starts (the server's ``Check``). Katib sends every
+    assignment in every call: the common case, every item equal to ours as a whole, is one
+    comparison of the two lists in C (it skips an item that is ours itself); then, for items
+    that hold other keys too (PBT's labels), their names and values compared in C; only a list
+    that differs is compared by key, item by item."""
+    if len(have) > len(issued):
+        return False
+    ours = list(issued[: len(have)])
+    if list(have) == ours or _same_keys(have, ours):
+        return True
+    return all(
+        mine == theirs or key_of(mine) == key_of(theirs)
+        for mine, theirs in zip(have, issued, strict=False)
+    )
+
+
+def _same_keys(have: Sequence[Manifest], ours: list[Manifest]) -> bool:
+    """Whether ``have``'s names and values are ``ours``' (well formed), compared in C: then
+    every item has our item's key (``key_of``), whatever other keys it holds."""
+    try:
+        names, values = list(map(_NAME, have)), list(map(_VALUES, have))
+    except (KeyError, TypeError):
+        return False
+    return names == list(map(_NAME, ours)) and values == list(map(_VALUES, ours))
+
+
+_NAME, _VALUES = itemgetter("name"), itemgetter("parameterAssignments")

@@ -41,12 +41,11 @@ from katib_resume.adapters.local.suggestion.annotate import Annotating
 from katib_resume.adapters.local.suggestion.assignments import (
     Index,
     assignment,
-    key_of,
     name_for,
     normalized,
     point_of,
 )
-from katib_resume.adapters.local.suggestion.prefix import Prefixes
+from katib_resume.adapters.local.suggestion.prefix import Prefixes, holds
 from katib_resume.adapters.local.suggestion.settings import SettingsError
 from katib_resume.adapters.local.suggestion.space import SpaceError
 from katib_resume.adapters.local.suggestion.state import SearchState, StateProblem
@@ -89,7 +88,7 @@ class SuggestionServer:
         self._invalid: ValueError | None = None
         self._saved_state: SearchState | None = None
         self._index: Index | None = None
-        self._prefixes = Prefixes(_is_prefix)  # the per-call check, from the last call's lists
+        self._prefixes = Prefixes(holds)  # the per-call check, from the last call's lists
         self._store = None if self.path is None else StateStore(self.path)
 
     @property
@@ -207,7 +206,7 @@ class SuggestionServer:
         if self._store is None:
             return _Found(None, "no suggestion volume (state kept in memory only)")
         try:
-            saved = self._store.load()
+            saved = self._store.load(history)  # its items, where they are the saved ones
             search.check(saved.cursor)
         except StateProblem as problem:
             if problem.kind == "missing":
@@ -228,7 +227,7 @@ class SuggestionServer:
             pairs = zip(fields, saved.identity(), expected, strict=True)
             differ = ", ".join(name for name, old, new in pairs if old != new)
             return f"suggestion state in {self.path} is for another search ({differ} changed)"
-        if not _is_prefix(history, saved.issued):
+        if not holds(history, saved.issued):
             held, known = _count(len(saved.issued)), _count(len(history))
             return f"suggestion state in {self.path} ({held}) disagrees with the history ({known})"
         return ""
@@ -262,16 +261,15 @@ class SuggestionServer:
         if index is None or index.issued is not state.issued:
             index = Index.of(state.issued)
         names = index.names
-        points, cursor = search.draw(state.cursor, count, tuple(index.points), index.known(results))
+        points, cursor = search.draw(state.cursor, count, index.points, index.known(results))
         self._index = None  # until it is extended (an error on the way leaves none)
         new: list[Manifest] = []
-        for point in points:
-            number = len(index.points)
+        for number, point in enumerate(points, len(index.issued)):
             name = name_for(self.experiment.metadata.name, state.seed, number, names.keys())
             names[name] = number
-            index.points.append(point)
             new.append(assignment(name, point))
         index.issued = state.issued + tuple(new)
+        index.points = index.points.extended(index.issued, points)
         self._index = index
         return replace(state, cursor=cursor, issued=index.issued)
 
@@ -280,20 +278,6 @@ class SuggestionServer:
         if self._store is not None:
             self._store.save(state)  # creates the directory if it is missing
         self._saved_state = state
-
-
-def _is_prefix(have: Sequence[Manifest], issued: Sequence[Manifest]) -> bool:
-    """Whether ``have`` is where ``issued`` starts. Katib sends every assignment in every call:
-    the common case, every item equal to ours as a whole, is one comparison of the two lists in
-    C (it skips an item that is ours itself); only a list that differs is compared by key."""
-    if len(have) > len(issued):
-        return False
-    if list(have) == list(issued[: len(have)]):
-        return True
-    return all(
-        ours == theirs or key_of(ours) == key_of(theirs)
-        for ours, theirs in zip(have, issued, strict=False)
-    )
 
 
 def _count(n: int) -> str:

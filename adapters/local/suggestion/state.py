@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -32,6 +33,7 @@ import orjson
 from katib_resume.adapters import heap
 from katib_resume.adapters.local.suggestion import encoded
 from katib_resume.adapters.local.suggestion.assignments import all_well_formed
+from katib_resume.adapters.local.suggestion.unparsed import Unparsed
 from katib_resume.core.kube import Manifest
 
 FILE_NAME = "suggestion-state.json"
@@ -103,17 +105,36 @@ def decode(data: bytes) -> SearchState:
 
 def decode_snapshot(data: bytes) -> tuple[SearchState, str]:
     """The state in ``data`` and its payload's digest; raises ``StateProblem("corrupt", ...)``
-    on any doubt.
+    on any doubt."""
+    head, issued, digest = decode_parts(data)
+    state = replace(head, issued=_parsed(issued.parse))
+    encoded.remember(state.identity(), state.issued, issued.body)
+    return state, digest
+
+
+def decode_parts(data: bytes) -> tuple[SearchState, Unparsed, str]:
+    """The state in ``data`` without its assignments (``issued`` empty), the assignments
+    as their bytes (``unparsed.py``: parsed when the history is known) and the payload's
+    digest; raises ``StateProblem("corrupt", ...)`` on any doubt.
 
     A file as ``encode`` writes it holds the payload's canonical bytes, so those are checked
-    and parsed as they are; a file in any other layout (reformatted, keys reordered) is parsed
-    whole and its payload re-encoded to be checked, as the format allows."""
+    as they are and the assignments' bytes cut out of them; a file in any other layout
+    (reformatted, keys reordered) is parsed whole and its payload re-encoded to be checked, as
+    the format allows."""
     found = _canonical_payload(data)
     if found is not None:
-        body, payload, digest = found
-        state = _state(payload)
-        encoded.prime(body, state.issued, state.identity())
-        return state, digest
+        body, digest = found
+        split = _split(data, body)
+        if split is not None:
+            return _state(split[0], issued=[]), Unparsed(split[1]), digest
+    payload, digest = _document_payload(data)
+    state = _state(payload)
+    return replace(state, issued=()), Unparsed(canonical(list(state.issued))[1:-1]), digest
+
+
+def _document_payload(data: bytes) -> tuple[Any, str]:
+    """The payload of a file not laid out as ``encode`` lays it out, and its digest, its
+    checksum verified."""
     try:
         document = json.loads(data)
     except (UnicodeDecodeError, ValueError, RecursionError):
@@ -126,45 +147,63 @@ def decode_snapshot(data: bytes) -> tuple[SearchState, str]:
     checked = _digest(payload)
     if checked is None or checked != document.get("sha256"):
         raise StateProblem("corrupt", "checksum mismatch")
-    return _state(payload), checked
+    return payload, checked
 
 
-def _canonical_payload(data: bytes) -> tuple[bytes, Any, str] | None:
-    """The payload's bytes, value and digest in a file laid out as ``encode`` lays it out, its
-    checksum verified; ``None`` if it is laid out otherwise or the check fails (``decode``
-    decides)."""
+def _canonical_payload(data: bytes) -> tuple[slice, str] | None:
+    """Where the payload's bytes stand in a file laid out as ``encode`` lays it out, and their
+    digest, its checksum verified; ``None`` if it is laid out otherwise or the check fails
+    (``decode`` decides). Read in place: the assignments are most of a file's bytes."""
     head = canonical({"format": FORMAT})[:-1] + b',"payload":'
     tail = b',"sha256":"' + b"0" * 64 + b'","version":' + str(VERSION).encode() + b"}\n"
     if not data.startswith(head) or len(data) < len(head) + len(tail):
         return None
-    body, rest = data[len(head) : len(data) - len(tail)], data[len(data) - len(tail) :]
-    digest = hashlib.sha256(body).hexdigest()
-    if rest != tail.replace(b"0" * 64, digest.encode()):
+    body = slice(len(head), len(data) - len(tail))
+    digest = hashlib.sha256(memoryview(data)[body]).hexdigest()
+    if data[body.stop :] != tail.replace(b"0" * 64, digest.encode()):
+        return None
+    return body, digest
+
+
+def _split(data: bytes, body: slice) -> tuple[Any, memoryview] | None:
+    """The fields but ``issued`` of the canonical payload at ``body`` in ``data``, parsed, and
+    ``issued``'s items as bytes (commas between them), in place; ``None`` if it is not laid
+    out so, or the fields are not JSON (``decode_parts`` then parses it whole). The items lie
+    between the last ``,"issued":[`` and the last ``],"seed":`` (the keys are sorted, and
+    neither marker can stand inside a string, where a quote is escaped, nor after them, in
+    ``seed`` and ``space``)."""
+    start, end = (
+        data.rfind(_ISSUED, body.start, body.stop),
+        data.rfind(_SEED, body.start, body.stop),
+    )
+    if start < 0 or start + len(_ISSUED) > end:
         return None
     try:
-        return body, _parse(body), digest
+        rest = exact_loads(data[body.start : start] + data[end + 1 : body.stop])
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
+    if not isinstance(rest, dict) or rest.keys() != _FIELDS:
+        return None
+    return rest, memoryview(data)[start + len(_ISSUED) : end]
 
 
-def _parse(body: bytes) -> Any:
-    """``json.loads(body)`` of a canonical payload, its assignments read by ``orjson`` (a few
-    times faster on thousands of them). ``orjson`` reads an integer beyond 64 bits as a float,
-    and the assignments hold only strings, so only they are read by it: they lie between the
-    last ``,"issued":[`` and the last ``],"seed":`` (the keys are sorted, and neither marker
-    can stand inside a string, where a quote is escaped, nor after them, in ``seed`` and
-    ``space``). A payload not laid out so, or that ``orjson`` refuses, is read by ``json``."""
-    start, end = body.rfind(_ISSUED), body.rfind(_SEED)
-    if start >= 0 and start + len(_ISSUED) <= end:
-        rest = json.loads(body[:start] + body[end + 1 :], parse_constant=_no_constant)
-        if isinstance(rest, dict) and rest.keys() == _FIELDS:
-            try:
-                issued = orjson.loads(body[start + len(_ISSUED) - 1 : end + 1])
-            except orjson.JSONDecodeError:
-                pass
-            else:
-                return {**rest, "issued": issued}
-    return json.loads(body, parse_constant=_no_constant)
+def exact_loads(text: bytes) -> Any:
+    """``json.loads(text)`` of a canonical text (``NaN`` refused), read by ``orjson`` when that
+    gives the same value: a few times faster on a cursor of thousands of results. ``orjson``
+    reads an integer beyond 64 bits as a float (a cursor may hold one, ``json`` reads it
+    exactly), so its value is kept only if it writes the text back byte for byte (then it is
+    the value the text means, of the same types); else ``json`` reads it."""
+    try:
+        value = orjson.loads(text)
+        if orjson.dumps(value, option=orjson.OPT_SORT_KEYS) == text:
+            return value
+    except (orjson.JSONDecodeError, TypeError):
+        pass
+    return _loads(text)
+
+
+def _loads(text: bytes) -> Any:
+    return json.loads(text, parse_constant=_no_constant)
 
 
 _ISSUED, _SEED = b',"issued":[', b'],"seed":'
@@ -184,10 +223,11 @@ def _digest(payload: Any) -> str | None:
         return None
 
 
-def _state(payload: Any) -> SearchState:
+def _state(payload: Any, issued: Any = None) -> SearchState:
+    """The state of a parsed payload (``issued``: its assignments, if not in it)."""
     try:
         fields = {k: payload[k] for k in ("experiment", "algorithm", "seed", "space", "cursor")}
-        issued = payload["issued"]
+        issued = payload["issued"] if issued is None else issued
     except (TypeError, KeyError):
         raise StateProblem("corrupt", "fields are missing") from None
     texts = (fields["experiment"], fields["algorithm"], fields["space"])
@@ -200,12 +240,30 @@ def _state(payload: Any) -> SearchState:
 
 def read(path: Path) -> tuple[SearchState, str, int]:
     """The snapshot at ``path``: its state, its payload's digest and its size in bytes."""
+    head, issued, digest, size = read_parts(path)
+    with heap.paused():  # a parse of every assignment (adapters/heap.py)
+        state = replace(head, issued=_parsed(issued.parse))
+    encoded.remember(state.identity(), state.issued, issued.body)
+    return state, digest, size
+
+
+def read_parts(path: Path) -> tuple[SearchState, Unparsed, str, int]:
+    """The snapshot at ``path``, its assignments unparsed (``decode_parts``), its payload's
+    digest and its size in bytes."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         raise StateProblem("missing", f"no {path.name} in {path.parent}") from None
     except OSError as error:
         raise StateProblem("corrupt", f"unreadable: {error.strerror or error}") from None
-    with heap.paused():  # a parse of every assignment (adapters/heap.py)
-        state, digest = decode_snapshot(data)
-    return state, digest, len(data)
+    with heap.paused():  # a parse of the cursor (adapters/heap.py)
+        head, issued, digest = decode_parts(data)
+    return head, issued, digest, len(data)
+
+
+def _parsed(parse: Callable[[], tuple[Manifest, ...]]) -> tuple[Manifest, ...]:
+    """``parse()``, its ``ValueError`` a ``StateProblem``."""
+    try:
+        return parse()
+    except ValueError as error:
+        raise StateProblem("corrupt", str(error)) from None

@@ -12,9 +12,12 @@ total cost quadratic, so a save writes what changed since the last one:
   appended with a write and an ``fsync``. The journal names the
   snapshot it continues by the snapshot's digest.
 
-The restored state is the snapshot with every good record applied in order. A record torn by a
-crash mid-append is the journal's last bytes, and is dropped: that save never completed, as
-with an atomic rename the state is the old one or the new one, never a mixture. A damaged
+The restored state is the snapshot with every good record applied in order; given the history
+the controller holds, the saved assignments it starts with are taken as its own items, their
+bytes compared with its encoding rather than parsed (``unparsed.py``; every byte is still
+checksummed). A record torn by a crash mid-append is the journal's last bytes, and is
+dropped: that save never completed, as with an atomic rename the state is the old one or the
+new one, never a mixture. A damaged
 record with others after it, a journal of an unknown version, or a record that does not apply
 is a ``StateProblem`` and the server rebuilds from the trial history, as for a bad snapshot.
 
@@ -34,21 +37,18 @@ the earlier single-file versions, and is read as it is.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from katib_resume.adapters import heap
 from katib_resume.adapters.atomic import fsync_directory, write_atomically
-from katib_resume.adapters.local.suggestion import cursor_delta, journal
+from katib_resume.adapters.local.suggestion import cursor_delta, encoded, journal
 from katib_resume.adapters.local.suggestion import state as snapshot
-from katib_resume.adapters.local.suggestion.assignments import all_well_formed
 from katib_resume.adapters.local.suggestion.state import SearchState, StateProblem
+from katib_resume.adapters.local.suggestion.unparsed import Unparsed
 from katib_resume.core.kube import Manifest
 
 JOURNAL_NAME = "suggestion-state.journal"
@@ -83,22 +83,26 @@ class StateStore:
         self._journal_file = True  # a journal file may exist (not known until read)
         self._torn = False  # the journal may hold bytes after ``_disk.journal``
 
-    def load(self) -> SearchState:
-        """The saved state (see the module docstring); raises ``StateProblem``."""
+    def load(self, history: Sequence[Manifest] | None = None) -> SearchState:
+        """The saved state (see the module docstring); raises ``StateProblem``. Given the
+        ``history`` the controller holds, the saved assignments it starts with are its own
+        items, not parsed (``unparsed.py``)."""
         self._disk, self._journal_file, self._torn = None, True, False
-        state, base, size = snapshot.read(self.path)
+        head, issued, base, size = snapshot.read_parts(self.path)
         data = self._read_journal()
         try:
             scan = None if data is None else journal.scan(data, base)
         except journal.Damaged as error:
             raise StateProblem("corrupt", str(error)) from None
-        if scan is None:  # no journal, or a stale one
-            self._disk = _OnDisk(state, base, size, 0, base)
-            return state
-        with heap.paused():  # a parse of every record (adapters/heap.py)
-            state = _replay(state, scan.bodies)
-        self._torn = data is not None and scan.end < len(data)
-        self._disk = _OnDisk(state, base, size, scan.end, scan.last)
+        cursor, end, last = head.cursor, 0, base
+        if scan is not None:
+            with heap.paused():  # a parse of every record's change (adapters/heap.py)
+                cursor = _replay(cursor, scan.bodies, issued)
+            self._torn = data is not None and scan.end < len(data)
+            end, last = scan.end, scan.last
+        state = replace(head, cursor=cursor, issued=_issued(issued, history))
+        encoded.remember(state.identity(), state.issued, issued.body)
+        self._disk = _OnDisk(state, base, size, end, last)
         return state
 
     def save(self, state: SearchState) -> None:
@@ -211,41 +215,38 @@ def _record(disk: _OnDisk, state: SearchState) -> tuple[bytes, str] | None:
     return journal.frame(body, disk.last)
 
 
-def _replay(state: SearchState, bodies: list[bytes]) -> SearchState:
-    """``state`` with the records' changes applied in order (its cursor changed in place)."""
+def _replay(cursor: Any, bodies: list[bytes], issued: Unparsed) -> Any:
+    """``cursor`` with the records' changes applied in order (changed in place), their
+    assignments added to ``issued``, unparsed."""
     parts = [body.split(SEPARATOR) for body in bodies]
     if any(len(pair) != 2 for pair in parts):
         raise StateProblem("corrupt", "a journal record is not a change and assignments")
-    changes = _parsed([change for change, _ in parts], json.loads)
-    batches = _parsed([items for _, items in parts], orjson.loads)
-    cursor, new = state.cursor, list[Manifest]()
-    for number, (change, batch) in enumerate(zip(changes, batches, strict=True), 1):
+    changes = _parsed([change for change, _ in parts])
+    for number, (change, (_, batch)) in enumerate(zip(changes, parts, strict=True), 1):
         try:
             cursor = cursor_delta.apply(cursor, change)
+            issued.extend(batch)
         except ValueError:
             raise StateProblem("corrupt", f"journal record {number} does not apply") from None
-        if not isinstance(batch, list):
-            raise StateProblem("corrupt", "the issued assignments are malformed")
-        new.extend(batch)
-    if not all_well_formed(new):
-        raise StateProblem("corrupt", "the issued assignments are malformed")
-    issued: tuple[Manifest, ...] = state.issued + tuple(new)
-    return replace(state, cursor=cursor, issued=issued)
+    return cursor
 
 
-def _parsed(texts: list[bytes], parse: Callable[[bytes], Any]) -> list[Any]:
-    """The JSON values ``texts``, read by one call of ``parse`` over all of them. The cursor's
-    changes are read by ``json``, which reads integers beyond 64 bits exactly (a cursor may
-    hold one); the assignments, only strings when well formed, by ``orjson``, a few times
-    faster, or by ``json`` if it refuses them (``orjson`` reads no lone surrogate)."""
-    joined = b"[" + b",".join(texts) + b"]"
-    try:
-        values = parse(joined)
-    except ValueError:
+def _issued(issued: Unparsed, history: Sequence[Manifest] | None) -> tuple[Manifest, ...]:
+    """The saved assignments, parsed, or resolved against ``history`` (``unparsed.py``)."""
+    with heap.paused():  # a parse of the assignments not in the history (adapters/heap.py)
         try:
-            values = json.loads(joined)
-        except ValueError:
-            raise StateProblem("corrupt", "a journal record is not JSON") from None
+            return issued.parse() if history is None else issued.resolve(history)
+        except ValueError as error:
+            raise StateProblem("corrupt", str(error)) from None
+
+
+def _parsed(texts: list[bytes]) -> list[Any]:
+    """The JSON values ``texts`` (the cursor's changes), read by one call over all of them
+    (``state.exact_loads``: a cursor may hold integers beyond 64 bits, read exactly)."""
+    try:
+        values = snapshot.exact_loads(b"[" + b",".join(texts) + b"]")
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise StateProblem("corrupt", "a journal record is not JSON") from None
     if not isinstance(values, list) or len(values) != len(texts):
         raise StateProblem("corrupt", "a journal record is not one JSON value")
     return values
@@ -258,6 +259,6 @@ def _write_at(descriptor: int, data: bytes, offset: int) -> None:
         view, offset = view[written:], offset + written
 
 
-def load(path: Path) -> SearchState:
+def load(path: Path, history: Sequence[Manifest] | None = None) -> SearchState:
     """The state saved at ``path`` (snapshot and journal)."""
-    return StateStore(path).load()
+    return StateStore(path).load(history)
