@@ -48,8 +48,10 @@ def test_the_default_job_conditions_match_katibs_reading(
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.sampled_from(["True", "Complete", "Failed"]),
-    lambda inner: st.lists(inner, max_size=3)
-    | st.dictionaries(st.sampled_from(["type", "status", "reason"]), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(["type", "status", "reason"]), inner, max_size=3)
+    ),
     max_leaves=8,
 )
 # The conditions' elements are objects, arrays or strings, never null, a boolean or a number:
