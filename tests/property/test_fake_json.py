@@ -53,7 +53,10 @@ def _outcome(convert: Any) -> str:
         return type(error).__name__
 
 
-odd = st.one_of(values, st.just(math.nan), st.just(datetime(2026, 1, 1)), st.just(1.0))
+# A float no leaf equals: ``as_json_over`` keeps the stored spelling of a number wherever the
+# value's item compares equal to the stored one it is checked against (its docstring), so a 1.0
+# drawn among the stored ints came back 1, by design, not a wrong conversion.
+odd = st.one_of(values, st.just(math.nan), st.just(datetime(2026, 1, 1)), st.just(0.5))
 
 
 @given(
