@@ -10,7 +10,10 @@ The evaluation sits in the core as a pure function: ``gjson`` (gjson-py) is a co
 JSON values with no I/O, so putting it behind a port would only add an adapter that the tests
 would have to fake. It differs from Go's library in one way that matters here: a path that does
 not exist (a Job with no ``status`` yet) raises instead of returning nothing, and so does an
-empty or malformed query. Every such error counts as "no match", which is what Go returns.
+empty or malformed query. Every such error counts as "no match", which is what Go returns. A
+second difference is left as it is: a query on an array's elements over an array holding a null,
+a boolean or a number answers nothing, where Go skips that element (docs/katib-differences.md);
+the batch Job's default conditions, read here without gjson, skip it as Go does.
 """
 
 from __future__ import annotations

@@ -73,9 +73,9 @@ def as_json_over(value: Any, stored: Any) -> Any:
     whole status again. Equality is checked at C speed from the top (a part equal to its stored
     place is that place); a list that differs from the stored one in one stretch (grown at its
     end, a name inserted in a sorted list) shares the stored items around it (``_spliced``). As
-    in Python's ``==``, numbers that compare equal (``1``, ``1.0``, ``True``) at the same place
-    of an otherwise equal part keep the stored spelling: no writer of this codebase changes a
-    field's JSON type.
+    in Python's ``==``, numbers that compare equal (``1``, ``1.0``, ``True``) keep the stored
+    spelling where they meet (the same place of an equal part, or an item a splice keeps): no
+    writer of this codebase changes a field's JSON type.
     """
     kind = type(value)
     if kind is type(stored) and value == stored:

@@ -156,8 +156,6 @@ def test_describe_merges_conditions_and_events_in_time_order(state: Path) -> Non
     assert "Deployment:            from-volume-resume-random: none" in suggestion
 
 
-
-
 def test_edit_below_the_trial_count_is_denied_with_katibs_message(state: Path) -> None:
     before = committed(state)
     done = cli("edit", "experiment", NAME, "-n", NS, "--max-trial-count", "5", "--state-dir", state)

@@ -29,7 +29,9 @@ values = st.recursive(
 def test_converting_over_a_stored_value_equals_converting_alone(new: Any, old: Any) -> None:
     stored = as_json(old)
     shared = as_json_over(new, stored)
-    assert json.dumps(shared) == json.dumps(as_json(new))
+    # Keys sorted: a mapping equal to its stored place is that place, in the stored key order
+    # (JSON objects are unordered; Python's ``==`` ignores the order as well).
+    assert json.dumps(shared, sort_keys=True) == json.dumps(as_json(new), sort_keys=True)
 
 
 @given(values)
@@ -53,7 +55,10 @@ def _outcome(convert: Any) -> str:
         return type(error).__name__
 
 
-odd = st.one_of(values, st.just(math.nan), st.just(datetime(2026, 1, 1)), st.just(1.0))
+# A float no leaf equals: ``as_json_over`` keeps the stored spelling of a number wherever the
+# value's item compares equal to the stored one it is checked against (its docstring), so a 1.0
+# drawn among the stored ints came back 1, by design, not a wrong conversion.
+odd = st.one_of(values, st.just(math.nan), st.just(datetime(2026, 1, 1)), st.just(0.5))
 
 
 @given(

@@ -30,6 +30,16 @@ def test_a_match_that_is_no_object_is_no_status() -> None:
     assert judge(RUN, "", "status.tags", running=False) is None
 
 
+def test_a_condition_that_is_no_object_is_skipped_as_in_gos_gjson() -> None:
+    """Go's gjson skips an array element that is not an object when a query names a field (so
+    does the default conditions' reading); gjson-py would drop the whole array instead."""
+    complete = {"type": "Complete", "status": "True", "reason": "Done", "message": ""}
+    job = {"metadata": {"name": "j"}, "status": {"conditions": [None, 3, complete]}}
+    assert matches(job, JOB_SUCCESS_CONDITION) == complete
+    verdict = judge(job, JOB_SUCCESS_CONDITION, JOB_FAILURE_CONDITION, running=True)
+    assert verdict == Verdict(RunOutcome.SUCCEEDED, "Done")
+
+
 def test_only_the_batch_job_has_default_conditions() -> None:
     assert default_conditions("batch/v1", "Job") == (JOB_SUCCESS_CONDITION, JOB_FAILURE_CONDITION)
     assert default_conditions("example.com/v1", "Job") == ("", "")

@@ -129,7 +129,6 @@ def test_a_damaged_record_before_the_last_is_rebuilt_and_kept_aside(tmp_path: Pa
     assert state_store.load(tmp_path / FILE_NAME).issued == tuple(history)
 
 
-
 def test_two_records_joined_by_a_damaged_line_break_are_a_problem_not_a_torn_save(
     tmp_path: Path,
 ) -> None:
@@ -151,6 +150,7 @@ def test_two_records_joined_by_a_damaged_line_break_are_a_problem_not_a_torn_sav
     report = restarted.start(history)
     assert report.source == "rebuilt"
     assert restarted.issued == tuple(history)
+
 
 def test_a_journal_of_another_version_is_rebuilt_not_trusted(tmp_path: Path) -> None:
     server = started(tmp_path)
