@@ -301,6 +301,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(hoist_namespace(sys.argv[1:] if argv is None else argv, parser))
     check(args, parser)
+    from katib_resume.adapters.fake.lazy import DamagedObject
+    from katib_resume.adapters.fake.persistence import START_OVER
     from katib_resume.app.cli.commands import (
         run,  # after parsing: --help never pays for the core's imports
     )
@@ -315,6 +317,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as error:
         print(f"katib-resume: error: {one_line(str(error))}", file=sys.stderr)
         return EXIT_NOT_FOUND if isinstance(error, RequestError) else EXIT_BAD_INPUT
+    except DamagedObject as error:  # a Trial's body is decoded when first read (``lazy``)
+        where = f"{args.state_dir}: " if getattr(args, "state_dir", None) else ""
+        message = f"{where}cannot use the fake cluster's state ({error}); {START_OVER}"
+        print(f"katib-resume: error: {one_line(message)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("katib-resume: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

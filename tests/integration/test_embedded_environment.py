@@ -67,6 +67,29 @@ def test_a_lock_that_is_a_directory_is_one_line_and_changes_nothing(
     assert committed(state) == before
 
 
+def test_a_damaged_trial_is_one_line_naming_the_state_for_every_command(
+    state: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Trial's body is decoded when first read, so its damage shows up in whichever command
+    reads it first: each says so in one line (exit 2, as for a state damaged at open); one
+    that reads no Trial is not held up."""
+    with contextlib.closing(sqlite3.connect(state / "cluster.db")) as db, db:
+        (name,) = db.execute("SELECT name FROM objects WHERE kind = 'Trial' LIMIT 1").fetchone()
+        db.execute(
+            "UPDATE log SET body = '{not json' WHERE kind = 'Trial' AND name = ? AND revision ="
+            " (SELECT revision FROM objects WHERE kind = 'Trial' AND name = ?)",
+            (name, name),
+        )
+    edit = ("edit", "experiment", NAME, "--max-trial-count", 20)
+    assert cli(capsys, "-n", NS, *edit, "--state-dir", state)[0] == 0  # reads no Trial
+    for command in (("get", "trials"), ("describe", "experiment", NAME), ("run", NAME)):
+        code, _, err = cli(capsys, "-n", NS, *command, "--state-dir", state)
+        assert code == 2, command
+        (line,) = errors(err)
+        assert line.startswith(f"katib-resume: error: {state}: cannot use the fake cluster's")
+        assert f"a stored Trial {name!r} cannot be decoded" in line
+
+
 def test_a_full_disk_mid_run_is_one_line_and_keeps_what_was_committed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
