@@ -18,7 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from operator import itemgetter
 
+from katib_resume.core.index_fill import Positions, placed
 from katib_resume.core.kube import Manifest
 
 Kind = tuple[str, str]
@@ -31,6 +33,7 @@ EVERY = "@kind"
 """The index field every object has, with the value ``""``: its bucket is the whole kind, so a
 reader of the kind's changes (the embedded runtime's suggestion services) pays per change."""
 _EMPTY: Mapping[Name, Manifest] = {}
+_NAME, _OBJECT = itemgetter(0), itemgetter(1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,13 +117,34 @@ class Index:
         holds nothing now (a cache's first list): the same buckets, serials and epochs, in one
         pass without the comparison with a previous state. (A kind that holds nothing has no
         bucket left, since a bucket that empties is dropped, so no name has a record yet.)"""
-        buckets, fields = self._buckets, self.fields
-        for name, obj in objects:
-            self.serial += 1
-            for field, value in fields(obj):
-                bucket = buckets.get((kind, field, value)) or self._new(kind, field, value)
-                bucket.items[name] = obj
-                bucket.touched[name] = self.serial
+        items = list(objects)
+        names, held = list(map(_NAME, items)), list(map(_OBJECT, items))
+        groups = placed(self.labels, (EVERY, ""), OWNER, held)
+        if groups is None:
+            groups = self._placed(held)
+        base = self.serial + 1  # the serial of the first object
+        for (field, value), positions in groups.items():
+            bucket = self._buckets.get((kind, field, value))
+            if bucket is None:
+                bucket = self._buckets[(kind, field, value)] = _Bucket(base + positions[0])
+            objects_at: Iterable[Manifest]
+            serials: Iterable[int]
+            if positions == range(len(items)):  # every object, in order
+                at, objects_at, serials = names, held, range(base, base + len(items))
+            else:
+                at = list(map(names.__getitem__, positions))
+                objects_at, serials = map(held.__getitem__, positions), map(base.__add__, positions)
+            bucket.items.update(zip(at, objects_at, strict=True))
+            bucket.touched.update(zip(at, serials, strict=True))
+        self.serial += len(items)
+
+    def _placed(self, objects: list[Manifest]) -> dict[tuple[str, str], Positions]:
+        """``placed`` of objects of any shape: each one's ``fields``, one by one."""
+        groups: dict[tuple[str, str], list[int]] = {}
+        for at, obj in enumerate(objects):
+            for pair in self.fields(obj):
+                groups.setdefault(pair, []).append(at)
+        return dict(groups)
 
     def _new(self, kind: Kind, field: str, value: str) -> _Bucket:
         bucket = self._buckets[(kind, field, value)] = _Bucket(self.serial)

@@ -28,6 +28,7 @@ import contextlib
 import math
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
+from itertools import chain
 from typing import Any, TypeVar
 
 import orjson
@@ -177,10 +178,32 @@ def _seen(raw: Any) -> set[Seen]:
 def _kept_results(raw: dict[str, Any] | None) -> KeptResults | None:
     if raw is None:
         return None
-    entries: dict[str, tuple[str, Results]] = {}
-    for name, version, entry in raw["entries"]:
-        values = dict(entry)  # JSON's keys are text; its numbers are floats but for integers
-        if not _NUMBERS.issuperset(map(type, values.values())):
-            values = {str(k): None if v is None else float(v) for k, v in values.items()}
-        entries[str(name)] = (str(version), values)
+    rows = raw["entries"]
+    entries = _plain_entries(rows)
+    if entries is None:
+        entries = {}
+        for name, version, entry in rows:
+            values = dict(entry)  # JSON's keys are text; its numbers are floats but integers
+            if not _NUMBERS.issuperset(map(type, values.values())):
+                values = {str(k): None if v is None else float(v) for k, v in values.items()}
+            entries[str(name)] = (str(version), values)
     return KeptResults(str(raw["basis"]), entries)
+
+
+def _plain_entries(rows: Any) -> dict[str, tuple[str, Results]] | None:
+    """The kept entries read in C-level passes when every row is plain, as ``save`` writes
+    them (``[name, version, entry]``: text, text, and an object of floats or nulls): what the
+    loop of ``_kept_results`` would make of them (a copy of each entry). ``None`` for any
+    other rows (integers, another shape), which the loop reads (or refuses) one by one."""
+    if type(rows) is not list or not set(map(type, rows)) <= {list}:
+        return None
+    if not rows or set(map(len, rows)) != {3}:
+        return {} if not rows else None
+    names, versions, values = zip(*rows, strict=True)
+    if not {*map(type, names), *map(type, versions)} <= {str}:
+        return None
+    if not set(map(type, values)) <= {dict}:
+        return None
+    if not _NUMBERS.issuperset(map(type, chain.from_iterable(map(dict.values, values)))):
+        return None
+    return dict(zip(names, zip(versions, map(dict, values), strict=True), strict=True))

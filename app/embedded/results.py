@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain, compress, repeat
+from operator import itemgetter, not_
 
 from katib_resume.adapters.local.suggestion.results import trial_results
 from katib_resume.app.loop.keys import Key
@@ -92,21 +94,12 @@ class ResultBook:
             recalled = None if self.recall is None else self.recall(key)
             if recalled is not None and recalled.basis == page.text:
                 kept = recalled.entries
-        matched = _matched(key.namespace, delta.changed, kept) if kept else None
-        for obj, held in zip(delta.changed, matched or [None] * len(delta.changed), strict=True):
-            if held is not None:  # ``kept`` holds it at its version: its entry, in its place
-                trial_name, (version, entry) = held
-                if entry:
-                    page.by_trial[trial_name], page.versions[trial_name] = entry, version
-                    page.results.update(entry)
-                continue
-            namespace, trial_name = key_of(obj)[2:]
-            if namespace != key.namespace:
-                continue
-            version = version_of(obj)
-            trial = self.parse(obj)
-            own = is_own(experiment, trial)
-            self._put(page, trial_name, trial_results(experiment, [trial]) if own else {}, version)
+        if kept:  # a whole bucket, the Trials kept at their version adopted in bulk
+            self._fill(page, experiment, delta.changed, kept)
+        for obj in () if kept else delta.changed:
+            taken = self._entry(experiment, obj)
+            if taken is not None:
+                self._put(page, key_of(obj)[3], *taken)
         for namespace, trial_name in delta.removed:
             if namespace == key.namespace:
                 self._put(page, trial_name, {}, "")
@@ -123,15 +116,42 @@ class ResultBook:
             page.versions[name] = version
             page.results.update(entry)
 
+    def _entry(self, experiment: Experiment, obj: Manifest) -> tuple[Results, str] | None:
+        """A Trial's entry, parsed, and its version; ``None`` for one of another namespace."""
+        if key_of(obj)[2] != experiment.namespace:
+            return None
+        own = is_own(experiment, trial := self.parse(obj))
+        return (trial_results(experiment, [trial]) if own else {}), version_of(obj)
 
-def _matched(
-    namespace: str, changed: Sequence[Manifest], kept: Entries
-) -> list[tuple[str, tuple[str, Results]] | None]:
-    """For each of ``changed``, its name and kept entry if ``kept`` holds it at its version in
-    ``namespace`` (else ``None``), matched in one C-level pass (``app.loop.versions``). The
-    page is filled in the bucket's order all the same, as a fold from scratch fills it (an
-    algorithm may read the results in their order)."""
-    wanted = {(namespace, name, version) for name, (version, _) in kept.items()}
-    seen = seen_of(changed)
-    hits = map(wanted.__contains__, seen)
-    return [(at[1], kept[at[1]]) if hit else None for at, hit in zip(seen, hits, strict=True)]
+    def _fill(
+        self, page: _Page, experiment: Experiment, changed: Sequence[Manifest], kept: Entries
+    ) -> None:
+        """Fill an emptied ``page`` from a whole bucket, ``changed``: each Trial ``kept``
+        holds at its version takes its entry unparsed, found in C-level passes over the bucket
+        (``app.loop.versions``); only the others are parsed, in Python.
+
+        The page is made in the bucket's order, as putting the entries one by one makes it (an
+        algorithm may read the results in their order): a bucket names each Trial once, so no
+        entry replaces another's, and the tables built from the entries in order are the ones
+        ``_put`` would leave. An empty entry (a Trial still running) is not put."""
+        namespace = experiment.namespace
+        wanted = {(namespace, name, version) for name, (version, _) in kept.items()}
+        seen = seen_of(changed)
+        hits = list(map(wanted.__contains__, seen))
+        names = list(map(_NAME, seen))
+        held = list(map(kept.get, names, repeat(_NONE)))
+        for at in compress(range(len(held)), map(not_, hits)):
+            taken = self._entry(experiment, changed[at])
+            held[at] = _NONE if taken is None else (taken[1], taken[0])
+        entries = list(map(_ENTRY, held))
+        filled = list(map(bool, entries))
+        names, entries = list(compress(names, filled)), list(compress(entries, filled))
+        page.by_trial = dict(zip(names, entries, strict=True))
+        page.versions = dict(zip(names, map(_VERSION, compress(held, filled)), strict=True))
+        page.results = dict(chain.from_iterable(map(dict.items, entries)))
+
+
+_NONE: tuple[str, Results] = ("", {})
+"""The entry of a Trial that has none (of another namespace): not put."""
+_VERSION, _ENTRY, _NAME = itemgetter(0), itemgetter(1), itemgetter(1)
+"""A held entry's version and entry; a ``Seen``'s name."""

@@ -86,6 +86,20 @@ def _unchanged(cluster: FakeCluster, kept: Kept | None) -> set[tuple[str, str]]:
     }
 
 
+def _fresh_results(cluster: FakeCluster) -> ResultBook:
+    """A result book read in full, every Trial parsed, through a cache listed afresh."""
+    book, experiment = ResultBook(), _experiment(cluster)
+    assert experiment is not None
+    book.results(Informer(cluster.for_cache()), experiment)
+    return book
+
+
+def _page(book: ResultBook) -> object:
+    """A result book's page of the Experiment, in its order: its entries and their versions."""
+    page = book.pages[KEY]
+    return list(page.by_trial.items()), list(page.versions.items()), list(page.results.items())
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.one_of(changes, steps), st.one_of(changes, changes, steps), st.booleans())
 @example([], [("outcome", "t1", NS, "0.9")], False)  # a finished Trial's value changed
@@ -121,6 +135,7 @@ def test_books_recalled_from_kept_folds_equal_a_full_fold(
         assert got == full
         assert list(got[2]) == list(full[2])  # the results in the same order (an algorithm's)
         assert set(recalled[0].pages[KEY].raw) == _unchanged(cluster, kept.trials(KEY))
+        assert _page(recalled[1]) == _page(_fresh_results(cluster))  # what the next save keeps
         event(f"Trials taken from the kept fold: {len(recalled[0].pages[KEY].raw)}")
         close(world)
 
