@@ -1,5 +1,4 @@
-"""The JSON texts of the fake cluster's database (``sqlite.py``): objects, their heads, Events.
-"""
+"""The JSON texts of the fake cluster's database (``sqlite.py``): objects, their heads, Events."""
 
 from __future__ import annotations
 
