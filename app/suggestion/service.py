@@ -30,8 +30,11 @@ import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
+from itertools import repeat
+from operator import itemgetter
 from pathlib import Path
 
+from katib_resume.adapters import heap
 from katib_resume.adapters.grpc.api import EXHAUSTED, Wire
 from katib_resume.adapters.grpc.codec import algorithm_manifest, experiment_manifest, trial_manifest
 from katib_resume.adapters.grpc.server import Refused, WithTrailers
@@ -50,6 +53,8 @@ from katib_resume.core.observed import Outcome
 INVALID = "INVALID_ARGUMENT"
 _log = logging.getLogger(__name__)
 _FAILED = ("Failed", "Killed")
+_ITEM_KEYS = ("name", "parameterAssignments")
+_SPEC, _NAME, _METADATA = itemgetter("spec"), itemgetter("name"), itemgetter("metadata")
 _VALUED = ("Succeeded", "EarlyStopped")
 
 
@@ -143,7 +148,9 @@ class SuggestionApi:
             directory = None if self.data_dir is None else self.data_dir / name
             server = SuggestionServer(experiment, self.seed, directory)
             guess = partial(_guess_order, trials, experiment, self.seed)
-            report = server.start(_history(trials), guess_order=guess)
+            with heap.paused():  # a list of dicts per Trial, acyclic (adapters/heap.py)
+                history = _history(trials)
+            report = server.start(history, guess_order=guess)
             self.reports[name] = report
             if report.source == "rebuilt":  # the embedded runtime's Warning event
                 _log.warning("Experiment %s: %s", name, report.reason)
@@ -160,15 +167,16 @@ def _experiment(request: Wire, *, early_stopping: bool = True) -> Experiment:
 
 def _history(trials: Sequence[Manifest]) -> list[Manifest]:
     """The Trials' assignments, in the request's order (the server sorts them by the saved
-    state's issue order, or by ``_guess_order`` to rebuild)."""
-    return [
-        {
-            "name": t["metadata"]["name"],
-            "parameterAssignments": t["spec"].get("parameterAssignments", []),
-        }
-        | ({"labels": t["spec"]["labels"]} if t["spec"].get("labels") else {})  # PBT's lineage
-        for t in trials
-    ]
+    state's issue order, or by ``_guess_order`` to rebuild), made at C speed (Katib sends
+    every Trial: 5,000 at 5,000), with PBT's labels where a Trial has them."""
+    specs = list(map(_SPEC, trials))
+    names = map(_NAME, map(_METADATA, trials))
+    values = map(dict.get, specs, repeat("parameterAssignments"), repeat([]))
+    items = list(map(dict, map(zip, repeat(_ITEM_KEYS), zip(names, values, strict=True))))
+    for item, labels in zip(items, map(dict.get, specs, repeat("labels")), strict=True):
+        if labels:  # PBT's lineage
+            item["labels"] = labels
+    return items
 
 
 def _guess_order(
