@@ -68,6 +68,15 @@ def issue(volume: Path, count: int) -> list[Manifest]:
     return [{"name": i["trial_name"], "parameterAssignments": i["assignments"]} for i in items]
 
 
+def issue_in_batches(volume: Path, batches: int, size: int) -> list[Manifest]:
+    """``batches`` calls of ``size`` from one service (the later ones saved in the journal)."""
+    api, held = SuggestionApi(volume, 0), list[Manifest]()
+    for _ in range(batches):
+        items = api.get_suggestions(request(held, len(held), size))["parameter_assignments"]
+        held += [{"name": i["trial_name"], "parameterAssignments": i["assignments"]} for i in items]
+    return held
+
+
 def next_after(volume: Path, trials: list[Manifest], held: int) -> tuple[SuggestionApi, Any]:
     api = SuggestionApi(volume, 0)
     reply = api.get_suggestions(request(trials, held, 1))
@@ -96,7 +105,8 @@ def parsed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 def test_a_restart_over_shuffled_trials_compares_bytes_and_parses_nothing(
     tmp_path: Path, parsed: list[int], caplog: pytest.LogCaptureFixture
 ) -> None:
-    held = issue(tmp_path / "volume", 400)
+    held = issue_in_batches(tmp_path / "volume", 8, 50)
+    assert (tmp_path / "volume" / NAME / "suggestion-state.journal").exists()
     shuffled = random.Random(1).sample(held, len(held))
     assert shuffled != held
     parsed.clear()
