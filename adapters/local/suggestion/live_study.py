@@ -120,6 +120,7 @@ class Live:
         self.study = optuna.create_study(storage=self.storage, sampler=sampler, direction=direction)
         self.study_id = self.study._study_id
         self.numbers: list[int | None] = []
+        self.untold: set[int] = set()  # the assignments that are trials not told a result yet
         self.seen: set[Point] | Seen = set()
         self.completed = 0
         self.cursor: Any = None

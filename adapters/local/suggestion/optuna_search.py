@@ -90,7 +90,7 @@ class OptunaSearch:
         self, cursor: Any, count: int, issued: Sequence[Point], results: Results
     ) -> tuple[list[Point], Any]:
         live = self._study(cursor, issued)
-        told = {**cursor["told"], **self._tell(live, cursor["told"], results)}
+        told = {**cursor["told"], **self._tell(live, results)}
         trial_attrs = dict(cursor["trial_attrs"])
         points = []
         for index in range(len(issued), len(issued) + count):
@@ -98,6 +98,7 @@ class OptunaSearch:
             live.seen.add(point)
             points.append(point)
             live.numbers.append(number)
+            live.untold.add(index)
             attrs = live.storage.get_trial_system_attrs(live.trial_id(number))
             if attrs:
                 trial_attrs[str(index)] = attrs
@@ -163,6 +164,7 @@ class OptunaSearch:
             return None
         live = Live(self.maximize, self.distributions, Delegate())
         live.numbers = list(kept) if len(kept) == len(issued) else _numbers(kept, len(issued))
+        live.untold = set(compress(kept, map(is_, results, repeat(UNTOLD))))
         live.load(
             results,
             built,
@@ -209,24 +211,23 @@ class OptunaSearch:
             if key.startswith("qmc:"):
                 live.storage.set_study_system_attr(live.study_id, key, trials - 2)
 
-    def _tell(self, live: Live, told: Mapping[str, Any], results: Results) -> dict[str, Any]:
+    def _tell(self, live: Live, results: Results) -> dict[str, Any]:
         """Tell the study the results it has not been told, in the order given; what was told,
-        by index. Katib sends every result in every call: the ones told before are set aside
-        by C-level passes, and only the new ones are looked at."""
-        keys = list(map(str, results))
-        fresh = set(keys) - told.keys()
+        by index. Katib sends every result in every call, but only the trials not told yet
+        (``live.untold``: few, the running ones) can take one, so only they are looked up
+        (``Known`` answers a lookup without mapping every result); the results are walked
+        for their order only when two or more are new."""
+        fresh = [index for index in live.untold if index in results]
+        if len(fresh) > 1:
+            fresh = list(filter(set(fresh).__contains__, results))
         new: dict[str, Any] = {}
-        if not fresh:
-            return new
-        pairs = zip(results.items(), keys, strict=True)
-        for (index, value), key in compress(pairs, map(fresh.__contains__, keys)):
-            if not 0 <= index < len(live.numbers):
-                continue
+        for index in fresh:
             number = live.numbers[index]
-            if number is None:
-                continue
+            assert number is not None, "an untold assignment is a trial"
+            value = results[index]
             live.tell(number, value)
-            new[key] = stored(value)
+            live.untold.discard(index)
+            new[str(index)] = stored(value)
         return new
 
     def _ask(self, live: Live, index: int, seen: Set[Point]) -> tuple[Point, int]:

@@ -30,7 +30,7 @@ so after any call the volume holds the state the answer came from.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
@@ -53,6 +53,8 @@ from katib_resume.adapters.local.suggestion.state_store import StateStore
 from katib_resume.core.model import Experiment, Manifest
 from katib_resume.core.observed import Validation
 
+Order = Callable[[Sequence[Manifest]], Sequence[Manifest]]
+"""A history in issue order, as well as it can be guessed (``start``'s ``guess_order``)."""
 EXHAUSTED = "the search is exhausted: it has issued every assignment it has ({count})"
 
 
@@ -110,18 +112,21 @@ class SuggestionServer:
         """Katib's ``ValidateAlgorithmSettings``; needs no ``start`` (Katib asks a fresh pod)."""
         return validate(self.experiment)
 
-    def start(self, history: Sequence[Manifest]) -> StartReport:
-        """Restore the saved state, or rebuild it from ``history``; see the module docstring."""
+    def start(self, history: Sequence[Manifest], guess_order: Order | None = None) -> StartReport:
+        """Restore the saved state, or rebuild it from ``history``; see the module docstring.
+        With ``guess_order``, ``history``'s order is not known (a gRPC request's Trials): a
+        restore sorts it by the saved state's names, a rebuild by ``guess_order``."""
         self.stop()
         try:
             search = build(self.experiment, self.seed)
         except (SettingsError, SpaceError) as error:
             self._invalid = error
             return StartReport("new", f"suggestion state not loaded: {error}")
-        found = self._saved(search, history)
+        found = self._saved(search, history, ordered=guess_order is None)
         if found.state is not None:
             self._search, self._state, self._saved_state = search, found.state, found.state
             return StartReport("restored", f"{found.why} ({_count(len(found.state.issued))})")
+        history = history if guess_order is None else guess_order(history)
         rebuilt, differ = self._rebuild(search, history)
         if not found.trouble and not history:  # saved by the first call (module docstring)
             self._search, self._state = search, rebuilt
@@ -201,12 +206,15 @@ class SuggestionServer:
             cursor=search.start(),
         )
 
-    def _saved(self, search: Search, history: Sequence[Manifest]) -> _Found:
+    def _saved(self, search: Search, history: Sequence[Manifest], *, ordered: bool) -> _Found:
         """The saved state if it can be resumed; else why not, and whether that is trouble."""
         if self._store is None:
             return _Found(None, "no suggestion volume (state kept in memory only)")
-        try:
-            saved = self._store.load(history)  # its items, where they are the saved ones
+        try:  # its items, where they are the history's
+            if ordered:
+                saved = self._store.load(history)
+            else:
+                saved, history = self._store.load_unordered(history)
             search.check(saved.cursor)
         except StateProblem as problem:
             if problem.kind == "missing":

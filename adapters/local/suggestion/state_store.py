@@ -45,7 +45,7 @@ from typing import Any
 
 from katib_resume.adapters import heap
 from katib_resume.adapters.atomic import fsync_directory, write_atomically
-from katib_resume.adapters.local.suggestion import cursor_delta, encoded, journal
+from katib_resume.adapters.local.suggestion import cursor_delta, encoded, journal, saved_order
 from katib_resume.adapters.local.suggestion import state as snapshot
 from katib_resume.adapters.local.suggestion.state import SearchState, StateProblem
 from katib_resume.adapters.local.suggestion.unparsed import Unparsed
@@ -87,6 +87,17 @@ class StateStore:
         """The saved state (see the module docstring); raises ``StateProblem``. Given the
         ``history`` the controller holds, the saved assignments it starts with are its own
         items, not parsed (``unparsed.py``)."""
+        return self._load(history, ordered=True)[0]
+
+    def load_unordered(self, history: Sequence[Manifest]) -> tuple[SearchState, Sequence[Manifest]]:
+        """``load`` for a ``history`` in no known order (the Trials of a gRPC request): the
+        state, and the history sorted in the saved state's issue order (``saved_order.py``)."""
+        state, ordered = self._load(history, ordered=False)
+        return state, history if ordered is None else ordered
+
+    def _load(
+        self, history: Sequence[Manifest] | None, *, ordered: bool
+    ) -> tuple[SearchState, Sequence[Manifest] | None]:
         self._disk, self._journal_file, self._torn = None, True, False
         head, issued, base, size = snapshot.read_parts(self.path)
         data = self._read_journal()
@@ -100,10 +111,12 @@ class StateStore:
                 cursor = _replay(cursor, scan.bodies, issued)
             self._torn = data is not None and scan.end < len(data)
             end, last = scan.end, scan.last
+        if history is not None and not ordered:
+            history = saved_order.in_saved_order(history, issued.body)
         state = replace(head, cursor=cursor, issued=_issued(issued, history))
         encoded.remember(state.identity(), state.issued, issued.body)
         self._disk = _OnDisk(state, base, size, end, last)
-        return state
+        return state, history
 
     def save(self, state: SearchState) -> None:
         """Make ``state`` durable: a record appended, or a new snapshot (a compaction). If it
