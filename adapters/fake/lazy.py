@@ -84,30 +84,6 @@ class Undecoded(Decoded):
             _read(self)
         return dict.__contains__(self, key)
 
-    def __iter__(self) -> Any:
-        _read(self)
-        return dict.__iter__(self)
-
-    def __reversed__(self) -> Any:
-        _read(self)
-        return dict.__reversed__(self)
-
-    def __len__(self) -> int:
-        _read(self)
-        return dict.__len__(self)
-
-    def keys(self) -> Any:
-        _read(self)
-        return dict.keys(self)
-
-    def values(self) -> Any:
-        _read(self)
-        return dict.values(self)
-
-    def items(self) -> Any:
-        _read(self)
-        return dict.items(self)
-
     def __eq__(self, other: object) -> bool:
         _read(self)
         if isinstance(other, Undecoded):
@@ -120,53 +96,46 @@ class Undecoded(Decoded):
 
     __hash__ = None  # type: ignore[assignment]
 
-    def __repr__(self) -> str:
-        _read(self)
-        return dict.__repr__(self)
 
-    def copy(self) -> dict[str, Any]:
-        _read(self)
-        return dict(self)
+READ_FIRST = (
+    "__iter__",
+    "__reversed__",
+    "__len__",
+    "keys",
+    "values",
+    "items",
+    "__repr__",
+    "copy",
+    "__or__",
+    "__ror__",
+    "__ior__",
+    "__setitem__",
+    "__delitem__",
+    "setdefault",
+    "pop",
+    "popitem",
+    "update",
+    "clear",
+)
+"""The ``dict`` methods an ``Undecoded`` answers as a ``dict`` does once its body is read
+(every one that reads or writes more than one field it may not hold yet)."""
 
-    def __or__(self, other: Any) -> Any:
-        _read(self)
-        return dict.__or__(self, other)
 
-    def __ror__(self, other: Any) -> Any:
-        _read(self)
-        return dict.__ror__(self, other)
+def _read_first(name: str) -> Any:
+    """``dict``'s method ``name``, called once the body is read (the object is a ``Decoded``
+    after that, whose methods are ``dict``'s own: this wrapper runs once per object)."""
+    method = getattr(dict, name)
 
-    def __ior__(self, other: Any) -> Any:
+    def read_first(self: Undecoded, *args: Any, **kwargs: Any) -> Any:
         _read(self)
-        return dict.__ior__(self, other)
+        return method(self, *args, **kwargs)
 
-    def __setitem__(self, key: str, value: Any) -> None:
-        _read(self)
-        dict.__setitem__(self, key, value)
+    read_first.__name__ = read_first.__qualname__ = name
+    return read_first
 
-    def __delitem__(self, key: str) -> None:
-        _read(self)
-        dict.__delitem__(self, key)
 
-    def setdefault(self, key: str, default: Any = None) -> Any:
-        _read(self)
-        return dict.setdefault(self, key, default)
-
-    def pop(self, key: str, *default: Any) -> Any:
-        _read(self)
-        return dict.pop(self, key, *default)
-
-    def popitem(self) -> tuple[str, Any]:
-        _read(self)
-        return dict.popitem(self)
-
-    def update(self, *args: Any, **kwargs: Any) -> None:
-        _read(self)
-        dict.update(self, *args, **kwargs)
-
-    def clear(self) -> None:
-        _read(self)
-        dict.clear(self)
+for _method in READ_FIRST:
+    setattr(Undecoded, _method, _read_first(_method))
 
 
 def _read(obj: Undecoded) -> None:

@@ -201,13 +201,11 @@ def test_a_search_told_non_finite_results_resumes_exactly(
 def test_nan_is_a_failed_trial(
     algorithm: str, seed: int, direction: str, drawn: list[Outcome], plan: Steps
 ) -> None:
-    experiment, plan = subject(algorithm, direction), planned(algorithm, plan)
-    told = straight(experiment, seed, plan, scoring(drawn, as_is))
-
     def failed(result: float | None) -> float | None:
         return None if result is not None and math.isnan(result) else result
 
-    assert told == straight(experiment, seed, plan, scoring(drawn, failed))
+    as_they_are, as_failures = _told(algorithm, seed, direction, drawn, plan, instead=failed)
+    assert as_they_are == as_failures
 
 
 @pytest.mark.parametrize("algorithm", [a for a in ALGORITHMS if a not in FITTING_VALUES])
@@ -216,15 +214,28 @@ def test_nan_is_a_failed_trial(
 def test_an_infinity_is_a_value_beyond_every_finite_one(
     algorithm: str, seed: int, direction: str, drawn: list[Outcome], plan: Steps
 ) -> None:
-    experiment, plan = subject(algorithm, direction), planned(algorithm, plan)
-    told = straight(experiment, seed, plan, scoring(drawn, as_is))
-
     def huge(result: float | None) -> float | None:
         if result is None or not math.isinf(result):
             return result
         return math.copysign(HUGE, result)
 
-    assert told == straight(experiment, seed, plan, scoring(drawn, huge))
+    as_they_are, as_finite = _told(algorithm, seed, direction, drawn, plan, instead=huge)
+    assert as_they_are == as_finite
+
+
+def _told(
+    algorithm: str,
+    seed: int,
+    direction: str,
+    drawn: list[Outcome],
+    plan: Steps,
+    *,
+    instead: Callable[[float | None], float | None],
+) -> tuple[object, object]:
+    """A run told the drawn results as they are, and one told ``instead`` of each."""
+    experiment, plan = subject(algorithm, direction), planned(algorithm, plan)
+    told = straight(experiment, seed, plan, scoring(drawn, as_is))
+    return told, straight(experiment, seed, plan, scoring(drawn, instead))
 
 
 def test_every_algorithm_is_covered() -> None:
