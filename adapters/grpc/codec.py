@@ -57,14 +57,14 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def _compact(wire: Wire) -> Wire:
+def compact(wire: Wire) -> Wire:
     """Without the fields left at their default: what protobuf would not send anyway."""
     return {key: value for key, value in wire.items() if value not in (None, "", [], {}, 0)}
 
 
 def _pairs(items: Any) -> list[Wire]:
     return [
-        _compact({"name": _text(item.get("name")), "value": _text(item.get("value"))})
+        compact({"name": _text(item.get("name")), "value": _text(item.get("value"))})
         for item in _list(items)
         if isinstance(item, Mapping)
     ]
@@ -81,7 +81,7 @@ def algorithm_wire(spec: Any, settings: Sequence[Manifest] = ()) -> Wire:
     merged = {str(item.get("name", "")): item for item in _pairs(spec.get("algorithmSettings"))}
     for item in _pairs(settings):
         merged[str(item.get("name", ""))] = item
-    return _compact(
+    return compact(
         {
             "algorithm_name": _text(spec.get("algorithmName")),
             "algorithm_settings": list(merged.values()),
@@ -92,7 +92,7 @@ def algorithm_wire(spec: Any, settings: Sequence[Manifest] = ()) -> Wire:
 def objective_wire(objective: Any) -> Wire:
     objective = _map(objective)
     goal = objective.get("goal")
-    return _compact(
+    return compact(
         {
             "type": OBJECTIVE_TYPE.get(_text(objective.get("type")).lower(), "UNKNOWN"),
             "goal": float(goal) if isinstance(goal, int | float) else None,
@@ -109,11 +109,11 @@ def parameter_wire(parameter: Mapping[str, Any]) -> Wire:
     feasible: Wire = {key: _text(space.get(key)) for key in FEASIBLE_KEYS}
     feasible["list"] = [_text(item) for item in _list(space.get("list"))]
     kind = PARAMETER_TYPE.get(_text(parameter.get("parameterType")).lower(), "UNKNOWN_TYPE")
-    return _compact(
+    return compact(
         {
             "name": _text(parameter.get("name")),
             "parameter_type": kind,
-            "feasible_space": _compact(feasible),
+            "feasible_space": compact(feasible),
         }
     )
 
@@ -125,7 +125,7 @@ def experiment_wire(experiment: Manifest, settings: Sequence[Manifest] = ()) -> 
         parameter_wire(p) for p in _list(spec.get("parameters")) if isinstance(p, Mapping)
     ]
     wire_spec: Wire = {
-        "parameter_specs": _compact({"parameters": parameters}),
+        "parameter_specs": compact({"parameters": parameters}),
         "objective": objective_wire(spec.get("objective")),
         "algorithm": algorithm_wire(spec.get("algorithm"), settings),
         "early_stopping": algorithm_wire(spec.get("earlyStopping"))
@@ -135,7 +135,7 @@ def experiment_wire(experiment: Manifest, settings: Sequence[Manifest] = ()) -> 
         "max_trial_count": _count(spec.get("maxTrialCount")),
     }
     name = _text(_map(experiment.get("metadata")).get("name"))
-    return _compact({"name": name, "spec": _compact(wire_spec)})
+    return compact({"name": name, "spec": compact(wire_spec)})
 
 
 def _count(value: Any) -> int:
@@ -158,8 +158,8 @@ def observation_wire(objective: Mapping[str, Any], observation: Any) -> Wire:
         if isinstance(metric, Mapping):
             name = _text(metric.get("name"))
             value = _text(metric.get(strategy_of(objective, name)))
-            metrics.append(_compact({"name": name, "value": value}))
-    return _compact({"metrics": metrics})
+            metrics.append(compact({"name": name, "value": value}))
+    return compact({"metrics": metrics})
 
 
 def trial_wire(trial: Manifest, phase: TrialPhase) -> Wire:
@@ -169,9 +169,7 @@ def trial_wire(trial: Manifest, phase: TrialPhase) -> Wire:
     labels = {str(k): _text(v) for k, v in _map(spec.get("labels")).items()}
     wire_spec = {
         "objective": objective_wire(objective),
-        "parameter_assignments": _compact(
-            {"assignments": _pairs(spec.get("parameterAssignments"))}
-        ),
+        "parameter_assignments": compact({"assignments": _pairs(spec.get("parameterAssignments"))}),
         "labels": labels,
     }
     wire_status = {
@@ -181,7 +179,7 @@ def trial_wire(trial: Manifest, phase: TrialPhase) -> Wire:
         "observation": observation_wire(objective, status.get("observation")),
     }
     name = _text(_map(trial.get("metadata")).get("name"))
-    return _compact({"name": name, "spec": _compact(wire_spec), "status": _compact(wire_status)})
+    return compact({"name": name, "spec": compact(wire_spec), "status": compact(wire_status)})
 
 
 # -- decoding: messages -> Kubernetes JSON ------------------------------------------------------
@@ -193,12 +191,12 @@ PHASE_OF = {wire: phase for phase, wire in CONDITION.items()}
 
 def _kube_pairs(items: Iterable[Wire]) -> list[Manifest]:
     return [
-        _compact({"name": item.get("name", ""), "value": item.get("value", "")}) for item in items
+        compact({"name": item.get("name", ""), "value": item.get("value", "")}) for item in items
     ]
 
 
 def algorithm_manifest(wire: Wire) -> Manifest:
-    return _compact(
+    return compact(
         {
             "algorithmName": wire.get("algorithm_name", ""),
             "algorithmSettings": _kube_pairs(wire.get("algorithm_settings", [])),
@@ -207,7 +205,7 @@ def algorithm_manifest(wire: Wire) -> Manifest:
 
 
 def objective_manifest(wire: Wire) -> Manifest:
-    return _compact(
+    return compact(
         {
             "type": _OBJECTIVE_TYPE_OF.get(wire.get("type", "")),
             "goal": wire.get("goal"),
@@ -221,11 +219,11 @@ def parameter_manifest(wire: Wire) -> Manifest:
     space = wire.get("feasible_space", {})
     feasible = {key: space.get(key, "") for key in FEASIBLE_KEYS}
     feasible["list"] = list(space.get("list", []))
-    return _compact(
+    return compact(
         {
             "name": wire.get("name", ""),
             "parameterType": _PARAMETER_TYPE_OF.get(wire.get("parameter_type", "")),
-            "feasibleSpace": _compact(feasible),
+            "feasibleSpace": compact(feasible),
         }
     )
 
@@ -243,10 +241,10 @@ def experiment_manifest(wire: Wire) -> Manifest:
         "parallelTrialCount": spec.get("parallel_trial_count", 0),
         "maxTrialCount": spec.get("max_trial_count", 0),
     }
-    return {"metadata": {"name": wire.get("name", "")}, "spec": _compact(kube_spec)}
+    return {"metadata": {"name": wire.get("name", "")}, "spec": compact(kube_spec)}
 
 
-def _phase_name(condition: str) -> str:
+def phase_name(condition: str) -> str:
     phase = PHASE_OF.get(condition)
     return "Unknown" if phase is None else phase.value
 
@@ -266,11 +264,11 @@ def trial_manifest(wire: Wire) -> Manifest:
     kube_status = {
         "startTime": status.get("start_time", ""),
         "completionTime": status.get("completion_time", ""),
-        "condition": _phase_name(status.get("condition", "CREATED")),
-        "observation": _compact({"metrics": _kube_pairs(metrics)}),
+        "condition": phase_name(status.get("condition", "CREATED")),
+        "observation": compact({"metrics": _kube_pairs(metrics)}),
     }
     return {
         "metadata": {"name": wire.get("name", "")},
-        "spec": _compact(kube_spec),
-        "status": _compact(kube_status),
+        "spec": compact(kube_spec),
+        "status": compact(kube_status),
     }

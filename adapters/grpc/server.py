@@ -1,7 +1,9 @@
 """Serving Katib's Suggestion and EarlyStopping APIs, and gRPC health, from plain handlers.
 
 ``ApiServer`` is the server side of ``api.py``: each method is a function from the request to
-the reply, both dictionaries (``Wire``), so the service behind it never sees protobuf. A handler
+the reply, both dictionaries (``Wire``), so the service behind it never sees protobuf; a
+request's Trials are each the bytes of its ``Trial`` message (``trial_bytes``: the service
+decodes only those it has not seen). A handler
 refuses a call by raising ``Refused`` with a status code name (``"INVALID_ARGUMENT"``) and
 details, which the caller receives as that gRPC status: that is how a validation failure reaches
 Katib's controller. A method without a handler answers ``UNIMPLEMENTED``. A handler that returns
@@ -25,6 +27,7 @@ from google.protobuf import descriptor_pb2, descriptor_pool, json_format, messag
 from google.protobuf.message import Message
 
 from katib_resume.adapters.grpc.api import METHODS, PACKAGE, Method, Wire, decode, encode
+from katib_resume.adapters.grpc.trial_bytes import decode_keeping_trials
 
 Handler = Callable[[Wire], Wire]
 
@@ -73,15 +76,19 @@ HEALTH = _health_classes()
 Answer = Callable[[Method, Wire, grpc.ServicerContext], Wire]
 
 
-def katib_handlers(answer: Answer) -> tuple[grpc.GenericRpcHandler, ...]:
+def katib_handlers(
+    answer: Answer, *, trials_as_bytes: bool = False
+) -> tuple[grpc.GenericRpcHandler, ...]:
     """Katib's Suggestion and EarlyStopping services, every method answered by ``answer``
-    (our server's and the tests' stand-in for Katib's services alike)."""
+    (our server's and the tests' stand-in for Katib's services alike); with
+    ``trials_as_bytes``, a request's Trials reach ``answer`` as their bytes (``trial_bytes``)."""
+    decoder = decode_keeping_trials if trials_as_bytes else decode
     handlers = []
     for service in ("Suggestion", "EarlyStopping"):
         methods = {
             method.name: grpc.unary_unary_rpc_method_handler(
                 partial(answer, method),
-                request_deserializer=partial(decode, method.request),
+                request_deserializer=partial(decoder, method.request),
                 response_serializer=partial(encode, method.reply),
             )
             for method in METHODS
@@ -103,7 +110,7 @@ class ApiServer:
     ) -> None:
         self.handlers, self.healthy = dict(handlers), frozenset(healthy)
         self.server = grpc.server(ThreadPoolExecutor(max_workers=workers))
-        self.server.add_generic_rpc_handlers(katib_handlers(self._answer))
+        self.server.add_generic_rpc_handlers(katib_handlers(self._answer, trials_as_bytes=True))
         check: grpc.RpcMethodHandler[Message, Message] = grpc.unary_unary_rpc_method_handler(
             self._health,
             request_deserializer=HEALTH["HealthCheckRequest"].FromString,

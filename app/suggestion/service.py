@@ -16,6 +16,8 @@ volume Katib mounts at ``volumeMountPath`` for FromVolume), so a restarted pod c
   Fewer assignments than asked for: the search has no more now (a hyperband rung waits for
   results) or at all (an exhausted grid), which the reply's trailing metadata ``EXHAUSTED``
   says, so that our controller completes the Experiment as the embedded runtime does.
+  Katib sends every Trial in every call; each Trial is decoded once, when its content is new
+  (``trial_memo``), so a call's cost beyond C-level passes is what changed.
 - ``ValidateAlgorithmSettings`` and ``ValidateEarlyStoppingSettings``: INVALID_ARGUMENT with
   Katib's message.
 - ``GetEarlyStoppingRules``: ``medianstop``'s rule. Katib's service averages the first
@@ -36,7 +38,7 @@ from pathlib import Path
 
 from katib_resume.adapters import heap
 from katib_resume.adapters.grpc.api import EXHAUSTED, Wire
-from katib_resume.adapters.grpc.codec import algorithm_manifest, experiment_manifest, trial_manifest
+from katib_resume.adapters.grpc.codec import algorithm_manifest, experiment_manifest
 from katib_resume.adapters.grpc.server import Refused, WithTrailers
 from katib_resume.adapters.local.suggestion import (
     SettingsError,
@@ -44,18 +46,17 @@ from katib_resume.adapters.local.suggestion import (
     SuggestionServer,
     medianstop,
 )
+from katib_resume.app.suggestion import trial_memo
 from katib_resume.app.suggestion.issue_order import in_issue_order
+from katib_resume.app.suggestion.trial_memo import Known, TrialMemo
 from katib_resume.core.kube import Manifest
 from katib_resume.core.model import AlgorithmSpec, Experiment
-from katib_resume.core.objective import parse_number
 from katib_resume.core.observed import Outcome
 
 INVALID = "INVALID_ARGUMENT"
 _log = logging.getLogger(__name__)
-_FAILED = ("Failed", "Killed")
 _ITEM_KEYS = ("name", "parameterAssignments")
 _SPEC, _NAME, _METADATA = itemgetter("spec"), itemgetter("name"), itemgetter("metadata")
-_VALUED = ("Succeeded", "EarlyStopped")
 
 
 class SuggestionApi:
@@ -63,6 +64,7 @@ class SuggestionApi:
         self.data_dir, self.seed = data_dir, seed
         self.servers: dict[str, SuggestionServer] = {}
         self.reports: dict[str, StartReport] = {}  # where each server's state came from
+        self.memos: dict[str, TrialMemo] = {}  # each Experiment's last request's Trials
         self.lock = threading.Lock()  # Katib's controller calls one at a time; a test may not
 
     def handlers(self) -> dict[str, Callable[[Wire], Wire]]:
@@ -90,16 +92,17 @@ class SuggestionApi:
 
     def get_suggestions(self, request: Wire) -> Wire:
         experiment = _experiment(request)
-        trials = [trial_manifest(t) for t in request.get("trials", [])]
         total = int(request.get("total_request_number", 0))
         held = max(0, total - int(request.get("current_request_number", 0)))
         with self.lock:
-            server = self._server(experiment, trials)
+            read = self._read(experiment, request)
+            server = self._server(experiment, read)
             have = server.held(held)
+            results = trial_memo.results(read)
             if len(have) < held:  # the saved state is behind what the controller holds
-                have = _taken(server, have, held, _results(experiment, trials))
+                have = _taken(server, have, held, results)
             wanted = len(have) + total - held
-            fresh = server.get_suggestions(have, wanted, _results(experiment, trials))
+            fresh = server.get_suggestions(have, wanted, results)
             exhausted = server.exhausted(wanted)
         items = [
             {"trial_name": item["name"], "assignments": item["parameterAssignments"]}
@@ -118,10 +121,11 @@ class SuggestionApi:
             settings = medianstop.read(early)
         except SettingsError as error:
             raise Refused(INVALID, str(error)) from None
-        trials = [trial_manifest(t) for t in request.get("trials", [])]
+        with self.lock:
+            read = self._read(experiment, request)
         averages = {
             name: value
-            for name, value in _results(experiment, trials, succeeded_only=True).items()
+            for name, value in trial_memo.results(read, succeeded_only=True).items()
             if value is not None
         }
         objective = experiment.spec.objective
@@ -141,10 +145,20 @@ class SuggestionApi:
             ]
         }
 
-    def _server(self, experiment: Experiment, trials: Sequence[Manifest]) -> SuggestionServer:
+    def _read(self, experiment: Experiment, request: Wire) -> list[Known]:
+        """The request's Trials, through the Experiment's memo (``trial_memo``)."""
+        objective = experiment.spec.objective
+        metric = objective.objective_metric_name if objective else None
+        memo = self.memos.get(experiment.metadata.name)
+        if memo is None or memo.metric != metric:
+            memo = self.memos[experiment.metadata.name] = TrialMemo(metric)
+        return memo.read(request.get("trials", []))
+
+    def _server(self, experiment: Experiment, read: Sequence[Known]) -> SuggestionServer:
         name = experiment.metadata.name
         server = self.servers.get(name)
         if server is None:
+            trials = trial_memo.manifests(read)
             directory = None if self.data_dir is None else self.data_dir / name
             server = SuggestionServer(experiment, self.seed, directory)
             guess = partial(_guess_order, trials, experiment, self.seed)
@@ -187,27 +201,6 @@ def _guess_order(
     started = {t["metadata"]["name"]: t.get("status", {}).get("startTime") or "~" for t in trials}
     by_start = sorted(history, key=lambda item: (started.get(item["name"], "~"), item["name"]))
     return in_issue_order(by_start, experiment, seed)
-
-
-def _results(
-    experiment: Experiment, trials: Sequence[Manifest], *, succeeded_only: bool = False
-) -> dict[str, float | None]:
-    """Trial name -> objective value (``None``: failed), as ``results.trial_results`` does (a
-    NaN passed on: the server makes it a failure, ``nonfinite``)."""
-    objective = experiment.spec.objective
-    metric = objective.objective_metric_name if objective else None
-    results: dict[str, float | None] = {}
-    for trial in trials:
-        name, status = trial["metadata"]["name"], trial.get("status", {})
-        condition = status.get("condition", "")
-        if condition in _FAILED and not succeeded_only:
-            results[name] = None
-        elif condition in (("Succeeded",) if succeeded_only else _VALUED):
-            metrics = status.get("observation", {}).get("metrics", [])
-            values = [parse_number(m.get("value")) for m in metrics if m.get("name") == metric]
-            if values and values[0] is not None:
-                results[name] = values[0]
-    return results
 
 
 def _taken(

@@ -20,7 +20,7 @@ from katib_resume.adapters.local.suggestion.pbt_record import sound
 from katib_resume.adapters.local.suggestion.pbt_rules import quantile
 from katib_resume.adapters.local.suggestion.results import trial_results
 from katib_resume.adapters.local.suggestion.state_store import StateStore
-from katib_resume.app.suggestion.service import _results
+from katib_resume.app.suggestion import trial_memo
 from katib_resume.core.model import Experiment, Trial
 
 INF, NAN = math.inf, math.nan
@@ -87,7 +87,7 @@ def hyperband_rung_waits_for(value: float | None) -> bool:
 
 
 def test_a_trial_that_finished_with_nan_is_a_failure_not_a_trial_to_wait_for() -> None:
-    """Over the embedded driver (``trial_results``) and over gRPC (``_results``) a NaN objective
+    """Over the embedded driver (``trial_results``) and over gRPC (``trial_memo``) a NaN objective
     is passed on, and the server takes it as a failure: hyperband's rung is complete."""
     subject = experiment("hyperband", {"r_l": "4", "eta": "2", "resource_name": "r"})
     trials = {
@@ -100,7 +100,8 @@ def test_a_trial_that_finished_with_nan_is_a_failure_not_a_trial_to_wait_for() -
     }
     embedded = trial_results(subject, [Trial.model_validate(t) for t in trials.values()])
     wire = [_wire(t) for t in trials.values()]
-    for results in (embedded, _results(subject, wire)):
+    over_grpc = trial_memo.results([trial_memo.known(t, "loss") for t in wire])
+    for results in (embedded, over_grpc):
         assert set(results) == {"nan", "inf", "big", "go", "go-nan"}  # "unavailable": none yet
         assert math.isnan(results["nan"] or 0.0) and math.isnan(results["go-nan"] or 0.0)
         assert results["inf"] == results["big"] == -(results["go"] or 0.0) == INF

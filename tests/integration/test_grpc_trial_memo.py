@@ -1,0 +1,64 @@
+"""Over gRPC, a ``suggestion-server`` decodes each Trial once, not on every call.
+
+Katib's controller sends every Trial in every ``GetSuggestions``; the server keeps what it made
+of each Trial under its bytes (``app/suggestion/trial_memo.py``), so a call decodes only the
+Trials that are new or changed since the last, and answers as one that decoded them all.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmarks.grpc_service import Client, Pod
+from katib_resume.adapters.grpc import trial_message
+from katib_resume.adapters.grpc.api import GET_SUGGESTIONS, decode
+
+
+@pytest.fixture
+def decoded(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    made: list[bytes] = []
+    original = trial_message.manifest_of
+
+    def counted(data: bytes) -> Any:
+        made.append(data)
+        return original(data)
+
+    monkeypatch.setattr(trial_message, "manifest_of", counted)
+    return made
+
+
+def _names(reply: bytes) -> list[str]:
+    items = decode(GET_SUGGESTIONS.reply, reply).get("parameter_assignments", [])
+    return [item["trial_name"] for item in items]
+
+
+def test_each_call_decodes_only_the_trials_it_has_not_seen(
+    tmp_path: Path, decoded: list[bytes]
+) -> None:
+    client, pod = Client(), Pod(tmp_path / "volume")
+    try:
+        for _ in range(3):
+            client.took(pod.call(client.request(10)))
+        assert len(decoded) == 20  # the second call decoded 10, the third the 10 after them
+        decoded.clear()
+        client.took(pod.call(client.request(1)))
+        assert len(decoded) == 10
+        decoded.clear()
+        first = pod.call(client.request(1))
+        assert len(decoded) == 1  # the one assignment the last call issued, now a Trial
+        decoded.clear()
+        again = pod.call(client.request(1))  # the same Trials in another order: a lost reply
+        assert decoded == []
+        assert _names(again) == _names(first)
+    finally:
+        pod.stop()
+    other, restarted = Client(), Pod(tmp_path / "other")
+    try:
+        other.took(restarted.call(other.request(30)))
+        other.took(restarted.call(other.request(1)))
+        assert _names(restarted.call(other.request(1))) == _names(first)
+    finally:
+        restarted.stop()
