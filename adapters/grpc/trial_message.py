@@ -17,7 +17,7 @@ from typing import Any
 from google.protobuf import json_format
 
 from katib_resume.adapters.grpc.api import CLASSES, TRIAL_CONDITIONS
-from katib_resume.adapters.grpc.codec import compact, objective_manifest, phase_name
+from katib_resume.adapters.grpc.codec import objective_manifest, phase_name
 from katib_resume.core.kube import Manifest
 
 _TRIAL = CLASSES["Trial"]
@@ -28,25 +28,27 @@ _KEPT_OBJECTIVES = 64
 
 
 def manifest_of(data: bytes) -> Manifest:
-    """The Trial whose message is ``data``, as ``trial_manifest`` of its decoded dictionary."""
+    """The Trial whose message is ``data``, as ``trial_manifest`` of its decoded dictionary:
+    each field put in only when it is not at its default, as ``compact`` leaves them."""
     trial: Any = _TRIAL.FromString(data)  # a dynamic class: its fields are not typed
     spec, status = trial.spec, trial.status
-    kube_spec = {
-        "objective": _objective(spec.objective),
-        "parameterAssignments": _pairs(spec.parameter_assignments.assignments),
-        "labels": dict(spec.labels),
-    }
-    kube_status = {
-        "startTime": status.start_time,
-        "completionTime": status.completion_time,
-        "condition": phase_name(_CONDITIONS.get(status.condition, "")),
-        "observation": compact({"metrics": _pairs(status.observation.metrics)}),
-    }
-    return {
-        "metadata": {"name": trial.name},
-        "spec": compact(kube_spec),
-        "status": compact(kube_status),
-    }
+    kube_spec: Manifest = {}
+    _put(kube_spec, "objective", _objective(spec.objective))
+    _put(kube_spec, "parameterAssignments", _pairs(spec.parameter_assignments.assignments))
+    _put(kube_spec, "labels", dict(spec.labels))
+    kube_status: Manifest = {}
+    _put(kube_status, "startTime", status.start_time)
+    _put(kube_status, "completionTime", status.completion_time)
+    kube_status["condition"] = phase_name(_CONDITIONS.get(status.condition, ""))
+    metrics = _pairs(status.observation.metrics)
+    if metrics:
+        kube_status["observation"] = {"metrics": metrics}
+    return {"metadata": {"name": trial.name}, "spec": kube_spec, "status": kube_status}
+
+
+def _put(manifest: Manifest, key: str, value: Any) -> None:
+    if value:  # text, a list or a dict: only an empty one is at its default
+        manifest[key] = value
 
 
 def _pairs(items: Iterable[Any]) -> list[Manifest]:

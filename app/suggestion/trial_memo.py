@@ -19,6 +19,7 @@ from itertools import repeat
 from operator import attrgetter
 from typing import NamedTuple, cast
 
+from katib_resume.adapters import heap
 from katib_resume.adapters.grpc import trial_message
 from katib_resume.adapters.grpc.api import Wire
 from katib_resume.adapters.grpc.codec import trial_manifest
@@ -75,8 +76,9 @@ class TrialMemo:
         keys = cast(Sequence[bytes], trials)
         found = list(map(self.by_bytes.get, keys))
         if None in found:
-            for index in [i for i, entry in enumerate(found) if entry is None]:
-                found[index] = self._made(keys[index])
+            with heap.paused():  # dicts and lists per Trial, acyclic (adapters/heap.py)
+                for index in [i for i, entry in enumerate(found) if entry is None]:
+                    found[index] = self._made(keys[index])
         read = cast(list[Known], found)
         self.by_bytes = dict(zip(keys, read, strict=True))
         return read
