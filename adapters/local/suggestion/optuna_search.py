@@ -39,13 +39,17 @@ import optuna
 
 from katib_resume.adapters import heap
 from katib_resume.adapters.local.suggestion import columns
-from katib_resume.adapters.local.suggestion.live_study import UNTOLD, Live, best_of
-from katib_resume.adapters.local.suggestion.nonfinite import INFINITIES, stored, values_of
+from katib_resume.adapters.local.suggestion.cursor_delta import same
+from katib_resume.adapters.local.suggestion.live_study import UNTOLD, Live
+from katib_resume.adapters.local.suggestion.nonfinite import INFINITIES, stored
 from katib_resume.adapters.local.suggestion.optuna_space import distributions, reader, render
 from katib_resume.adapters.local.suggestion.points import seen_of
 from katib_resume.adapters.local.suggestion.sampler_reads import READS, Past
 from katib_resume.adapters.local.suggestion.samplers import Delegate, SamplerFactory, ask_seed
 from katib_resume.adapters.local.suggestion.space import Point, SearchSpace
+from katib_resume.adapters.local.suggestion.told import best as told_best
+from katib_resume.adapters.local.suggestion.told import results_of
+from katib_resume.adapters.local.suggestion.told import types_of as told_types
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 Results = Mapping[int, float | None]
@@ -66,6 +70,7 @@ class OptunaSearch:
             (p.name, reader(p, space.scale(i))) for i, p in enumerate(space.parameters)
         ]
         self._live: Live | None = None
+        self._checked: tuple[Any, set[type]] = ({}, set())  # the last told checked, its types
 
     def start(self) -> Any:
         return {"told": {}, "trial_attrs": {}, "study_attrs": {}, "unknown": 0}
@@ -75,12 +80,13 @@ class OptunaSearch:
         if not isinstance(cursor, dict) or set(cursor) != keys:
             raise ValueError(f"not an {self.name} search position")
         told, unknown = cursor["told"], cursor["unknown"]
-        types = set(map(type, told.values()))  # one C-level pass
+        types = told_types(told)  # one C-level pass, kept for the rebuild (``told``)
         sound = types <= _RESULT_TYPES
         if sound and str in types:
             sound = {v for v in told.values() if type(v) is str} <= INFINITIES
         if not sound or type(unknown) is not int or unknown < 0:
             raise ValueError(f"not an {self.name} search position")
+        self._checked = (told, types)
 
     def replay(self, history: Sequence[Point]) -> tuple[Any, int | None]:
         """From the history alone: nothing told yet, the sampler attributes unknown."""
@@ -90,8 +96,9 @@ class OptunaSearch:
         self, cursor: Any, count: int, issued: Sequence[Point], results: Results
     ) -> tuple[list[Point], Any]:
         live = self._study(cursor, issued)
-        told = {**cursor["told"], **self._tell(live, results)}
-        trial_attrs = dict(cursor["trial_attrs"])
+        fresh = self._tell(live, results)
+        told = {**cursor["told"], **fresh} if fresh else cursor["told"]
+        trial_attrs = cursor["trial_attrs"]  # copied before its first change (see below)
         points = []
         for index in range(len(issued), len(issued) + count):
             point, number = self._ask(live, index, live.seen)
@@ -101,8 +108,12 @@ class OptunaSearch:
             live.untold.add(index)
             attrs = live.storage.get_trial_system_attrs(live.trial_id(number))
             if attrs:
+                if trial_attrs is cursor["trial_attrs"]:
+                    trial_attrs = dict(trial_attrs)
                 trial_attrs[str(index)] = attrs
         study_attrs = live.storage.get_study_system_attrs(live.study_id)
+        if same(study_attrs, cursor["study_attrs"]):  # unchanged: the save need not compare it
+            study_attrs = cursor["study_attrs"]
         after = {**cursor, "told": told, "trial_attrs": trial_attrs, "study_attrs": study_attrs}
         live.cursor = after
         return points, after
@@ -152,9 +163,12 @@ class OptunaSearch:
         if len(known) < len(first):
             kept = [i for i, p in enumerate(first) if p is not None] + list(kept[read:])
         keys = list(map(str, kept))
-        results = values_of(list(map(cursor["told"].get, keys, repeat(UNTOLD))))
+        told = cursor["told"]
+        types = self._checked[1] if self._checked[0] is told else told_types(told)
+        results = results_of(told, keys, types)
+        untold = set(compress(kept, map(is_, results, repeat(UNTOLD))))
         attrs = cursor["trial_attrs"]
-        best = best_of(results, self.maximize)
+        best = told_best(told, results, len(untold), types, self.maximize)
         attributed = range(len(kept) if attrs else 0)
         past = Past(results, lambda n: attrs.get(keys[n], {}), attributed, best, self.make)
         built = READS[self.name](past)
@@ -164,7 +178,7 @@ class OptunaSearch:
             return None
         live = Live(self.maximize, self.distributions, Delegate())
         live.numbers = list(kept) if len(kept) == len(issued) else _numbers(kept, len(issued))
-        live.untold = set(compress(kept, map(is_, results, repeat(UNTOLD))))
+        live.untold = untold
         live.load(
             results,
             built,

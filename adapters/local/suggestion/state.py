@@ -192,10 +192,12 @@ def exact_loads(text: bytes) -> Any:
     gives the same value: a few times faster on a cursor of thousands of results. ``orjson``
     reads an integer beyond 64 bits as a float (a cursor may hold one, ``json`` reads it
     exactly), so its value is kept only if it writes the text back byte for byte (then it is
-    the value the text means, of the same types); else ``json`` reads it."""
+    the value the text means, of the same types); else ``json`` reads it. Written back in the
+    order it was read (a parsed dict keeps its text's order): sorting the keys again, at each
+    level, would only cost time (a third of the read of a cursor of thousands of results)."""
     try:
         value = orjson.loads(text)
-        if orjson.dumps(value, option=orjson.OPT_SORT_KEYS) == text:
+        if orjson.dumps(value) == text:
             return value
     except (orjson.JSONDecodeError, TypeError):
         pass

@@ -84,14 +84,26 @@ class Unparsed:
         where they start (see the module docstring); raises ``ValueError``."""
         body = self.body
         items = _reduced(history) or history
-        held = encoding(items)
-        if held is not None and len(held) > 2 and body.startswith(memoryview(held)[1:-1]):
-            size = len(held) - 2
-            if len(body) == size:
-                return tuple(items)
-            if body[size] == COMMA:
-                return tuple(items) + parse_items(body[size + 1 :])
+        for sort in (False, True):  # the history's own key order first, then sorted
+            found = _starting(body, items, sort)
+            if found is not None:
+                return found
         return parse_items(body)
+
+
+def _starting(body: bytes, items: Sequence[Manifest], sort: bool) -> tuple[Manifest, ...] | None:
+    """The saved items if ``items``' encoding (``sort``: with sorted keys) is where ``body``
+    starts, at an item's boundary: ``items``, and those after them parsed; else ``None``. The
+    same bytes are the same values, whatever order the dicts' keys were written in."""
+    held = encoding(items, sort=sort)
+    if held is None or len(held) <= 2 or not body.startswith(memoryview(held)[1:-1]):
+        return None
+    size = len(held) - 2
+    if len(body) == size:
+        return tuple(items)
+    if body[size] == COMMA:
+        return tuple(items) + parse_items(body[size + 1 :])
+    return None
 
 
 def _reduced(history: Sequence[Manifest]) -> Sequence[Manifest]:
@@ -107,12 +119,13 @@ def _reduced(history: Sequence[Manifest]) -> Sequence[Manifest]:
         return []
 
 
-def encoding(items: Sequence[Manifest]) -> bytes | None:
+def encoding(items: Sequence[Manifest], *, sort: bool = True) -> bytes | None:
     """``items``' canonical JSON list, if ``orjson`` can write it (``None``: it cannot, e.g. a
     value of a type JSON has not); another text than ``canonical``'s for some strings (which
-    then only fails to match)."""
+    then only fails to match). Unsorted (``sort=False``), the keys in each dict's own order:
+    the canonical text where they are in sorted order already, as ``assignment`` makes them."""
     try:
-        return orjson.dumps(list(items), option=orjson.OPT_SORT_KEYS)
+        return orjson.dumps(list(items), option=orjson.OPT_SORT_KEYS if sort else None)
     except TypeError:  # orjson.JSONEncodeError is a TypeError
         return None
 
