@@ -1,8 +1,8 @@
-"""A rebuild's results by trial number and its best trial, read in few passes (``told.py``),
+"""A rebuild's results by trial number and its best trial, read in few passes (``told_column.py``),
 equal those read result by result: told results of every kind a cursor keeps (numbers of
 either sign, ``None`` for a failure, the infinities' texts, equal values told twice), running
 trials anywhere, and a ``told`` holding keys that are no trial's (then the best is found among
-the trials' results alone)."""
+the trials' results alone); and so does the count of complete trials."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from typing import Any
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from katib_resume.adapters.local.suggestion import told
-from katib_resume.adapters.local.suggestion.live_study import UNTOLD, best_of
+from katib_resume.adapters.local.suggestion import told_column as told
+from katib_resume.adapters.local.suggestion.live_study import UNTOLD, best_of, count_complete
 from katib_resume.adapters.local.suggestion.nonfinite import value_of
 
 kept_values = st.one_of(
@@ -41,6 +41,7 @@ def test_results_and_the_best_trial_equal_those_read_one_by_one(
     results = told.results_of(mapping, keys, told.types_of(mapping))
     assert results == _one_by_one(column)
     untold = column.count(UNTOLD)
+    assert told.complete_of(results, untold, told.types_of(mapping)) == count_complete(results)
     for maximize in (False, True):
         expected = best_of(_one_by_one(column), maximize)
         assert told.best(mapping, results, untold, told.types_of(mapping), maximize) == expected

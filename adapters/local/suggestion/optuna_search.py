@@ -38,7 +38,7 @@ from typing import Any, cast
 import optuna
 
 from katib_resume.adapters import heap
-from katib_resume.adapters.local.suggestion import columns
+from katib_resume.adapters.local.suggestion import columns, told_column
 from katib_resume.adapters.local.suggestion.cursor_delta import same
 from katib_resume.adapters.local.suggestion.live_study import UNTOLD, Live
 from katib_resume.adapters.local.suggestion.nonfinite import INFINITIES, stored
@@ -47,9 +47,6 @@ from katib_resume.adapters.local.suggestion.points import seen_of
 from katib_resume.adapters.local.suggestion.sampler_reads import READS, Past
 from katib_resume.adapters.local.suggestion.samplers import Delegate, SamplerFactory, ask_seed
 from katib_resume.adapters.local.suggestion.space import Point, SearchSpace
-from katib_resume.adapters.local.suggestion.told import best as told_best
-from katib_resume.adapters.local.suggestion.told import results_of
-from katib_resume.adapters.local.suggestion.told import types_of as told_types
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 Results = Mapping[int, float | None]
@@ -80,7 +77,7 @@ class OptunaSearch:
         if not isinstance(cursor, dict) or set(cursor) != keys:
             raise ValueError(f"not an {self.name} search position")
         told, unknown = cursor["told"], cursor["unknown"]
-        types = told_types(told)  # one C-level pass, kept for the rebuild (``told``)
+        types = told_column.types_of(told)  # one C-level pass, kept for the rebuild
         sound = types <= _RESULT_TYPES
         if sound and str in types:
             sound = {v for v in told.values() if type(v) is str} <= INFINITIES
@@ -148,9 +145,8 @@ class OptunaSearch:
         live.seen = seen_of(issued)
         for key, value in cursor["study_attrs"].items():
             live.storage.set_study_system_attr(live.study_id, key, value)
-        trials = len(issued) - live.numbers.count(None)
         if cursor["unknown"] and not cursor["study_attrs"] and self.name == "sobol":
-            self._advance_sobol(live, trials)
+            self._advance_sobol(live, len(issued) - live.numbers.count(None))
         live.cursor = cursor
         return live
 
@@ -164,20 +160,23 @@ class OptunaSearch:
             kept = [i for i, p in enumerate(first) if p is not None] + list(kept[read:])
         keys = list(map(str, kept))
         told = cursor["told"]
-        types = self._checked[1] if self._checked[0] is told else told_types(told)
-        results = results_of(told, keys, types)
+        types = self._checked[1] if self._checked[0] is told else told_column.types_of(told)
+        results = told_column.results_of(told, keys, types)
         untold = set(compress(kept, map(is_, results, repeat(UNTOLD))))
         attrs = cursor["trial_attrs"]
-        best = told_best(told, results, len(untold), types, self.maximize)
+        best = told_column.best(told, results, len(untold), types, self.maximize)
         attributed = range(len(kept) if attrs else 0)
-        past = Past(results, lambda n: attrs.get(keys[n], {}), attributed, best, self.make)
+        running = untold if isinstance(kept, range) else None  # numbers are indexes
+        past = Past(results, lambda n: attrs.get(keys[n], {}), attributed, best, self.make, running)
         built = READS[self.name](past)
         built = range(len(kept)) if built is None else built
         params = self._params_for(issued, kept, known, built)
         if params is None:
             return None
         live = Live(self.maximize, self.distributions, Delegate())
-        live.numbers = list(kept) if len(kept) == len(issued) else _numbers(kept, len(issued))
+        live.numbers = (
+            list(kept) if len(kept) == len(issued) else told_column.numbers_of(kept, len(issued))
+        )
         live.untold = untold
         live.load(
             results,
@@ -185,6 +184,7 @@ class OptunaSearch:
             params,
             list(map(attrs.get, map(keys.__getitem__, built), iter(dict, None))),
             best,
+            complete=told_column.complete_of(results, len(untold), types),
         )
         return live
 
@@ -292,14 +292,6 @@ class OptunaSearch:
                 return None
             params[name] = value
         return params
-
-
-def _numbers(kept: Sequence[int], count: int) -> list[int | None]:
-    """Each of ``count`` assignments' trial number (``None``: not a trial), of the ``kept``."""
-    numbers: list[int | None] = [None] * count
-    for number, index in enumerate(kept):
-        numbers[index] = number
-    return numbers
 
 
 def points_in(space: SearchSpace) -> int | None:

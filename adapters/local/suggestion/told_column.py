@@ -34,6 +34,12 @@ def results_of(told: Mapping[str, Any], keys: Sequence[str], types: Set[type]) -
     return values_of(results) if str in types else results
 
 
+def complete_of(results: Sequence[Result], untold: int, types: Set[type]) -> int:
+    """How many of ``results`` are complete, ``untold`` of them being ``UNTOLD``: the
+    failures are counted only if ``told`` holds one."""
+    return len(results) - untold - (results.count(None) if NONE in types else 0)
+
+
 def best(
     told: Mapping[str, Any],
     results: Sequence[Result],
@@ -54,3 +60,11 @@ def best(
     if not values:
         return None
     return list(results).index(max(values) if maximize else min(values))
+
+
+def numbers_of(kept: Sequence[int], count: int) -> list[int | None]:
+    """Each of ``count`` assignments' trial number (``None``: not a trial), of the ``kept``."""
+    numbers: list[int | None] = [None] * count
+    for number, index in enumerate(kept):
+        numbers[index] = number
+    return numbers
