@@ -68,7 +68,7 @@ class SearchState:
 
 
 canonical = encoded.canonical
-"""The payload's canonical JSON (sorted keys, no spaces), of which ``sha256`` is the digest."""
+"""The payload's canonical JSON (sorted keys, no spaces), of which the checksum is the digest."""
 
 
 class StateProblem(Exception):
