@@ -23,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from katib_resume.adapters.local.suggestion import FILE_NAME, SuggestionServer, parse_space
+from katib_resume.adapters.local.suggestion.checksum import CHECKSUMS
 from katib_resume.adapters.local.suggestion.optuna_search import points_in
 from katib_resume.adapters.local.suggestion.space import ALL_DISTRIBUTIONS
 from katib_resume.core.model import Experiment, Manifest
@@ -134,8 +135,9 @@ def check_sound(subject: Experiment, assignments: list[Manifest]) -> None:
 
 def flip_checksum(path: Path, _: Any) -> None:
     document = json.loads(path.read_text())
-    digest = document["sha256"]
-    document["sha256"] = ("1" if digest[0] == "0" else "0") + digest[1:]
+    key = CHECKSUMS[document["version"]].key  # the digest of the file's version
+    digest = document[key]
+    document[key] = ("1" if digest[0] == "0" else "0") + digest[1:]
     path.write_text(json.dumps(document))
 
 

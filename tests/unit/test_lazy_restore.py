@@ -136,3 +136,56 @@ def test_unparsed_items_resolve_only_at_an_items_boundary() -> None:
     assert saved.resolve(cut)[0] is cut[0] and saved.resolve(cut) == tuple(items)
     assert saved.resolve([{"name": "ab", "parameterAssignments": []}]) == tuple(items)
     assert saved.resolve([]) == tuple(items)
+
+
+def _version_2(tmp_path: Path) -> list[Any]:
+    """A version 2 snapshot of 30 assignments, as documented (its SHA-256, by hand); the
+    uninterrupted run's first 33."""
+    grow(started(tmp_path / "real"), 0)
+    real = state_store.load(tmp_path / "real" / FILE_NAME)
+    whole = started(None).get_suggestions([], 33)
+    payload = {
+        "experiment": "ns/exp",
+        "algorithm": "random",
+        "seed": real.seed,
+        "space": real.space,
+        "cursor": real.cursor,
+        "issued": whole[:30],
+    }
+    body = json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()
+    document = {
+        "format": "katib-resume/suggestion-state",
+        "payload": payload,
+        "sha256": hashlib.sha256(body).hexdigest(),
+        "version": 2,
+    }
+    (tmp_path / FILE_NAME).write_text(json.dumps(document, sort_keys=True, separators=(",", ":")))
+    return whole
+
+
+def test_a_version_2_snapshot_is_upgraded_by_the_next_save(tmp_path: Path) -> None:
+    """Restored as it is; the first save writes a version 3 snapshot of the whole state (no
+    journal record continuing the old one), which the next restart restores and continues."""
+    whole = _version_2(tmp_path)
+    restarted = SuggestionServer(experiment(), 5, tmp_path)
+    assert restarted.start(_copies(whole[:30])).source == "restored"
+    assert restarted.get_suggestions(_copies(whole[:30]), 31) == whole[30:31]
+    document = json.loads((tmp_path / FILE_NAME).read_text())
+    assert document["version"] == 3 and "sha256" not in document
+    assert len(document["payload"]["issued"]) == 31
+    assert not (tmp_path / JOURNAL_NAME).exists()
+    again = SuggestionServer(experiment(), 5, tmp_path)
+    assert again.start(_copies(whole[:31])).source == "restored"
+    assert again.get_suggestions(_copies(whole[:31]), 33) == whole[31:]
+
+
+def test_a_damaged_version_2_snapshot_is_rebuilt(tmp_path: Path) -> None:
+    """Its SHA-256 is still checked: a flipped value is found, the state rebuilt."""
+    whole = _version_2(tmp_path)
+    path = tmp_path / FILE_NAME
+    path.write_bytes(path.read_bytes().replace(b'"seed":', b'"seed":1', 1))
+    restarted = SuggestionServer(experiment(), 5, tmp_path)
+    report = restarted.start(_copies(whole[:30]))
+    assert report.source == "rebuilt"
+    assert "checksum mismatch" in report.reason
+    assert restarted.get_suggestions(_copies(whole[:30]), 33) == whole[30:]

@@ -69,3 +69,17 @@ def test_a_foreign_point_past_the_replayed_prefix_is_no_trial() -> None:
     trials = live.storage.get_all_trials(live.study_id, deepcopy=False)
     assert [t is WITHHELD for t in trials] == [False, True, True]
     assert trials[0].params == {"x": 1.5, "y": 1.5}
+
+
+def test_a_draw_that_tells_nothing_new_keeps_what_it_did_not_change() -> None:
+    """A call told no new result keeps the cursor's ``told`` (and, no sampler attribute added,
+    ``trial_attrs``) as they are, so that the save's change of the cursor need not compare them
+    entry by entry; a new result makes a new ``told``, the old one unchanged."""
+    search = build(experiment("sobol"), 0)
+    assert isinstance(search, OptunaSearch)
+    points = [(("x", str(x)), ("y", "1.5")) for x in (1.5, 2.5)]
+    cursor = {**search.start(), "told": {"0": 1.0}}
+    _, after = search.draw(cursor, 1, tuple(points), {0: 1.0})
+    assert after["told"] is cursor["told"] and after["trial_attrs"] is cursor["trial_attrs"]
+    _, later = search.draw(after, 1, (*points, (("x", "3.5"), ("y", "1.5"))), {1: 2.0})
+    assert later["told"] == {"0": 1.0, "1": 2.0} and cursor["told"] == {"0": 1.0}

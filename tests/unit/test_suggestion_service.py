@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import xxhash
 import yaml
 
 from katib_resume.adapters.local.suggestion import (
@@ -26,6 +27,7 @@ from katib_resume.adapters.local.suggestion import (
 )
 from katib_resume.adapters.local.suggestion import state as store
 from katib_resume.adapters.local.suggestion.assignments import name_for
+from katib_resume.adapters.local.suggestion.checksum import CHECKSUMS
 from katib_resume.core.model import Experiment
 from katib_resume.core.observed import Outcome
 
@@ -337,7 +339,8 @@ def test_a_new_search_is_saved_by_its_first_call_not_at_start(
 
 def corrupt_checksum(path: Path) -> None:
     document = json.loads(path.read_text())
-    document["sha256"] = "0" * 64
+    checksum = CHECKSUMS[document["version"]]  # the digest of the file's version
+    document[checksum.key] = "0" * checksum.size
     path.write_text(json.dumps(document))
 
 
@@ -402,8 +405,9 @@ def test_a_state_behind_the_history_is_not_resumed(tmp_path: Path) -> None:
 def test_the_file_carries_a_version_and_a_checksum_of_its_payload(tmp_path: Path) -> None:
     started(tmp_path).get_suggestions([], 2)
     document = json.loads((tmp_path / FILE_NAME).read_text())
-    assert document["version"] == 2
-    assert document["sha256"] == hashlib.sha256(store.canonical(document["payload"])).hexdigest()
+    assert document["version"] == 3
+    digest = xxhash.xxh3_128_hexdigest(store.canonical(document["payload"]))
+    assert document["xxh3_128"] == digest
     assert len(document["payload"]["issued"]) == 2
 
 

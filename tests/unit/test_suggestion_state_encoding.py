@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
 
@@ -11,6 +10,7 @@ from hypothesis import strategies as st
 
 from katib_resume.adapters.local.suggestion import state as store
 from katib_resume.adapters.local.suggestion.assignments import assignment
+from katib_resume.adapters.local.suggestion.checksum import CHECKSUMS
 from katib_resume.adapters.local.suggestion.encoded import canonical
 
 names = st.text("abcxyz-", min_size=1, max_size=6)
@@ -37,7 +37,7 @@ def whole(state: store.SearchState) -> bytes:
     document = {
         "format": store.FORMAT,
         "payload": payload,
-        "sha256": hashlib.sha256(body).hexdigest(),
+        CHECKSUMS[store.VERSION].key: CHECKSUMS[store.VERSION].digest(body),
         "version": store.VERSION,
     }
     return canonical(document) + b"\n"

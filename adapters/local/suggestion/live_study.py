@@ -134,12 +134,15 @@ class Live:
         params: Sequence[dict[str, Any]],
         attrs: Sequence[dict[str, Any]],
         best: int | None,
+        *,
+        complete: int | None = None,
     ) -> None:
         """Add a trial per assignment, of ``results`` (``None``: failed; ``UNTOLD``: running),
         building the ``built`` ones (the trials the sampler reads, in order), of ``params`` and
         system attributes ``attrs`` (one each), as ``create_trial`` makes them, the
         distributions shared (never mutated); the others are ``WITHHELD``; ``best`` is
-        ``best_of(results)``, which the caller has found already. Built a column at
+        ``best_of(results)`` and ``complete`` (if given) ``count_complete(results)``, which
+        the caller has found already. Built a column at
         a time, without a Python call per trial but ``FrozenTrial``'s own."""
         now = datetime.now()
         told = results if len(built) == len(results) else list(map(results.__getitem__, built))
@@ -170,7 +173,7 @@ class Live:
             for number, trial in zip(built, made, strict=True):
                 trials[number] = trial
         self.storage.adopt(self.study_id, trials, built, best)
-        self.completed += count_complete(results)
+        self.completed += count_complete(results) if complete is None else complete
 
     def tell(self, number: int, value: float | None) -> None:
         """``Study.tell`` without the deep copy of the trial it returns (a rebuild from the

@@ -38,9 +38,10 @@ from typing import Any, cast
 import optuna
 
 from katib_resume.adapters import heap
-from katib_resume.adapters.local.suggestion import columns
-from katib_resume.adapters.local.suggestion.live_study import UNTOLD, Live, best_of
-from katib_resume.adapters.local.suggestion.nonfinite import INFINITIES, stored, values_of
+from katib_resume.adapters.local.suggestion import columns, told_column
+from katib_resume.adapters.local.suggestion.cursor_delta import same
+from katib_resume.adapters.local.suggestion.live_study import UNTOLD, Live
+from katib_resume.adapters.local.suggestion.nonfinite import INFINITIES, stored
 from katib_resume.adapters.local.suggestion.optuna_space import distributions, reader, render
 from katib_resume.adapters.local.suggestion.points import seen_of
 from katib_resume.adapters.local.suggestion.sampler_reads import READS, Past
@@ -66,6 +67,7 @@ class OptunaSearch:
             (p.name, reader(p, space.scale(i))) for i, p in enumerate(space.parameters)
         ]
         self._live: Live | None = None
+        self._checked: tuple[Any, set[type]] = ({}, set())  # the last told checked, its types
 
     def start(self) -> Any:
         return {"told": {}, "trial_attrs": {}, "study_attrs": {}, "unknown": 0}
@@ -75,12 +77,13 @@ class OptunaSearch:
         if not isinstance(cursor, dict) or set(cursor) != keys:
             raise ValueError(f"not an {self.name} search position")
         told, unknown = cursor["told"], cursor["unknown"]
-        types = set(map(type, told.values()))  # one C-level pass
+        types = told_column.types_of(told)  # one C-level pass, kept for the rebuild
         sound = types <= _RESULT_TYPES
         if sound and str in types:
             sound = {v for v in told.values() if type(v) is str} <= INFINITIES
         if not sound or type(unknown) is not int or unknown < 0:
             raise ValueError(f"not an {self.name} search position")
+        self._checked = (told, types)
 
     def replay(self, history: Sequence[Point]) -> tuple[Any, int | None]:
         """From the history alone: nothing told yet, the sampler attributes unknown."""
@@ -90,8 +93,9 @@ class OptunaSearch:
         self, cursor: Any, count: int, issued: Sequence[Point], results: Results
     ) -> tuple[list[Point], Any]:
         live = self._study(cursor, issued)
-        told = {**cursor["told"], **self._tell(live, results)}
-        trial_attrs = dict(cursor["trial_attrs"])
+        fresh = self._tell(live, results)
+        told = {**cursor["told"], **fresh} if fresh else cursor["told"]
+        trial_attrs = cursor["trial_attrs"]  # copied before its first change (see below)
         points = []
         for index in range(len(issued), len(issued) + count):
             point, number = self._ask(live, index, live.seen)
@@ -101,8 +105,12 @@ class OptunaSearch:
             live.untold.add(index)
             attrs = live.storage.get_trial_system_attrs(live.trial_id(number))
             if attrs:
+                if trial_attrs is cursor["trial_attrs"]:
+                    trial_attrs = dict(trial_attrs)
                 trial_attrs[str(index)] = attrs
         study_attrs = live.storage.get_study_system_attrs(live.study_id)
+        if same(study_attrs, cursor["study_attrs"]):  # unchanged: the save need not compare it
+            study_attrs = cursor["study_attrs"]
         after = {**cursor, "told": told, "trial_attrs": trial_attrs, "study_attrs": study_attrs}
         live.cursor = after
         return points, after
@@ -137,9 +145,8 @@ class OptunaSearch:
         live.seen = seen_of(issued)
         for key, value in cursor["study_attrs"].items():
             live.storage.set_study_system_attr(live.study_id, key, value)
-        trials = len(issued) - live.numbers.count(None)
         if cursor["unknown"] and not cursor["study_attrs"] and self.name == "sobol":
-            self._advance_sobol(live, trials)
+            self._advance_sobol(live, len(issued) - live.numbers.count(None))
         live.cursor = cursor
         return live
 
@@ -152,25 +159,32 @@ class OptunaSearch:
         if len(known) < len(first):
             kept = [i for i, p in enumerate(first) if p is not None] + list(kept[read:])
         keys = list(map(str, kept))
-        results = values_of(list(map(cursor["told"].get, keys, repeat(UNTOLD))))
+        told = cursor["told"]
+        types = self._checked[1] if self._checked[0] is told else told_column.types_of(told)
+        results = told_column.results_of(told, keys, types)
+        untold = set(compress(kept, map(is_, results, repeat(UNTOLD))))
         attrs = cursor["trial_attrs"]
-        best = best_of(results, self.maximize)
+        best = told_column.best(told, results, len(untold), types, self.maximize)
         attributed = range(len(kept) if attrs else 0)
-        past = Past(results, lambda n: attrs.get(keys[n], {}), attributed, best, self.make)
+        running = untold if isinstance(kept, range) else None  # numbers are indexes
+        past = Past(results, lambda n: attrs.get(keys[n], {}), attributed, best, self.make, running)
         built = READS[self.name](past)
         built = range(len(kept)) if built is None else built
         params = self._params_for(issued, kept, known, built)
         if params is None:
             return None
         live = Live(self.maximize, self.distributions, Delegate())
-        live.numbers = list(kept) if len(kept) == len(issued) else _numbers(kept, len(issued))
-        live.untold = set(compress(kept, map(is_, results, repeat(UNTOLD))))
+        live.numbers = (
+            list(kept) if len(kept) == len(issued) else told_column.numbers_of(kept, len(issued))
+        )
+        live.untold = untold
         live.load(
             results,
             built,
             params,
             list(map(attrs.get, map(keys.__getitem__, built), iter(dict, None))),
             best,
+            complete=told_column.complete_of(results, len(untold), types),
         )
         return live
 
@@ -278,14 +292,6 @@ class OptunaSearch:
                 return None
             params[name] = value
         return params
-
-
-def _numbers(kept: Sequence[int], count: int) -> list[int | None]:
-    """Each of ``count`` assignments' trial number (``None``: not a trial), of the ``kept``."""
-    numbers: list[int | None] = [None] * count
-    for number, index in enumerate(kept):
-        numbers[index] = number
-    return numbers
 
 
 def points_in(space: SearchSpace) -> int | None:

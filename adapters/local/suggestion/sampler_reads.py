@@ -40,7 +40,7 @@ asks something else, and the resumed run then differs from the uninterrupted one
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import is_, is_not
@@ -55,14 +55,16 @@ from katib_resume.adapters.local.suggestion.live_study import UNTOLD, Result
 class Past:
     """The trials of a study about to be rebuilt, none built yet, by trial number: each one's
     result (``None``: failed; ``UNTOLD``: running), its system attributes (``attrs``), which
-    trials may have any (``attributed``), the best trial, and the search's sampler factory
-    (a row may read its sampler's attribute names)."""
+    trials may have any (``attributed``), the best trial, the search's sampler factory
+    (a row may read its sampler's attribute names) and, if the caller has found them, the
+    running trials (``None``: found here, from ``results``)."""
 
     results: Sequence[Result]
     attrs: Callable[[int], Mapping[str, Any]]
     attributed: range
     best: int | None
     make: Callable[[int], BaseSampler]
+    running: Collection[int] | None = None
 
 
 Reads = Callable[[Past], Sequence[int] | None]
@@ -71,7 +73,9 @@ Reads = Callable[[Past], Sequence[int] | None]
 
 def needed(past: Past) -> list[int]:
     """What the study needs whatever its sampler: the running trials and the best one."""
-    running = compress(range(len(past.results)), map(is_, past.results, repeat(UNTOLD)))
+    running: Iterable[int] | None = past.running
+    if running is None:
+        running = compress(range(len(past.results)), map(is_, past.results, repeat(UNTOLD)))
     return sorted({*running, *([] if past.best is None else [past.best])})
 
 

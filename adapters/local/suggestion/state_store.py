@@ -30,8 +30,10 @@ A compaction comes only once the records since the last one are as large as the 
 writes at most the snapshot and what they added, so a save costs what changed (amortized), and
 a restore reads at most ``GROWTH + 1`` times the state (or the state and ``FLOOR``). A save
 that is not an extension of the last one (the server re-synchronised on the controller's list)
-is a compaction too. A volume that never appended a record is the snapshot alone, the layout of
-the earlier single-file versions, and is read as it is.
+is a compaction too, and so is the first save after reading a snapshot of an earlier version
+(``state.VERSION``): the volume is upgraded by the save, its journal then started anew. A volume
+that never appended a record is the snapshot alone, the layout of the earlier single-file
+versions, and is read as it is.
 """
 
 from __future__ import annotations
@@ -64,13 +66,15 @@ than rewrite the snapshot every other save (a restore reads at most this much mo
 @dataclass(frozen=True, slots=True)
 class _OnDisk:
     """What the volume holds: the state, its snapshot's digest and size, and the journal's
-    good bytes continuing it (0: none) with the last record's digest."""
+    good bytes continuing it (0: none) with the last record's digest; ``current``: the
+    snapshot is of the version written (``state.VERSION``), not an earlier one."""
 
     state: SearchState
     base: str
     snapshot: int
     journal: int
     last: str
+    current: bool = True
 
 
 class StateStore:
@@ -99,7 +103,7 @@ class StateStore:
         self, history: Sequence[Manifest] | None, *, ordered: bool
     ) -> tuple[SearchState, Sequence[Manifest] | None]:
         self._disk, self._journal_file, self._torn = None, True, False
-        head, issued, base, size = snapshot.read_parts(self.path)
+        head, issued, base, size, version = snapshot.read_parts(self.path)
         data = self._read_journal()
         try:
             scan = None if data is None else journal.scan(data, base)
@@ -115,15 +119,15 @@ class StateStore:
             history = saved_order.in_saved_order(history, issued.body)
         state = replace(head, cursor=cursor, issued=_issued(issued, history))
         encoded.remember(state.identity(), state.issued, issued.body)
-        self._disk = _OnDisk(state, base, size, end, last)
+        self._disk = _OnDisk(state, base, size, end, last, version == snapshot.VERSION)
         return state, history
 
     def save(self, state: SearchState) -> None:
         """Make ``state`` durable: a record appended, or a new snapshot (a compaction). If it
         fails, the volume still holds the state of the last save that succeeded."""
         disk = self._disk
-        record = None if disk is None else _record(disk, state)
-        if disk is None or record is None:
+        record = None if disk is None or not disk.current else _record(disk, state)
+        if disk is None or record is None:  # (an earlier version's snapshot: upgraded)
             return self._compact(state)
         line, digest = record
         start = b"" if disk.journal else journal.header(disk.base)
