@@ -97,22 +97,7 @@ def test_a_volume_written_by_the_earlier_versions_is_resumed(tmp_path: Path) -> 
     whole = started(None).get_suggestions([], 32)
     names = [item["name"] for item in whole]
     first, later = whole[:30], whole[30:]
-    payload = {
-        "experiment": "ns/exp",
-        "algorithm": "random",
-        "seed": real.seed,
-        "space": real.space,
-        "cursor": real.cursor,
-        "issued": first,
-    }
-    body = json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()
-    document = {
-        "format": "katib-resume/suggestion-state",
-        "payload": payload,
-        "sha256": hashlib.sha256(body).hexdigest(),
-        "version": 2,
-    }
-    (tmp_path / FILE_NAME).write_text(json.dumps(document, sort_keys=True, separators=(",", ":")))
+    body = _write_version_2(tmp_path, real, first)
     header = _line(f"katib-resume/suggestion-journal 1 {hashlib.sha256(body).hexdigest()}")
     change = (
         json.dumps({"value": real.cursor + 2}) + "\t" + json.dumps(later, separators=(",", ":"))
@@ -139,18 +124,24 @@ def test_unparsed_items_resolve_only_at_an_items_boundary() -> None:
 
 
 def _version_2(tmp_path: Path) -> list[Any]:
-    """A version 2 snapshot of 30 assignments, as documented (its SHA-256, by hand); the
-    uninterrupted run's first 33."""
+    """A version 2 snapshot of 30 assignments; the uninterrupted run's first 33."""
     grow(started(tmp_path / "real"), 0)
     real = state_store.load(tmp_path / "real" / FILE_NAME)
     whole = started(None).get_suggestions([], 33)
+    _write_version_2(tmp_path, real, whole[:30])
+    return whole
+
+
+def _write_version_2(directory: Path, real: Any, issued: list[Any]) -> bytes:
+    """A version 2 snapshot of ``real``'s search holding ``issued``, as documented (its
+    SHA-256 computed here, by hand); its payload's canonical bytes."""
     payload = {
         "experiment": "ns/exp",
         "algorithm": "random",
         "seed": real.seed,
         "space": real.space,
         "cursor": real.cursor,
-        "issued": whole[:30],
+        "issued": issued,
     }
     body = json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()
     document = {
@@ -159,8 +150,8 @@ def _version_2(tmp_path: Path) -> list[Any]:
         "sha256": hashlib.sha256(body).hexdigest(),
         "version": 2,
     }
-    (tmp_path / FILE_NAME).write_text(json.dumps(document, sort_keys=True, separators=(",", ":")))
-    return whole
+    (directory / FILE_NAME).write_text(json.dumps(document, sort_keys=True, separators=(",", ":")))
+    return body
 
 
 def test_a_version_2_snapshot_is_upgraded_by_the_next_save(tmp_path: Path) -> None:
