@@ -26,8 +26,10 @@ from __future__ import annotations
 import bisect
 import copy
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from itertools import compress
+from math import isnan
+from operator import attrgetter, itemgetter
+from typing import Any, NamedTuple
 
 from immutables import Map
 
@@ -53,9 +55,9 @@ Basis = tuple[str, str, str | None, ObjectiveSpec | None]
 """What a ledger was folded for: the Experiment's namespace, name, UID and objective."""
 
 
-@dataclass(frozen=True, slots=True)
-class TrialRecord:
-    """What the ledger keeps of one Trial."""
+class TrialRecord(NamedTuple):
+    """What the ledger keeps of one Trial: a value (a tuple, so that a restart's thousands of
+    records are made at C speed, ``restored``)."""
 
     name: str
     phase: TrialPhase
@@ -63,6 +65,10 @@ class TrialRecord:
     """The objective value, negated for ``maximize`` so that smaller is always better."""
     assignments: tuple[dict[str, Any], ...] = ()
     metrics: tuple[Any, ...] = ()
+
+
+_PHASE, _KEY = attrgetter("phase"), attrgetter("key")
+_FIRST = itemgetter(0)
 
 
 class _Ranker:
@@ -81,7 +87,6 @@ class _Ranker:
             return None
         value = observed_value(trial, self.metric, self.strategy)
         return None if value is None else self.sign * value
-
 
 
 class TrialLedger:
@@ -121,10 +126,26 @@ class TrialLedger:
         cls, objective: ObjectiveSpec | None, records: Iterable[TrialRecord], basis: Basis | None
     ) -> TrialLedger:
         """A ledger of records kept from an earlier fold for the same ``objective`` (each as
-        ``fold`` would record its Trial): what a restart reads instead of the Trials."""
+        ``fold`` would record its Trial): what a restart reads instead of the Trials.
+
+        The ledger ``_remember`` would make of them one by one, made in bulk (a restart
+        restores thousands): the map from one ``dict``, each phase's names sorted once, the
+        best by one ``min``. A Trial named twice keeps its last record; records with a NaN key
+        (which ``min`` would rank otherwise) are remembered one by one."""
         ledger = cls(objective, basis)
-        for record in records:
-            ledger._remember(record)
+        held = {record.name: record for record in records}
+        names, kept = list(held), list(held.values())
+        keys = map(_KEY, kept)
+        ranked = [(key, name) for key, name in zip(keys, names, strict=True) if key is not None]
+        if any(map(isnan, map(_FIRST, ranked))):
+            for record in kept:
+                ledger._remember(record)
+            return ledger
+        ledger._records = Map(held)
+        phases = list(map(_PHASE, kept))
+        for phase in set(phases):
+            ledger._names[phase] = sorted(compress(names, map(phase.__eq__, phases)))
+        ledger._best = min(ranked) if ranked else None
         return ledger
 
     def records(self) -> tuple[TrialRecord, ...]:
@@ -267,7 +288,6 @@ class TrialLedger:
             "parameterAssignments": [dict(a) for a in best.assignments],
             "observation": {"metrics": list(best.metrics)},
         }
-
 
 
 def basis_of(experiment: Experiment) -> Basis:

@@ -147,12 +147,43 @@ def _ledger_of(kept: Kept | None) -> dict[str, Any] | None:
 def _kept_ledger(raw: dict[str, Any] | None) -> Kept | None:
     if raw is None:
         return None
+    rows = raw["records"]
+    plain = _plain_records(rows)
+    if plain is not None:
+        return Kept(str(raw["basis"]), plain)
     records = {}
-    for name, version, phase, value, assignments, metrics in raw["records"]:
+    for name, version, phase, value, assignments, metrics in rows:
         key = None if value is None else float(value)
         record = TrialRecord(str(name), _PHASES[phase], key, tuple(assignments), tuple(metrics))
         records[record.name] = (str(version), record)
     return Kept(str(raw["basis"]), records)
+
+
+def _plain_records(rows: Any) -> dict[str, tuple[str, TrialRecord]] | None:
+    """The kept ledger records read in C-level passes when every row is plain, as ``save``
+    writes them (``[name, version, phase, key, assignments, metrics]``: text, text, a phase's
+    text, a float or null, two lists): what the loop of ``_kept_ledger`` makes of them. ``None``
+    for any other rows (an integer key, another shape), which the loop reads (or refuses)."""
+    if type(rows) is not list or not set(map(type, rows)) <= {list}:
+        return None
+    if not rows or set(map(len, rows)) != {6}:
+        return {} if not rows else None
+    names, versions, phases, keys, assignments, metrics = zip(*rows, strict=True)
+    if not {*map(type, names), *map(type, versions)} <= {str}:
+        return None
+    if not _NUMBERS.issuperset(map(type, keys)):
+        return None
+    if not {*map(type, assignments), *map(type, metrics)} <= {list}:
+        return None
+    made = map(
+        TrialRecord,
+        names,
+        map(_PHASES.__getitem__, phases),  # an unknown phase: ``KeyError``, unreadable
+        keys,
+        map(tuple, assignments),
+        map(tuple, metrics),
+    )
+    return dict(zip(names, zip(versions, made, strict=True), strict=True))
 
 
 def _results_of(book: ResultBook, key: Key) -> dict[str, Any] | None:

@@ -4,8 +4,6 @@ and what it keeps of a Trial is a value."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from katib_resume.core.katib import LABEL_EXPERIMENT
@@ -34,7 +32,7 @@ def test_an_update_without_changes_is_the_same_ledger() -> None:
 def test_a_record_is_a_value() -> None:
     record = TrialRecord("t", TrialPhase.SUCCEEDED, 1.0)
     assert hash(record) == hash(TrialRecord("t", TrialPhase.SUCCEEDED, 1.0))
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(AttributeError):
         record.key = 2.0  # type: ignore[misc]
 
 

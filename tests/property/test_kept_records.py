@@ -1,0 +1,73 @@
+"""The kept ledger records read in bulk (``app.embedded.kept._plain_records``) are what the
+record-by-record loop reads of the same rows, and any row it cannot vouch for is left to the
+loop (which reads it, or refuses the whole summary)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from katib_resume.app.embedded.kept import _UNREADABLE, _kept_ledger, _plain_records
+from katib_resume.core.trial_ledger import TrialRecord
+from katib_resume.core.trials import TrialPhase
+
+_names = st.sampled_from(["t1", "t2", "t3"])
+_text_or_number = st.one_of(_names, _names, st.integers(0, 3))
+_phases = st.one_of(st.sampled_from([p.value for p in TrialPhase]), st.just("Lost"))
+_keys = st.one_of(st.none(), st.floats(allow_nan=False), st.integers(-2, 2), st.just("0.5"))
+_lists = st.one_of(
+    st.lists(st.fixed_dictionaries({"name": _names}), max_size=2), st.just("ab"), st.just(None)
+)
+_row = st.one_of(
+    st.tuples(_text_or_number, _text_or_number, _phases, _keys, _lists, _lists),
+    st.tuples(_names, _names),  # another shape: refused by the loop
+).map(list)
+_PHASES = {phase.value: phase for phase in TrialPhase}
+
+
+def _by_loop(rows: list[Any]) -> dict[str, tuple[str, TrialRecord]]:
+    """The loop's reading, one row at a time (``_kept_ledger`` without the bulk pass)."""
+    records = {}
+    for name, version, phase, value, assignments, metrics in rows:
+        key = None if value is None else float(value)
+        record = TrialRecord(str(name), _PHASES[phase], key, tuple(assignments), tuple(metrics))
+        records[record.name] = (str(version), record)
+    return records
+
+
+@given(st.lists(_row, max_size=6))
+def test_kept_records_read_in_bulk_are_the_loops(rows: list[Any]) -> None:
+    try:
+        expected: Any = _by_loop(rows)
+    except _UNREADABLE:
+        expected = None
+    try:
+        bulk = _plain_records(rows)
+    except _UNREADABLE:
+        bulk = None
+        assert expected is None  # the bulk pass refuses only what the loop refuses
+    if bulk is not None:
+        assert bulk == expected
+        assert all(type(r.assignments) is tuple for _, r in bulk.values())
+    try:
+        kept = _kept_ledger({"basis": "b", "records": rows})
+        read: Any = None if kept is None else kept.records
+    except _UNREADABLE:
+        read = None
+    assert read == expected
+
+
+def test_plain_rows_are_read_in_bulk() -> None:
+    rows = [
+        ["t1", "7", "Succeeded", 0.5, [{"name": "lr"}], []],
+        ["t2", "8", "Running", None, [], []],
+    ]
+    bulk = _plain_records(rows)
+    assert bulk == {
+        "t1": ("7", TrialRecord("t1", TrialPhase.SUCCEEDED, 0.5, ({"name": "lr"},), ())),
+        "t2": ("8", TrialRecord("t2", TrialPhase.RUNNING, None, (), ())),
+    }
+    assert _plain_records([["t1", "7", "Succeeded", 1, [], []]]) is None  # an integer key
+    assert _plain_records([]) == {}
