@@ -122,7 +122,7 @@ def test_all_well_formed_is_every_item_well_formed(items: list[Any]) -> None:
         index = Index.of(tuple(items))
         keys = [key_of(m) for m in items]
         assert index.points == [p for _, p in keys]
-        assert index.names == {name: i for i, (name, _) in enumerate(keys)}
+        assert index.names.mapping() == {name: i for i, (name, _) in enumerate(keys)}
 
 
 tricky = st.sampled_from(['],"seed":', ',"issued":[', "issued", '"', "\\", "\ud800", "é", "9" * 25])

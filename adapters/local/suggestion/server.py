@@ -281,7 +281,7 @@ class SuggestionServer:
         self._index = None  # until it is extended (an error on the way leaves none)
         new: list[Manifest] = []
         for number, point in enumerate(points, len(index.issued)):
-            name = name_for(self.experiment.metadata.name, state.seed, number, names.keys())
+            name = name_for(self.experiment.metadata.name, state.seed, number, names)
             names[name] = number
             new.append(assignment(name, point))
         index.issued = state.issued + tuple(new)
