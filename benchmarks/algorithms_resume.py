@@ -63,14 +63,14 @@ def saved_state(directory: Path, subject: Experiment, done: list[Any]) -> tuple[
     """A state file of the finished assignments ``done``, as our server would have saved it."""
     search = build(subject, 0)
     issued: list[Any] = []
-    told: dict[str, float] = {}
+    told: list[float] = []  # by assignment index (told_column.py)
     results: Results = {}
     taken: set[str] = set()
     for index, (point, value) in enumerate(done):
         name = name_for("b", 0, index, taken)
         taken.add(name)
         issued.append(assignment(name, point))
-        told[str(index)] = value
+        told.append(value)
         results[name] = value
     cursor = {**search.start(), "told": told}
     algorithm = subject.spec.algorithm.algorithm_name

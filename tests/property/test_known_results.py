@@ -12,8 +12,9 @@ from typing import Any
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from katib_resume.adapters.local.suggestion import encoded
 from katib_resume.adapters.local.suggestion.assignments import Index, assignment
-from katib_resume.adapters.local.suggestion.known import Known
+from katib_resume.adapters.local.suggestion.known import Known, Names
 from katib_resume.adapters.local.suggestion.nonfinite import admitted
 
 names = st.lists(st.sampled_from([f"t{k}" for k in range(12)]), max_size=10)
@@ -58,7 +59,32 @@ def test_a_lookup_maps_nothing_but_what_it_reads() -> None:
     """The random search reads no result, hyperband and PBT one rung or pool: the table of
     every result is not built for them."""
     issued = tuple(assignment(f"t{k}", (("lr", "1"),)) for k in range(5))
-    known = Known(issued, {f"t{k}": k for k in range(5)}, {"t3": 0.5, "t1": None, "x": 1.0})
+    known = Known(issued, Names(issued), {"t3": 0.5, "t1": None, "x": 1.0})
     assert known[3] == 0.5 and known.get(1, "absent") is None and 4 not in known
     assert known._table is None
     assert list(known) == [3, 1] and known._table == {3: 0.5, 1: None}
+
+
+@given(
+    st.lists(st.sampled_from(["t1", "t12", 'q"', "\\", "é", "x0"]), max_size=6),
+    st.lists(st.sampled_from(["t1", "t2", "é"]), max_size=2),
+    st.lists(st.sampled_from(["t1", "t12", "t2", 'q"', "\\", "é", "x0", "lr", "1"]), max_size=12),
+    st.booleans(),
+)
+def test_a_name_is_taken_as_the_map_says(
+    issued_names: list[str], added: list[str], probes: list[str], saved: bool
+) -> None:
+    """Answered from the saved bytes (names that are others' prefixes, quotes, escapes, a
+    parameter's name or value) or from the map, a name is taken exactly when the map holds
+    it; and the map, built after names were added, is the map of them all."""
+    issued = tuple(assignment(name, (("x0", "1"), ("lr", "t1"))) for name in issued_names)
+    if saved:
+        body = b",".join(encoded.canonical(item) for item in issued)
+        encoded.remember(("test", len(issued), saved), issued, body)
+    names = Names(issued)
+    for number, name in enumerate(added):
+        names[name] = len(issued) + number
+    expected = {name: index for index, name in enumerate(issued_names + added)}
+    for name in probes:
+        assert (name in names) == (name in expected)
+    assert names.mapping() == expected and names.added == len(added)

@@ -25,6 +25,7 @@ from katib_resume.adapters.local.suggestion.algorithms import build
 from katib_resume.adapters.local.suggestion.assignments import Index
 from katib_resume.adapters.local.suggestion.live_study import WITHHELD
 from katib_resume.adapters.local.suggestion.optuna_search import OptunaSearch
+from katib_resume.adapters.local.suggestion.told_column import UNTOLD_TEXT
 from katib_resume.core.model import Experiment, Manifest
 from tests.property.test_suggestion_determinism import (
     Steps,
@@ -75,8 +76,8 @@ def check_withheld(subject: Experiment, seed: int, path: Path) -> None:
     live = search._rebuild(state.cursor, tuple(Index.of(state.issued).points))
     trials = live.storage.get_all_trials(live.study_id, deepcopy=False)
     withheld = sum(t is WITHHELD for t in trials)
-    told = state.cursor["told"]
-    complete = sum(v is not None for v in told.values())
+    told = [v for v in state.cursor["told"] if v != UNTOLD_TEXT]
+    complete = sum(v is not None for v in told)
     if search.name == "sobol":
         assert withheld == len(told) - (complete > 0)
     elif older_generation_complete(state.cursor):
@@ -87,7 +88,7 @@ def older_generation_complete(cursor: dict[str, Any]) -> bool:
     """Whether a complete trial's generation is below that of the newest complete trial
     carrying an optimizer (which a restart can then withhold)."""
     told, attrs = cursor["told"], cursor["trial_attrs"]
-    complete = sorted((int(k) for k, v in told.items() if v is not None and k in attrs))
+    complete = [i for i, v in enumerate(told) if v not in (None, UNTOLD_TEXT) and str(i) in attrs]
     carriers = [i for i in complete if "cma:optimizer:0" in attrs[str(i)]]
     if not carriers:
         return False

@@ -1,8 +1,10 @@
 """A rebuild's results by trial number and its best trial, read in few passes (``told_column.py``),
 equal those read result by result: told results of every kind a cursor keeps (numbers of
 either sign, ``None`` for a failure, the infinities' texts, equal values told twice), running
-trials anywhere, and a ``told`` holding keys that are no trial's (then the best is found among
-the trials' results alone); and so does the count of complete trials."""
+trials anywhere (inside the column, and after its end), assignments that are no trial, and
+entries past the assignments; and so does the count of complete trials. A format 3 ``told``
+(a dict by index text) becomes the column that reads as format 3 read it, and a column set
+entry by entry (``told_with``) is the column of all the results told."""
 
 from __future__ import annotations
 
@@ -28,20 +30,64 @@ def _one_by_one(column: list[Any]) -> list[Any]:
     return [r if r is UNTOLD else value_of(r) for r in column]
 
 
-@given(columns, st.dictionaries(st.sampled_from(["x", "99", "-1"]), kept_values, max_size=2))
-@example([1.0, UNTOLD, 1.0, None], {})  # equal values: the first trial that has it
-@example(["inf", 3.0, "-inf"], {"x": -100.0})  # a key no trial has: not among the trials'
-@example([UNTOLD, UNTOLD], {})  # nothing told: no best
+def _saved(column: list[Any]) -> list[Any]:
+    """The column as a cursor keeps it: ``UNTOLD_TEXT`` for no result, ending at the last told."""
+    saved = [told.UNTOLD_TEXT if r is UNTOLD else r for r in column]
+    while saved and saved[-1] == told.UNTOLD_TEXT:
+        saved.pop()
+    return saved
+
+
+@given(columns, st.integers(0, 3), st.lists(kept_values, max_size=2), st.data())
+@example([1.0, UNTOLD, 1.0, None], 0, [], None)  # equal values: the first trial that has it
+@example(["inf", 3.0, "-inf"], 2, [-100.0], None)  # an entry past the assignments: not read
+@example([UNTOLD, UNTOLD], 0, [], None)  # nothing told: no best
 def test_results_and_the_best_trial_equal_those_read_one_by_one(
+    column: list[Any], later: int, strays: list[Any], data: Any
+) -> None:
+    whole = column + [UNTOLD] * later  # assignments after the column's end: untold
+    saved = _saved(column) + (strays if not later else [])
+    kept: Any = range(len(whole))
+    if data is not None:
+        kept = (
+            data.draw(
+                st.one_of(st.just(kept), st.lists(st.sampled_from(kept), unique=True).map(sorted))
+            )
+            if whole
+            else kept
+        )
+    types = told.types_of(saved)
+    results = told.results_of(saved, kept, len(whole), types)
+    expected = [_one_by_one(whole)[i] for i in kept]
+    assert results == expected
+    untold = expected.count(UNTOLD)
+    assert told.complete_of(results, untold, types) == count_complete(results)
+    for maximize in (False, True):
+        assert told.best(results, untold, types, maximize) == best_of(expected, maximize)
+
+
+@given(
+    columns,
+    st.dictionaries(st.sampled_from(["x", "99", "-1", "01", "1.0"]), kept_values, max_size=3),
+)
+def test_a_format_3_dict_becomes_the_column_it_read_as(
     column: list[Any], strays: dict[str, Any]
 ) -> None:
-    kept = {str(n): r for n, r in enumerate(column) if r is not UNTOLD}
-    mapping = {**kept, **strays}
-    keys = [str(n) for n in range(len(column))]
-    results = told.results_of(mapping, keys, told.types_of(mapping))
-    assert results == _one_by_one(column)
-    untold = column.count(UNTOLD)
-    assert told.complete_of(results, untold, told.types_of(mapping)) == count_complete(results)
-    for maximize in (False, True):
-        expected = best_of(_one_by_one(column), maximize)
-        assert told.best(mapping, results, untold, told.types_of(mapping), maximize) == expected
+    keyed = {str(n): r for n, r in enumerate(column) if r is not UNTOLD}
+    mapping = {**strays, **keyed}  # keys that are no index's text: never read
+    converted = told.from_version_3(mapping, len(column))
+    assert told.results_of(
+        converted, range(len(column)), len(column), told.types_of(converted)
+    ) == _one_by_one(column)
+    assert converted == _saved(column)
+
+
+@given(columns, st.data())
+def test_a_column_set_entry_by_entry_holds_every_result_told(column: list[Any], data: Any) -> None:
+    order = data.draw(st.permutations([n for n, r in enumerate(column) if r is not UNTOLD]))
+    saved: list[Any] = []
+    for start in range(0, len(order), 2):  # two results a call
+        previous, copy = saved, list(saved)
+        saved = told.told_with(previous, {n: column[n] for n in order[start : start + 2]})
+        assert previous == copy  # not changed: the cursor before the call keeps it
+    assert saved == _saved(column)

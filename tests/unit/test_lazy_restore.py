@@ -15,6 +15,7 @@ from typing import Any
 
 from katib_resume.adapters.local.suggestion import FILE_NAME, SuggestionServer, state_store
 from katib_resume.adapters.local.suggestion.assignments import assignment
+from katib_resume.adapters.local.suggestion.state import VERSION
 from katib_resume.adapters.local.suggestion.state_store import JOURNAL_NAME, StateStore
 from katib_resume.adapters.local.suggestion.unparsed import Unparsed
 from tests.unit.test_suggestion_journal import experiment, grow, started
@@ -155,14 +156,15 @@ def _write_version_2(directory: Path, real: Any, issued: list[Any]) -> bytes:
 
 
 def test_a_version_2_snapshot_is_upgraded_by_the_next_save(tmp_path: Path) -> None:
-    """Restored as it is; the first save writes a version 3 snapshot of the whole state (no
-    journal record continuing the old one), which the next restart restores and continues."""
+    """Restored as it is; the first save writes a snapshot of the whole state in the current
+    version (no journal record continuing the old one), which the next restart restores and
+    continues."""
     whole = _version_2(tmp_path)
     restarted = SuggestionServer(experiment(), 5, tmp_path)
     assert restarted.start(_copies(whole[:30])).source == "restored"
     assert restarted.get_suggestions(_copies(whole[:30]), 31) == whole[30:31]
     document = json.loads((tmp_path / FILE_NAME).read_text())
-    assert document["version"] == 3 and "sha256" not in document
+    assert document["version"] == VERSION and "sha256" not in document
     assert len(document["payload"]["issued"]) == 31
     assert not (tmp_path / JOURNAL_NAME).exists()
     again = SuggestionServer(experiment(), 5, tmp_path)

@@ -52,6 +52,16 @@ ALGORITHMS = (*SETTINGS, *FACTORIES, "hyperband", "pbt")
 CMAES_DIMENSIONS = "CMA-ES only supports two or more dimensional continuous search space."
 
 
+def upgraded(search: Search, cursor: Any, version: int, count: int) -> Any:
+    """``cursor``, of a state of file ``version`` and ``count`` assignments, as this version's
+    ``search`` keeps it: an Optuna search's results told were a dict by index text before
+    version 4 (``told_column``); every other cursor is unchanged. Raises ``ValueError`` if it is
+    no cursor of that version."""
+    if version < 4 and isinstance(search, OptunaSearch):
+        return search.upgraded(cursor, count)
+    return cursor
+
+
 class Search(Protocol):
     name: str
     space: SearchSpace

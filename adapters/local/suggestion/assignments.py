@@ -14,13 +14,13 @@ names issued before, the choice is itself deterministic.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence, Set
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain, repeat
 from operator import eq, itemgetter
 from typing import Any
 
-from katib_resume.adapters.local.suggestion.known import Known
+from katib_resume.adapters.local.suggestion.known import Known, Names
 from katib_resume.adapters.local.suggestion.points import Points
 from katib_resume.adapters.local.suggestion.space import Point
 from katib_resume.core.kube import Manifest
@@ -31,7 +31,7 @@ SUFFIX_LENGTH = 8
 Key = tuple[str, Point]
 
 
-def name_for(experiment: str, seed: int, index: int, taken: Set[str]) -> str:
+def name_for(experiment: str, seed: int, index: int, taken: Container[str]) -> str:
     """The ``index``-th assignment's name: deterministic, and not one of ``taken``."""
     attempt = 0
     while True:
@@ -73,16 +73,15 @@ class Index:
     the server as assignments are added, so that a call does not re-read every assignment."""
 
     issued: tuple[Manifest, ...]
-    names: dict[str, int]
+    names: Names
     points: Points
 
     @classmethod
     def of(cls, issued: tuple[Manifest, ...]) -> Index:
         """The index of a state's ``issued``, whose items all have ``assignment``'s shape
-        (they were made by it or checked by ``all_well_formed``), its names read without a
-        Python pass per item, its points when asked for (``points.py``)."""
-        names = dict(zip(map(_NAME, issued), range(len(issued)), strict=True))
-        return cls(issued, names, Points(issued))
+        (they were made by it or checked by ``all_well_formed``), its names and its points
+        read when asked for (``known.Names``, ``points.py``)."""
+        return cls(issued, Names(issued), Points(issued))
 
     def known(self, results: Mapping[str, float | None]) -> Known:
         """``results`` (by Trial name) by assignment index, those of Trials not ours left out:

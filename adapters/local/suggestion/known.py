@@ -16,28 +16,81 @@ the new assignments' names), which is why indexes at or past ``len(issued)`` are
 
 It is where results enter the algorithms, so a value reads as ``nonfinite.admitted`` makes it
 (NaN: failed), whichever way it is read.
+
+The name index itself (``Names``) is mapped only when something reads it: a restart's first
+call of an Optuna search whose every Trial was told reads no name (the map is 0.7 ms at 5,000
+assignments), and the names of its new assignments need only not be taken, which the saved
+bytes answer (``Names.__contains__``).
 """
 
 from __future__ import annotations
 
 from collections.abc import ItemsView, Iterator, KeysView, Mapping, ValuesView
+from operator import itemgetter
 from typing import Any
 
+from katib_resume.adapters.local.suggestion import encoded
 from katib_resume.adapters.local.suggestion.nonfinite import admitted, has_nan
 from katib_resume.core.kube import Manifest
 
 Value = float | None
+FINDS = 2
+"""Names looked for in the saved bytes before the map is built: each is a pass over them
+(0.35 ms at 5,000 assignments), the map about two."""
+_NAME = itemgetter("name")
+_AFTER = b',"parameterAssignments":'
+
+
+class Names:
+    """The index of ``issued``'s names (``{name: index}``, a name issued twice at its last
+    index) and of the names added after them, mapped when first read (``mapping``). Until
+    then, whether a name is taken is answered from the canonical bytes of ``issued`` a restart
+    read (``encoded.kept``): an item named ``n`` writes ``{"name":<n>,"parameterAssignments":``,
+    and a quote inside a string is escaped, so those bytes stand there only where an item has
+    that name (a parameter's ``name`` is followed by ``"value"``): a search at C speed (0.35 ms
+    at 5,000 assignments, where the map takes 0.7), ``FINDS`` times at most."""
+
+    __slots__ = ("_finds", "_issued", "_map", "_pending", "added")
+
+    def __init__(self, issued: tuple[Manifest, ...]) -> None:
+        self._issued = issued
+        self._map: dict[str, int] | None = None
+        self._pending: dict[str, int] = {}  # the names added before the map is built
+        self._finds = 0
+        self.added = 0
+        """How many names were added after ``issued``'s (``Known`` tells growth by it)."""
+
+    def mapping(self) -> dict[str, int]:
+        """Every name by its index, mapped once, without a Python pass per item."""
+        if self._map is None:
+            issued = self._issued
+            self._map = dict(zip(map(_NAME, issued), range(len(issued)), strict=True))
+            self._map.update(self._pending)
+            self._pending = {}
+        return self._map
+
+    def __setitem__(self, name: str, index: int) -> None:
+        (self._pending if self._map is None else self._map)[name] = index
+        self.added += 1
+
+    def __contains__(self, name: object) -> bool:
+        if self._map is None and isinstance(name, str) and name not in self._pending:
+            body = encoded.kept(self._issued) if self._finds < FINDS else None
+            if body is not None:
+                self._finds += 1
+                return b'{"name":' + encoded.canonical(name) + _AFTER in body
+        return name in self._pending or name in self.mapping()
 
 
 class Known(Mapping[int, Value]):
-    __slots__ = ("_issued", "_named", "_names", "_results", "_table")
+    __slots__ = ("_added", "_issued", "_names", "_results", "_table")
 
     def __init__(
-        self, issued: tuple[Manifest, ...], names: Mapping[str, int], results: Mapping[str, Value]
+        self, issued: tuple[Manifest, ...], names: Names, results: Mapping[str, Value]
     ) -> None:
         self._issued, self._names, self._results = issued, names, results
-        self._named = len(names)
-        """How many names the index held when the view was made (see ``_whole``)."""
+        self._added = names.added
+        """How many names had been added to the index when the view was made (``_whole``)."""
         self._table: dict[int, Value] | None = None
 
     def __getitem__(self, index: int) -> Value:
@@ -45,7 +98,7 @@ class Known(Mapping[int, Value]):
             return self._whole()[index]
         if 0 <= index < len(self._issued):
             name = self._issued[index]["name"]
-            if self._names.get(name) == index and name in self._results:
+            if self._names.mapping().get(name) == index and name in self._results:
                 return admitted(self._results[name])
         raise KeyError(index)
 
@@ -82,11 +135,12 @@ class Known(Mapping[int, Value]):
     def _whole(self) -> dict[int, Value]:
         """Every result by index, mapped once, in one C-level pass over the results."""
         if self._table is None:
-            indexes = map(self._names.get, self._results)
+            names = self._names.mapping()
+            indexes = map(names.get, self._results)
             table: dict[Any, Value] = dict(zip(indexes, self._results.values(), strict=True))
             table.pop(None, None)
-            grown = len(self._names) != self._named  # names added since the view was made
-            if grown or self._named != len(self._issued):  # or a name issued twice
+            grown = self._names.added != self._added  # names added since the view was made
+            if grown or len(names) != len(self._issued):  # or a name issued twice
                 limit = len(self._issued)
                 table = {i: value for i, value in table.items() if i < limit}
             if has_nan(table.values()):

@@ -6,8 +6,9 @@ told (the controller sends every Trial every time: each result is told once), th
 new assignments, each with its own seeded sampler (``samplers.ask_seed``).
 
 The cursor, the JSON value the server saves, holds what the assignments themselves do not: the
-results told so far (``told``: assignment index -> value, ``null`` for a failed Trial, ``"inf"``
-or ``"-inf"`` for an infinite one: ``nonfinite``) and the
+results told so far (``told``: a column by assignment index, ``null`` for a failed Trial,
+``"inf"`` or ``"-inf"`` for an infinite one, ``"untold"`` for a running one: ``told_column``;
+a dict by index text before state format 4, upgraded when read: ``upgraded``) and the
 system attributes samplers keep in the study (``attrs``: CMA-ES's optimizer and generations,
 the Sobol sequence's position). The study is a function of the issued assignments and the
 cursor, so after a restart it is rebuilt from them in one pass (``Live.load``; no sampler
@@ -41,20 +42,21 @@ from katib_resume.adapters import heap
 from katib_resume.adapters.local.suggestion import columns, told_column
 from katib_resume.adapters.local.suggestion.cursor_delta import same
 from katib_resume.adapters.local.suggestion.live_study import UNTOLD, Live
-from katib_resume.adapters.local.suggestion.nonfinite import INFINITIES, stored
+from katib_resume.adapters.local.suggestion.nonfinite import stored
 from katib_resume.adapters.local.suggestion.optuna_space import distributions, reader, render
 from katib_resume.adapters.local.suggestion.points import seen_of
 from katib_resume.adapters.local.suggestion.sampler_reads import READS, Past
 from katib_resume.adapters.local.suggestion.samplers import Delegate, SamplerFactory, ask_seed
 from katib_resume.adapters.local.suggestion.space import Point, SearchSpace
+from katib_resume.adapters.local.suggestion.told_column import TEXTS
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 Results = Mapping[int, float | None]
 """Known results by assignment index: the objective value, or ``None`` for a failed Trial."""
 MAX_REDRAWS = 100
-_RESULT_TYPES = {type(None), int, float, bool, str}
-"""What a told result may be in a cursor read back (JSON's numbers, ``null``: failed, and the
-texts of the infinities)."""
+_RESULT_TYPES = {type(None), int, float, str}
+"""What a told column's entry may be in a cursor read back (JSON's numbers, ``null``: failed,
+and the texts of the infinities and of no result yet: ``told_column.TEXTS``)."""
 
 
 class OptunaSearch:
@@ -67,23 +69,31 @@ class OptunaSearch:
             (p.name, reader(p, space.scale(i))) for i, p in enumerate(space.parameters)
         ]
         self._live: Live | None = None
-        self._checked: tuple[Any, set[type]] = ({}, set())  # the last told checked, its types
+        self._checked: tuple[Any, set[type]] = ([], set())  # the last told checked, its types
 
     def start(self) -> Any:
-        return {"told": {}, "trial_attrs": {}, "study_attrs": {}, "unknown": 0}
+        return {"told": [], "trial_attrs": {}, "study_attrs": {}, "unknown": 0}
 
     def check(self, cursor: Any) -> None:
         keys = {"told", "trial_attrs", "study_attrs", "unknown"}
         if not isinstance(cursor, dict) or set(cursor) != keys:
             raise ValueError(f"not an {self.name} search position")
         told, unknown = cursor["told"], cursor["unknown"]
-        types = told_column.types_of(told)  # one C-level pass, kept for the rebuild
+        types: set[type] = told_column.types_of(told) if type(told) is list else {dict}
         sound = types <= _RESULT_TYPES
         if sound and str in types:
-            sound = {v for v in told.values() if type(v) is str} <= INFINITIES
+            sound = set(compress(told, map(is_, map(type, told), repeat(str)))) <= TEXTS
         if not sound or type(unknown) is not int or unknown < 0:
             raise ValueError(f"not an {self.name} search position")
         self._checked = (told, types)
+
+    def upgraded(self, cursor: Any, count: int) -> Any:
+        """The cursor of a state of format 3 or earlier, of ``count`` assignments, as format 4
+        keeps it: ``told`` a column (``told_column.from_version_3``). Raises ``ValueError`` if
+        it is no such cursor."""
+        if not isinstance(cursor, dict) or "told" not in cursor:
+            raise ValueError(f"not an {self.name} search position")
+        return {**cursor, "told": told_column.from_version_3(cursor["told"], count)}
 
     def replay(self, history: Sequence[Point]) -> tuple[Any, int | None]:
         """From the history alone: nothing told yet, the sampler attributes unknown."""
@@ -94,7 +104,7 @@ class OptunaSearch:
     ) -> tuple[list[Point], Any]:
         live = self._study(cursor, issued)
         fresh = self._tell(live, results)
-        told = {**cursor["told"], **fresh} if fresh else cursor["told"]
+        told = told_column.told_with(cursor["told"], fresh) if fresh else cursor["told"]
         trial_attrs = cursor["trial_attrs"]  # copied before its first change (see below)
         points = []
         for index in range(len(issued), len(issued) + count):
@@ -158,16 +168,17 @@ class OptunaSearch:
         kept: list[int] | range = range(len(issued))
         if len(known) < len(first):
             kept = [i for i, p in enumerate(first) if p is not None] + list(kept[read:])
-        keys = list(map(str, kept))
         told = cursor["told"]
         types = self._checked[1] if self._checked[0] is told else told_column.types_of(told)
-        results = told_column.results_of(told, keys, types)
+        results = told_column.results_of(told, kept, len(issued), types)
         untold = set(compress(kept, map(is_, results, repeat(UNTOLD))))
         attrs = cursor["trial_attrs"]
-        best = told_column.best(told, results, len(untold), types, self.maximize)
+        best = told_column.best(results, len(untold), types, self.maximize)
         attributed = range(len(kept) if attrs else 0)
         running = untold if isinstance(kept, range) else None  # numbers are indexes
-        past = Past(results, lambda n: attrs.get(keys[n], {}), attributed, best, self.make, running)
+        past = Past(
+            results, lambda n: attrs.get(str(kept[n]), {}), attributed, best, self.make, running
+        )
         built = READS[self.name](past)
         built = range(len(kept)) if built is None else built
         params = self._params_for(issued, kept, known, built)
@@ -182,7 +193,7 @@ class OptunaSearch:
             results,
             built,
             params,
-            list(map(attrs.get, map(keys.__getitem__, built), iter(dict, None))),
+            list(map(attrs.get, map(str, map(kept.__getitem__, built)), iter(dict, None))),
             best,
             complete=told_column.complete_of(results, len(untold), types),
         )
@@ -225,7 +236,7 @@ class OptunaSearch:
             if key.startswith("qmc:"):
                 live.storage.set_study_system_attr(live.study_id, key, trials - 2)
 
-    def _tell(self, live: Live, results: Results) -> dict[str, Any]:
+    def _tell(self, live: Live, results: Results) -> dict[int, Any]:
         """Tell the study the results it has not been told, in the order given; what was told,
         by index. Katib sends every result in every call, but only the trials not told yet
         (``live.untold``: few, the running ones) can take one, so only they are looked up
@@ -234,14 +245,14 @@ class OptunaSearch:
         fresh = [index for index in live.untold if index in results]
         if len(fresh) > 1:
             fresh = list(filter(set(fresh).__contains__, results))
-        new: dict[str, Any] = {}
+        new: dict[int, Any] = {}
         for index in fresh:
             number = live.numbers[index]
             assert number is not None, "an untold assignment is a trial"
             value = results[index]
             live.tell(number, value)
             live.untold.discard(index)
-            new[str(index)] = stored(value)
+            new[index] = stored(float(value) if type(value) is bool else value)
         return new
 
     def _ask(self, live: Live, index: int, seen: Set[Point]) -> tuple[Point, int]:

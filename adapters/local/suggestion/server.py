@@ -36,7 +36,13 @@ from pathlib import Path
 from typing import Literal
 
 from katib_resume.adapters.local.suggestion import state as store
-from katib_resume.adapters.local.suggestion.algorithms import Search, build, seed_of, validate
+from katib_resume.adapters.local.suggestion.algorithms import (
+    Search,
+    build,
+    seed_of,
+    upgraded,
+    validate,
+)
 from katib_resume.adapters.local.suggestion.annotate import Annotating
 from katib_resume.adapters.local.suggestion.assignments import (
     Index,
@@ -215,6 +221,8 @@ class SuggestionServer:
                 saved = self._store.load(history)
             else:
                 saved, history = self._store.load_unordered(history)
+            cursor = upgraded(search, saved.cursor, self._store.version, len(saved.issued))
+            saved = saved if cursor is saved.cursor else replace(saved, cursor=cursor)
             search.check(saved.cursor)
         except StateProblem as problem:
             if problem.kind == "missing":
@@ -273,7 +281,7 @@ class SuggestionServer:
         self._index = None  # until it is extended (an error on the way leaves none)
         new: list[Manifest] = []
         for number, point in enumerate(points, len(index.issued)):
-            name = name_for(self.experiment.metadata.name, state.seed, number, names.keys())
+            name = name_for(self.experiment.metadata.name, state.seed, number, names)
             names[name] = number
             new.append(assignment(name, point))
         index.issued = state.issued + tuple(new)

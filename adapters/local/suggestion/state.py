@@ -15,8 +15,10 @@ can write the volume (who could as well write a good digest): a restart hashes e
 state, so it is a fast non-cryptographic hash (0.03 ms at 5,000 assignments, SHA-256's 0.4 ms).
 
 Version 2 files (the same document with ``sha256``, the payload's SHA-256, in place of
-``xxh3_128``) are read as they are; the first save after reading one writes a version 3
-snapshot (``state_store``), so a volume is upgraded by its next save.
+``xxh3_128``) and version 3 files (an Optuna search's results told kept as a dict by index
+text) are read, their cursor upgraded by the search (``algorithms.upgraded``); the first save
+after reading one writes a version 4 snapshot (``state_store``), so a volume is upgraded by its
+next save.
 
 Writing a snapshot is atomic so that a crash at any instant leaves either the old file or the
 new one, never a mixture: write a temporary file in the same directory (``os.replace`` is only
@@ -45,10 +47,13 @@ from katib_resume.core.kube import Manifest
 
 FILE_NAME = "suggestion-state.json"
 FORMAT = "katib-resume/suggestion-state"
-VERSION = 3
-"""3: the checksum is XXH3-128 (``xxh3_128``: ``checksum.py``). 2: SHA-256 (``sha256``), still
-read; the random search's cursor is the index of its next point (1 held its generator's state,
-which is reported as an unsupported format and rebuilt from the trial history)."""
+VERSION = 4
+"""4: an Optuna search's cursor keeps its told results as a column by assignment index
+(``told_column``); 3, still read, kept them as a dict by index text, which the search upgrades
+when it is read (``algorithms.upgraded``). 3: the checksum is XXH3-128 (``xxh3_128``:
+``checksum.py``). 2: SHA-256 (``sha256``), still read; the random search's cursor is the index of
+its next point (1 held its generator's state, which is reported as an unsupported format and
+rebuilt from the trial history)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,11 +186,15 @@ def _split(data: bytes, body: slice) -> tuple[Any, memoryview] | None:
     """The fields but ``issued`` of the canonical payload at ``body`` in ``data``, parsed, and
     ``issued``'s items as bytes (commas between them), in place; ``None`` if it is not laid
     out so, or the fields are not JSON (``decode_parts`` then parses it whole). The items lie
-    between the last ``,"issued":[`` and the last ``],"seed":`` (the keys are sorted, and
+    between the first ``,"issued":[`` and the last ``],"seed":`` (the keys are sorted, and
     neither marker can stand inside a string, where a quote is escaped, nor after them, in
-    ``seed`` and ``space``)."""
+    ``seed`` and ``space``). The first marker is searched from the start, not back from the
+    end through every item (0.05 ms at 5,000 assignments, where that took 0.35): before the
+    payload's own it can stand only as a key inside the cursor, and a cut there leaves the
+    cursor's brackets open in the fields, which are then no JSON (so ``None``, and the
+    payload is parsed whole)."""
     start, end = (
-        data.rfind(_ISSUED, body.start, body.stop),
+        data.find(_ISSUED, body.start, body.stop),
         data.rfind(_SEED, body.start, body.stop),
     )
     if start < 0 or start + len(_ISSUED) > end:

@@ -86,6 +86,9 @@ class StateStore:
         self._disk: _OnDisk | None = None
         self._journal_file = True  # a journal file may exist (not known until read)
         self._torn = False  # the journal may hold bytes after ``_disk.journal``
+        self.version = snapshot.VERSION
+        """The version of the snapshot the last ``load`` read (a search's cursor of an earlier
+        one is upgraded by the search: ``algorithms.upgraded``)."""
 
     def load(self, history: Sequence[Manifest] | None = None) -> SearchState:
         """The saved state (see the module docstring); raises ``StateProblem``. Given the
@@ -104,6 +107,7 @@ class StateStore:
     ) -> tuple[SearchState, Sequence[Manifest] | None]:
         self._disk, self._journal_file, self._torn = None, True, False
         head, issued, base, size, version = snapshot.read_parts(self.path)
+        self.version = version
         data = self._read_journal()
         try:
             scan = None if data is None else journal.scan(data, base)
