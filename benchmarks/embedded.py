@@ -350,8 +350,9 @@ def main() -> None:
         type=Path,
         default=None,
         help="keep the restart section's grown state directories here and spend copies of them"
-        " (for iterating; delete it when the store's format or the summaries' content changes:"
-        " a state grown by older code restarts without what newer code keeps)",
+        " (for iterating; delete it when the store's format, the summaries' content or the"
+        " suggestion state's format changes: a state grown by older code restarts without what"
+        " newer code keeps, or upgrades it on the way)",
     )
     args = parser.parse_args()
     logging.getLogger("katib_resume").setLevel(logging.ERROR)
