@@ -164,11 +164,10 @@ def _plain_records(rows: Any) -> dict[str, tuple[str, TrialRecord]] | None:
     writes them (``[name, version, phase, key, assignments, metrics]``: text, text, a phase's
     text, a float or null, two lists): what the loop of ``_kept_ledger`` makes of them. ``None``
     for any other rows (an integer key, another shape), which the loop reads (or refuses)."""
-    if type(rows) is not list or not set(map(type, rows)) <= {list}:
-        return None
-    if not rows or set(map(len, rows)) != {6}:
-        return {} if not rows else None
-    names, versions, phases, keys, assignments, metrics = zip(*rows, strict=True)
+    columns = _columns(rows, 6)
+    if not columns:
+        return None if columns is None else {}
+    names, versions, phases, keys, assignments, metrics = columns
     if not {*map(type, names), *map(type, versions)} <= {str}:
         return None
     if not _NUMBERS.issuperset(map(type, keys)):
@@ -226,11 +225,10 @@ def _plain_entries(rows: Any) -> dict[str, tuple[str, Results]] | None:
     them (``[name, version, entry]``: text, text, and an object of floats or nulls): what the
     loop of ``_kept_results`` would make of them (a copy of each entry). ``None`` for any
     other rows (integers, another shape), which the loop reads (or refuses) one by one."""
-    if type(rows) is not list or not set(map(type, rows)) <= {list}:
-        return None
-    if not rows or set(map(len, rows)) != {3}:
-        return {} if not rows else None
-    names, versions, values = zip(*rows, strict=True)
+    columns = _columns(rows, 3)
+    if not columns:
+        return None if columns is None else {}
+    names, versions, values = columns
     if not {*map(type, names), *map(type, versions)} <= {str}:
         return None
     if not set(map(type, values)) <= {dict}:
@@ -238,3 +236,14 @@ def _plain_entries(rows: Any) -> dict[str, tuple[str, Results]] | None:
     if not _NUMBERS.issuperset(map(type, chain.from_iterable(map(dict.values, values)))):
         return None
     return dict(zip(names, zip(versions, map(dict, values), strict=True), strict=True))
+
+
+def _columns(rows: Any, width: int) -> list[tuple[Any, ...]] | None:
+    """The columns of ``rows``, a list of lists of ``width`` items each, by C-level passes
+    (``[]`` for no rows); ``None`` for anything else, which the summary's loops read (or
+    refuse) row by row."""
+    if type(rows) is not list or not set(map(type, rows)) <= {list}:
+        return None
+    if rows and set(map(len, rows)) != {width}:
+        return None
+    return list(zip(*rows, strict=True))
