@@ -2,7 +2,8 @@
 
 Figures (one JSON document), for a state of N issued assignments (two doubles each, as Katib's
 example) and two cursor shapes: ``random`` (one integer) and ``tpe`` (a result told for every
-assignment, as the Optuna-backed searches keep them):
+assignment, as the Optuna-backed searches keep them: a column by assignment index,
+``told_column.py``):
 
 - ``whole_save_ms``: one save of a batch of one as it was before the journal: the whole snapshot
   written atomically (the earlier assignments' encoding reused, as ``encoded.py`` does), the
@@ -10,8 +11,10 @@ assignment, as the Optuna-backed searches keep them):
 - ``append_ms``: the same save now (``state_store.py``), the median of the saves from N/2 to N,
   which append a record; ``save_mean_ms``: their mean, compactions included (the snapshot
   doubles between them, so one or two fall in the run): the amortized cost;
-- ``whole_restore_ms``: reading a whole snapshot of the state; ``restore_ms``: the restore now,
-  from the files the run left (``journal_ratio``: the journal's size over the snapshot's);
+- ``whole_restore_ms``: reading a whole snapshot of the state, every assignment parsed;
+  ``restore_ms``: the restore now, from the files the run left, handed the history the
+  controller holds as a restart is (``unparsed.py``: the saved assignments are compared with
+  it, not parsed; ``journal_ratio``: the journal's size over the snapshot's);
 - ``optuna_sqlite_ms``: Optuna's own durable step at N trials beside them, ``ask`` and ``tell``
   of one trial on SQLite (``RandomSampler``), the median of 5.
 
@@ -39,6 +42,7 @@ from katib_resume.adapters.local.suggestion import state as snapshot
 from katib_resume.adapters.local.suggestion.assignments import assignment
 from katib_resume.adapters.local.suggestion.state import SearchState
 from katib_resume.adapters.local.suggestion.state_store import StateStore
+from katib_resume.adapters.local.suggestion.told_column import told_with
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 KINDS = ("random", "tpe")
@@ -51,12 +55,12 @@ def grown(kind: str, state: SearchState, rng: random.Random) -> SearchState:
     issued = (*state.issued, assignment(f"exp-{index:08x}", point))
     if kind == "random":
         return replace(state, cursor=index + 1, issued=issued)
-    told = {**state.cursor["told"], str(index): rng.random()}
+    told = told_with(state.cursor["told"], {index: rng.random()})
     return replace(state, cursor={**state.cursor, "told": told}, issued=issued)
 
 
 def start(kind: str, n: int, rng: random.Random) -> SearchState:
-    cursor: Any = 0 if kind == "random" else {"told": {}, "trial_attrs": {}, "study_attrs": {}}
+    cursor: Any = 0 if kind == "random" else {"told": [], "trial_attrs": {}, "study_attrs": {}}
     state = SearchState("kubeflow/exp", kind, 1, "space", cursor=cursor)
     for _ in range(n):
         state = grown(kind, state, rng)
@@ -96,7 +100,8 @@ def journaled(kind: str, n: int, directory: Path) -> dict[str, float]:
     while len(state.issued) < n:
         state = grown(kind, state, rng)
         saves.append(timed(lambda: store.save(state)))  # noqa: B023 (called at once)
-    restores = [timed(lambda: StateStore(path).load()) for _ in range(5)]
+    history = state.issued  # what the controller holds and a restart is handed
+    restores = [timed(lambda: StateStore(path).load(history)) for _ in range(5)]
     journal = store.journal_path.stat().st_size if store.journal_path.exists() else 0
     figures = {**_medians("append", saves), **_medians("restore", restores)}
     figures["save_mean_ms"] = statistics.fmean(wall for wall, _ in saves)
