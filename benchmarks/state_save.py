@@ -15,6 +15,9 @@ assignment, as the Optuna-backed searches keep them: a column by assignment inde
   ``restore_ms``: the restore now, from the files the run left, handed the history the
   controller holds as a restart is (``unparsed.py``: the saved assignments are compared with
   it, not parsed; ``journal_ratio``: the journal's size over the snapshot's);
+  ``longest_restore_ms``: the same restore with the journal at its longest (a snapshot of N
+  and the ``longest_records`` appends that follow it before the next compaction): a restore's
+  worst case;
 - ``optuna_sqlite_ms``: Optuna's own durable step at N trials beside them, ``ask`` and ``tell``
   of one trial on SQLite (``RandomSampler``), the median of 5.
 
@@ -109,6 +112,33 @@ def journaled(kind: str, n: int, directory: Path) -> dict[str, float]:
     return {**figures, "journal_ratio": journal / path.stat().st_size}
 
 
+def longest(kind: str, n: int, directory: Path) -> dict[str, float]:
+    """The restore at ``n`` assignments with the journal at its longest: a snapshot of ``n``,
+    then every append before the next compaction (counted on a first pass, made again on a
+    second: the same draws), restored as a restart is."""
+
+    def appended(path: Path, saves: int | None) -> tuple[int, SearchState]:
+        rng, store = random.Random(n), StateStore(path)
+        state = start(kind, n, rng)
+        store.save(state)
+        made, size = 0, 0
+        while saves is None or made < saves:
+            state = grown(kind, state, rng)
+            store.save(state)
+            grown_to = store.journal_path.stat().st_size if store.journal_path.exists() else 0
+            if grown_to < size:  # a compaction: the journal was at its longest before it
+                break
+            made, size = made + 1, grown_to
+        return made, state
+
+    records, _ = appended(directory / "count" / snapshot.FILE_NAME, None)
+    path = directory / "longest" / snapshot.FILE_NAME
+    _, state = appended(path, records)
+    history = state.issued
+    restores = [timed(lambda: StateStore(path).load(history)) for _ in range(5)]
+    return {**_medians("longest_restore", restores), "longest_records": records}
+
+
 def optuna_step(n: int, directory: Path) -> dict[str, float]:
     """Optuna's durable step at ``n`` trials: ``ask`` and ``tell`` of one on SQLite."""
     space: dict[str, optuna.distributions.BaseDistribution] = {
@@ -155,7 +185,8 @@ def main() -> None:
                 with tempfile.TemporaryDirectory(dir=root) as scratch:
                     here = Path(scratch)
                     rows.append({"assignments": n, **whole(kind, n, here)})
-                    rows[-1].update({**journaled(kind, n, here), **peer[n]})
+                    rows[-1].update({**journaled(kind, n, here), **longest(kind, n, here)})
+                    rows[-1].update(peer[n])
             figures[kind] = _ratios(rows)
     print(json.dumps(figures, indent=1))
 

@@ -83,23 +83,24 @@ steps = st.sampled_from(["save", "save", "torn append", "torn append", "stale jo
 @settings(deadline=None, max_examples=150)
 @given(
     growth=st.sampled_from([0.5, 1, 3, 50]),
+    records=st.sampled_from([1, 2, 5, 256]),
     plan=st.lists(steps, min_size=8, max_size=30),
     data=st.data(),
 )
 def test_a_restore_gives_the_last_save_that_completed(
-    growth: float, plan: list[str], data: st.DataObject
+    growth: float, records: int, plan: list[str], data: st.DataObject
 ) -> None:
     with TemporaryDirectory() as directory:
         path = Path(directory) / snapshot.FILE_NAME
         journal = path.with_name(JOURNAL_NAME)
-        store, saved = StateStore(path, growth, floor=0), START
+        store, saved = StateStore(path, growth, floor=0, records=records), START
         store.save(saved)
         for step in plan:
             new = data.draw(next_state(saved), label="state")
             before = journal.read_bytes() if journal.exists() else None
             base = path.read_bytes()
             if step == "restart":
-                store = StateStore(path, growth, floor=0)
+                store = StateStore(path, growth, floor=0, records=records)
                 assert same(store.load(), saved)
                 continue
             store.save(new)
@@ -109,18 +110,18 @@ def test_a_restore_gives_the_last_save_that_completed(
                 event("a torn append")
                 cut = data.draw(st.integers(len(before), len(after) - 1), label="cut")
                 journal.write_bytes(after[:cut])  # the crash: that save did not complete
-                store = StateStore(path, growth, floor=0)
+                store = StateStore(path, growth, floor=0, records=records)
                 assert same(store.load(), saved)
                 continue
             stale = step == "stale journal" and before is not None and after is None
             if stale and before is not None and path.read_bytes() != base:
                 event("a stale journal")
                 journal.write_bytes(before)  # a new snapshot, then the crash: the old journal
-                store = StateStore(path, growth, floor=0)
+                store = StateStore(path, growth, floor=0, records=records)
                 assert same(store.load(), new)
             saved = new
-            assert same(StateStore(path, growth, floor=0).load(), saved)
-        assert same(StateStore(path, growth, floor=0).load(), saved)
+            assert same(StateStore(path, growth, floor=0, records=records).load(), saved)
+        assert same(StateStore(path, growth, floor=0, records=records).load(), saved)
 
 
 def _journaled(path: Path, saves: int, data: st.DataObject) -> list[SearchState]:

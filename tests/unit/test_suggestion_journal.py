@@ -79,6 +79,25 @@ def test_the_bytes_written_grow_with_the_state_not_its_square(
     assert sum(written) < 10 * final  # whole rewrites would be about 500 times it
 
 
+def test_a_restore_applies_at_most_records_records(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The journal's size alone would let thousands of small records pile up (each applied by
+    a Python call at restore): past ``RECORDS`` a save compacts, whatever the bytes."""
+    monkeypatch.setattr(state_store, "RECORDS", 5)
+    monkeypatch.setattr(StateStore.__init__, "__defaults__", (state_store.GROWTH, 10**9, 5))
+    server = started(tmp_path)
+    history = grow(server, 14)  # the sixth and the twelfth save compact: five records each
+    lines = (tmp_path / JOURNAL_NAME).read_bytes().splitlines()
+    assert len(lines) == 1 + 2  # the header and the two saves since the last compaction
+    assert state_store.load(tmp_path / FILE_NAME).issued == tuple(history)
+    restarted = SuggestionServer(experiment(), 5, tmp_path)
+    assert restarted.start(history).source == "restored"
+    assert restarted.get_suggestions(history, len(history) + 1) == server.get_suggestions(
+        history, len(history) + 1
+    )
+
+
 def test_a_growing_cursor_is_journaled_by_what_it_gains(tmp_path: Path) -> None:
     store = StateStore(tmp_path / FILE_NAME, growth=10**6)
     state = SearchState("ns/exp", "tpe", 1, "space", cursor={"told": {}, "unknown": 0})

@@ -22,13 +22,19 @@ record with others after it, a journal of an unknown version, or a record that d
 is a ``StateProblem`` and the server rebuilds from the trial history, as for a bad snapshot.
 
 *Compaction*: a save whose record would make the journal larger than ``GROWTH`` times the
-snapshot (or than ``FLOOR`` bytes, for a small snapshot) writes a new snapshot of the whole
-state instead, then removes the journal (a journal
+snapshot (or than ``FLOOR`` bytes, for a small snapshot), or hold more than ``RECORDS``
+records, writes a new snapshot of the whole state instead, then removes the journal (a journal
 left by a crash in between names the old snapshot: it is *stale*, ignored, and removed before
 any later snapshot is written, since a snapshot of the same state would have the same digest).
-A compaction comes only once the records since the last one are as large as the snapshot, and
-writes at most the snapshot and what they added, so a save costs what changed (amortized), and
-a restore reads at most ``GROWTH + 1`` times the state (or the state and ``FLOOR``). A save
+By size, a compaction comes only once the records since the last one are as large as the
+snapshot, and writes at most the snapshot and what they added, so a save costs what changed
+(amortized), and a restore reads at most ``GROWTH + 1`` times the state (or the state and
+``FLOOR``). By count, because a restore reads the snapshot in C-level passes but checks and
+applies each record by a Python call (about 20 µs): a journal as large as a snapshot of a few
+thousand assignments holds thousands of records, which made a restart's cost grow with the
+history. ``RECORDS`` bounds that part of a restore, at the price of one snapshot written per
+``RECORDS`` saves at most (its assignments' encoding reused: ``encoded.py``), a small share of
+a save until the state holds hundreds of thousands of assignments. A save
 that is not an extension of the last one (the server re-synchronised on the controller's list)
 is a compaction too, and so is the first save after reading a snapshot of an earlier version
 (``state.VERSION``): the volume is upgraded by the save, its journal then started anew. A volume
@@ -61,13 +67,16 @@ GROWTH = 1
 FLOOR = 64 * 1024
 """...or than this many bytes, if the snapshot is smaller: a small state's saves append rather
 than rewrite the snapshot every other save (a restore reads at most this much more)."""
+RECORDS = 256
+"""...or a journal of this many records: a restore applies at most this many one by one."""
 
 
 @dataclass(frozen=True, slots=True)
 class _OnDisk:
     """What the volume holds: the state, its snapshot's digest and size, and the journal's
-    good bytes continuing it (0: none) with the last record's digest; ``current``: the
-    snapshot is of the version written (``state.VERSION``), not an earlier one."""
+    good bytes continuing it (0: none) with the last record's digest and their number;
+    ``current``: the snapshot is of the version written (``state.VERSION``), not an earlier
+    one."""
 
     state: SearchState
     base: str
@@ -75,14 +84,17 @@ class _OnDisk:
     journal: int
     last: str
     current: bool = True
+    records: int = 0
 
 
 class StateStore:
     """The state files of one volume, and what they hold (to append the next change to)."""
 
-    def __init__(self, path: Path, growth: float = GROWTH, floor: int = FLOOR) -> None:
+    def __init__(
+        self, path: Path, growth: float = GROWTH, floor: int = FLOOR, records: int = RECORDS
+    ) -> None:
         self.path, self.journal_path = path, path.with_name(JOURNAL_NAME)
-        self.growth, self.floor = growth, floor
+        self.growth, self.floor, self.records = growth, floor, records
         self._disk: _OnDisk | None = None
         self._journal_file = True  # a journal file may exist (not known until read)
         self._torn = False  # the journal may hold bytes after ``_disk.journal``
@@ -113,17 +125,17 @@ class StateStore:
             scan = None if data is None else journal.scan(data, base)
         except journal.Damaged as error:
             raise StateProblem("corrupt", str(error)) from None
-        cursor, end, last = head.cursor, 0, base
+        cursor, end, last, records = head.cursor, 0, base, 0
         if scan is not None:
             with heap.paused():  # a parse of every record's change (adapters/heap.py)
                 cursor = _replay(cursor, scan.bodies, issued)
             self._torn = data is not None and scan.end < len(data)
-            end, last = scan.end, scan.last
+            end, last, records = scan.end, scan.last, len(scan.bodies)
         if history is not None and not ordered:
             history = saved_order.in_saved_order(history, issued.body)
         state = replace(head, cursor=cursor, issued=_issued(issued, history))
         encoded.remember(state.identity(), state.issued, issued.body)
-        self._disk = _OnDisk(state, base, size, end, last, version == snapshot.VERSION)
+        self._disk = _OnDisk(state, base, size, end, last, version == snapshot.VERSION, records)
         return state, history
 
     def save(self, state: SearchState) -> None:
@@ -136,14 +148,14 @@ class StateStore:
         line, digest = record
         start = b"" if disk.journal else journal.header(disk.base)
         end = disk.journal + len(start) + len(line)
-        if end > self.growth * max(disk.snapshot, self.floor):
+        if end > self.growth * max(disk.snapshot, self.floor) or disk.records >= self.records:
             return self._compact(state)
         if start:
             write_atomically(self.journal_path, start + line)  # replaces any stale journal
             self._journal_file, self._torn = True, False
         elif not self._append(disk.journal, line):
             return self._compact(state)
-        self._disk = replace(disk, state=state, journal=end, last=digest)
+        self._disk = replace(disk, state=state, journal=end, last=digest, records=disk.records + 1)
         return None
 
     def discard(self) -> list[str]:
