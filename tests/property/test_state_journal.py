@@ -2,24 +2,29 @@
 
 For any sequence of saves (new batches with cursors of every shape the searches write, saves
 that are no extension of the last, compactions at any journal size), crashes in the middle of
-an append (the journal cut at any byte of its last record), crashes between a compaction's
-snapshot and its removal of the journal, and restarts, a restore gives the state of the last
+an append (the journal cut at any byte of its last record), crashes after any file operation
+of a save (a compaction's removal of a stale journal, its snapshot, its new journal; an
+append), each followed by a restart, and restarts, a restore gives the state of the last
 save that completed, byte for byte in its canonical encoding; and a byte flipped anywhere in
 the journal but its last record is a ``StateProblem``, never a silently different state.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
+from katib_resume.adapters.atomic import write_atomically
 from katib_resume.adapters.local.suggestion import state as snapshot
+from katib_resume.adapters.local.suggestion import state_store
 from katib_resume.adapters.local.suggestion.assignments import assignment
 from katib_resume.adapters.local.suggestion.state import SearchState, StateProblem
 from katib_resume.adapters.local.suggestion.state_store import JOURNAL_NAME, StateStore
@@ -77,7 +82,52 @@ def same(a: SearchState, b: SearchState) -> bool:
     return snapshot.encode(a) == snapshot.encode(b)
 
 
-steps = st.sampled_from(["save", "save", "torn append", "torn append", "stale journal", "restart"])
+steps = st.sampled_from(["save", "save", "torn append", "torn append", "crash mid-save", "restart"])
+Files = tuple[bytes | None, bytes | None]
+"""What the volume holds: the snapshot's bytes and the journal's (``None``: no such file)."""
+
+
+def files(path: Path) -> Files:
+    journal = path.with_name(JOURNAL_NAME)
+    return tuple(p.read_bytes() if p.exists() else None for p in (path, journal))  # type: ignore[return-value]
+
+
+def put(path: Path, held: Files) -> None:
+    for file, content in zip((path, path.with_name(JOURNAL_NAME)), held, strict=True):
+        if content is None:
+            file.unlink(missing_ok=True)
+        else:
+            file.write_bytes(content)
+
+
+def saved_step_by_step(store: StateStore, state: SearchState) -> list[Files]:
+    """``store.save(state)``, and what the volume held after each of its file operations (a
+    file replaced atomically, removed, or a record appended), the first entry before any: each
+    is what a crash right after that operation leaves."""
+    path = store.path
+    seen = [files(path)]
+    real_write, real_unlink, real_append = write_atomically, os.unlink, StateStore._append
+
+    def write(file: Path, data: bytes) -> None:
+        real_write(file, data)
+        seen.append(files(path))
+
+    def unlink(file: Any, *args: Any, **kwargs: Any) -> None:
+        real_unlink(file, *args, **kwargs)
+        seen.append(files(path))
+
+    def append(self: StateStore, at: int, line: bytes) -> bool:
+        done = real_append(self, at, line)
+        seen.append(files(path))
+        return done
+
+    with (
+        mock.patch.object(state_store, "write_atomically", write),
+        mock.patch.object(os, "unlink", unlink),
+        mock.patch.object(StateStore, "_append", append),
+    ):
+        store.save(state)
+    return seen
 
 
 @settings(deadline=None, max_examples=150)
@@ -98,10 +148,24 @@ def test_a_restore_gives_the_last_save_that_completed(
         for step in plan:
             new = data.draw(next_state(saved), label="state")
             before = journal.read_bytes() if journal.exists() else None
-            base = path.read_bytes()
             if step == "restart":
                 store = StateStore(path, growth, floor=0, records=records)
                 assert same(store.load(), saved)
+                continue
+            if step == "crash mid-save":
+                held = saved_step_by_step(store, new)
+                if held[0][0] != held[-1][0]:
+                    event("a crash mid-compaction")
+                for crash in held:  # every moment a crash can leave
+                    put(path, crash)
+                    restored = StateStore(path, growth, floor=0, records=records).load()
+                    assert same(restored, saved) or same(restored, new)
+                assert same(restored, new)  # the save completed
+                store = StateStore(
+                    path, growth, floor=0, records=records
+                )  # restarted after the last crash
+                store.load()
+                saved = new
                 continue
             store.save(new)
             after = journal.read_bytes() if journal.exists() else None
@@ -113,12 +177,6 @@ def test_a_restore_gives_the_last_save_that_completed(
                 store = StateStore(path, growth, floor=0, records=records)
                 assert same(store.load(), saved)
                 continue
-            stale = step == "stale journal" and before is not None and after is None
-            if stale and before is not None and path.read_bytes() != base:
-                event("a stale journal")
-                journal.write_bytes(before)  # a new snapshot, then the crash: the old journal
-                store = StateStore(path, growth, floor=0, records=records)
-                assert same(store.load(), new)
             saved = new
             assert same(StateStore(path, growth, floor=0, records=records).load(), saved)
         assert same(StateStore(path, growth, floor=0, records=records).load(), saved)

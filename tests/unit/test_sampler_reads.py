@@ -5,19 +5,34 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from katib_resume.adapters.local.suggestion.algorithms import build
 from katib_resume.adapters.local.suggestion.live_study import UNTOLD, WITHHELD, Result
 from katib_resume.adapters.local.suggestion.optuna_search import OptunaSearch
-from katib_resume.adapters.local.suggestion.sampler_reads import Past, cma_generation
+from katib_resume.adapters.local.suggestion.sampler_reads import Past, cma_generation, cma_keys
+from katib_resume.core.model import Experiment
 from tests.unit.test_optuna_equivalence import experiment
 
 OPTIMIZER = {"cma:optimizer:0": "80"}
 
 
 def cma_past(results: list[Result], attrs: list[dict[str, Any]], best: int) -> Past:
-    search = build(experiment("cmaes"), 0)
+    return Past(results, attrs.__getitem__, range(len(results)), best)
+
+
+@pytest.mark.parametrize("strategy", ["none", "ipop", "bipop"])
+@pytest.mark.parametrize("sigma", ["0", "0.3"])
+def test_the_attribute_names_read_once_are_the_searchs_samplers(strategy: str, sigma: str) -> None:
+    manifest = experiment("cmaes").model_dump(by_alias=True, exclude_none=True)
+    manifest["spec"]["algorithm"]["algorithmSettings"] = [
+        {"name": "restart_strategy", "value": strategy},
+        {"name": "sigma", "value": sigma},
+    ]
+    search = build(Experiment.model_validate(manifest), 0)
     assert isinstance(search, OptunaSearch)
-    return Past(results, attrs.__getitem__, range(len(results)), best, search.make)
+    sampler: Any = search.make(3)
+    assert cma_keys() == (sampler._attr_key_generation, sampler._attr_key_optimizer)
 
 
 def generation(number: int, optimizer: bool = False) -> dict[str, Any]:

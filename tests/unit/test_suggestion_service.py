@@ -28,6 +28,7 @@ from katib_resume.adapters.local.suggestion import (
 from katib_resume.adapters.local.suggestion import state as store
 from katib_resume.adapters.local.suggestion.assignments import name_for
 from katib_resume.adapters.local.suggestion.checksum import CHECKSUMS
+from katib_resume.adapters.local.suggestion.state_store import JOURNAL_NAME
 from katib_resume.core.model import Experiment
 from katib_resume.core.observed import Outcome
 
@@ -373,7 +374,7 @@ def test_a_corrupt_state_is_rebuilt_and_kept_aside(
     assert report.source == "rebuilt"
     assert report.reason == (
         f"{reason}: rebuilt by replaying 3 assignments;"
-        f" the old file is kept as {FILE_NAME}.discarded"
+        f" the old files are kept as {FILE_NAME}.discarded and {JOURNAL_NAME}.discarded"
     )
     assert server.issued == tuple(history)
     assert state_store.load(tmp_path / FILE_NAME).issued == tuple(history)
@@ -423,18 +424,20 @@ def test_a_failed_save_leaves_the_previous_file_and_state(
 ) -> None:
     server = started(tmp_path)
     first = server.get_suggestions([], 2)
-    before = (tmp_path / FILE_NAME).read_bytes()
+    names = sorted(p.name for p in tmp_path.iterdir())
+    before = [(tmp_path / name).read_bytes() for name in names]
 
     def fail(*_: Any) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(os, "replace", fail)
+    monkeypatch.setattr(os, "fsync", fail)  # the append's (a record, one fsync)
     with pytest.raises(OSError, match="disk full"):
         server.get_suggestions(first, 4)
     monkeypatch.undo()
-    assert (tmp_path / FILE_NAME).read_bytes() == before
+    assert names == sorted([FILE_NAME, JOURNAL_NAME])  # the snapshot, a journal of no records
+    assert [(tmp_path / name).read_bytes() for name in names] == before  # the record cut
     assert state_store.load(tmp_path / FILE_NAME).issued == tuple(first)
-    assert sorted(p.name for p in tmp_path.iterdir()) == [FILE_NAME]
+    assert sorted(p.name for p in tmp_path.iterdir()) == names
     assert server.issued == tuple(first)
     assert server.get_suggestions(first, 4) == started(None).get_suggestions([], 4)[2:]
 

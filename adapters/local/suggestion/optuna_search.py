@@ -176,9 +176,7 @@ class OptunaSearch:
         best = told_column.best(results, len(untold), types, self.maximize)
         attributed = range(len(kept) if attrs else 0)
         running = untold if isinstance(kept, range) else None  # numbers are indexes
-        past = Past(
-            results, lambda n: attrs.get(str(kept[n]), {}), attributed, best, self.make, running
-        )
+        past = Past(results, lambda n: attrs.get(str(kept[n]), {}), attributed, best, running)
         built = READS[self.name](past)
         built = range(len(kept)) if built is None else built
         params = self._params_for(issued, kept, known, built)

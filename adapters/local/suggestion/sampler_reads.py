@@ -40,13 +40,15 @@ asks something else, and the resumed run then differs from the uninterrupted one
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from itertools import compress, repeat
 from operator import is_, is_not
 from typing import Any
 
-from optuna.samplers import BaseSampler
+from optuna.samplers import CmaEsSampler
 
 from katib_resume.adapters.local.suggestion.live_study import UNTOLD, Result
 
@@ -55,15 +57,13 @@ from katib_resume.adapters.local.suggestion.live_study import UNTOLD, Result
 class Past:
     """The trials of a study about to be rebuilt, none built yet, by trial number: each one's
     result (``None``: failed; ``UNTOLD``: running), its system attributes (``attrs``), which
-    trials may have any (``attributed``), the best trial, the search's sampler factory
-    (a row may read its sampler's attribute names) and, if the caller has found them, the
+    trials may have any (``attributed``), the best trial and, if the caller has found them, the
     running trials (``None``: found here, from ``results``)."""
 
     results: Sequence[Result]
     attrs: Callable[[int], Mapping[str, Any]]
     attributed: range
     best: int | None
-    make: Callable[[int], BaseSampler]
     running: Collection[int] | None = None
 
 
@@ -90,8 +90,7 @@ def cma_generation(past: Past) -> list[int]:
     """``needed``, and the complete trials of the current generation or a later one (see the
     module docstring): the scan stops at the newest trial carrying an optimizer of a lower
     generation."""
-    sampler: Any = past.make(0)
-    generation_key, optimizer_key = sampler._attr_key_generation, sampler._attr_key_optimizer
+    generation_key, optimizer_key = cma_keys()
     current: int | None = None  # the generation of the newest complete trial with an optimizer
     complete: list[tuple[int, int]] = []
     for number in reversed(past.attributed):
@@ -108,6 +107,18 @@ def cma_generation(past: Past) -> list[int]:
             complete.append((number, generation))
     floor = current or 0
     return sorted({*needed(past), *(n for n, g in complete if g >= floor)})
+
+
+@cache
+def cma_keys() -> tuple[str, str]:
+    """The names of CMA-ES's generation and optimizer attributes, read once from a sampler
+    (making one takes a third of a millisecond, and a restart asked for one only for these):
+    they depend on its ``use_separable_cma`` and ``with_margin``, which Katib's settings do not
+    set (``samplers._cmaes``; a unit test holds them to the search's own sampler)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sampler: Any = CmaEsSampler(warn_independent_sampling=False)
+    return sampler._attr_key_generation, sampler._attr_key_optimizer
 
 
 READS: dict[str, Reads] = {

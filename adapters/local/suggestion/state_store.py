@@ -23,23 +23,32 @@ is a ``StateProblem`` and the server rebuilds from the trial history, as for a b
 
 *Compaction*: a save whose record would make the journal larger than ``GROWTH`` times the
 snapshot (or than ``FLOOR`` bytes, for a small snapshot), or hold more than ``RECORDS``
-records, writes a new snapshot of the whole state instead, then removes the journal (a journal
-left by a crash in between names the old snapshot: it is *stale*, ignored, and removed before
-any later snapshot is written, since a snapshot of the same state would have the same digest).
+records, writes a new snapshot of the whole state instead, then a new journal of no records
+naming it (its header alone, written atomically over the old one), so that the next save
+appends, the first one after a restart too: a record and one ``fsync`` rather than a new file,
+two ``fsync``s and a rename. A crash in between leaves the old journal beside the new
+snapshot: it names the old snapshot, so it is *stale*, ignored, and replaced by the next save.
+Should the new snapshot be byte for byte one a stale journal names (the same state as a
+snapshot of long ago), the stale journal would read as continuing it: so a journal not known
+to name the current snapshot is removed before a snapshot is written (one known to name it
+names another digest than the new one).
+
 By size, a compaction comes only once the records since the last one are as large as the
 snapshot, and writes at most the snapshot and what they added, so a save costs what changed
 (amortized), and a restore reads at most ``GROWTH + 1`` times the state (or the state and
 ``FLOOR``). By count, because a restore reads the snapshot in C-level passes but checks and
-applies each record by a Python call (about 20 µs): a journal as large as a snapshot of a few
+applies each record by a Python call (about 5 µs): a journal as large as a snapshot of a few
 thousand assignments holds thousands of records, which made a restart's cost grow with the
 history. ``RECORDS`` bounds that part of a restore, at the price of one snapshot written per
 ``RECORDS`` saves at most (its assignments' encoding reused: ``encoded.py``), a small share of
-a save until the state holds hundreds of thousands of assignments. A save
-that is not an extension of the last one (the server re-synchronised on the controller's list)
-is a compaction too, and so is the first save after reading a snapshot of an earlier version
-(``state.VERSION``): the volume is upgraded by the save, its journal then started anew. A volume
-that never appended a record is the snapshot alone, the layout of the earlier single-file
-versions, and is read as it is.
+a save until the state holds hundreds of thousands of assignments.
+
+A save that is not an extension of the last one (the server re-synchronised on the
+controller's list) is a compaction too, and so is the first save after reading a snapshot of
+an earlier version (``state.VERSION``): the volume is upgraded by the save, its journal then
+started anew. A volume without a journal (the layout of the earlier single-file versions, or a
+compaction's snapshot written before its journal) is read as the snapshot alone, and its first
+save writes the journal with its first record.
 """
 
 from __future__ import annotations
@@ -52,7 +61,7 @@ from pathlib import Path
 from typing import Any
 
 from katib_resume.adapters import heap
-from katib_resume.adapters.atomic import fsync_directory, write_atomically
+from katib_resume.adapters.atomic import write_atomically
 from katib_resume.adapters.local.suggestion import cursor_delta, encoded, journal, saved_order
 from katib_resume.adapters.local.suggestion import state as snapshot
 from katib_resume.adapters.local.suggestion.state import SearchState, StateProblem
@@ -205,34 +214,26 @@ class StateStore:
         return True
 
     def _compact(self, state: SearchState) -> None:
+        """Write ``state`` as the snapshot, then a journal of no records continuing it, so
+        that the next save, after a restart too, appends (see the module docstring)."""
         data, digest = snapshot.encode_snapshot(state)
         disk = self._disk
-        if disk is not None and digest == disk.base:  # the snapshot holds these bytes already
-            if self._remove_journal(required=True):
-                fsync_directory(self.path.parent)
-        else:
+        if disk is None or digest != disk.base:  # (else the snapshot holds these bytes)
             if disk is None or not disk.journal:  # a stale journal could match the new one
-                self._remove_journal(required=True)
-            write_atomically(self.path, data)
-            self._remove_journal(required=False)  # now stale: a crash here leaves it harmless
-        self._disk = _OnDisk(state, digest, len(data), 0, digest)
+                self._remove_journal()
+            write_atomically(self.path, data)  # a crash from here on leaves a stale journal
+        start = journal.header(digest)
+        write_atomically(self.journal_path, start)  # replaces the old journal, now stale
+        self._journal_file, self._torn = True, False
+        self._disk = _OnDisk(state, digest, len(data), len(start), digest)
 
-    def _remove_journal(self, *, required: bool) -> bool:
-        """Remove the journal file if there may be one; whether one was removed."""
+    def _remove_journal(self) -> None:
+        """Remove the journal file if there may be one."""
         if not self._journal_file:
-            return False
-        try:
+            return
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(self.journal_path)
-        except FileNotFoundError:
-            removed = False
-        except OSError:
-            if required:
-                raise
-            return False
-        else:
-            removed = True
         self._journal_file, self._torn = False, False
-        return removed
 
 
 def _record(disk: _OnDisk, state: SearchState) -> tuple[bytes, str] | None:
