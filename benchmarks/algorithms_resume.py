@@ -16,6 +16,11 @@ Branin values for both sides), for every Optuna-based algorithm:
   ``save`` (the next state saved: a record appended to the journal, one ``fsync``).
   ``rest_over_fit_cpu`` is the restart without its fit over the fit: the work a restart adds
   to a call.
+- ``restart_journaled``: the same restart from a state whose journal is as long as it gets
+  with the next save still an append (``state_store.RECORDS`` - 1 records, one assignment and
+  its result each, after a snapshot of the rest), ``rest_over_fit_journaled_cpu`` its rest
+  over the fit (the one above is of a state just compacted; the save after a full journal
+  compacts, a cost of every 256th save, not of a restart).
 - ``call``: a running service told one new result (Katib sends every Trial in every request,
   so the request holds all ``n``) asked for one assignment and saving it; Optuna's is ``tell``
   plus ``ask`` on the loaded SQLite study.
@@ -43,7 +48,7 @@ from katib_resume.adapters.local.suggestion.algorithms import build
 from katib_resume.adapters.local.suggestion.assignments import Index, assignment, name_for
 from katib_resume.adapters.local.suggestion.optuna_search import OptunaSearch
 from katib_resume.adapters.local.suggestion.optuna_space import distributions
-from katib_resume.adapters.local.suggestion.state_store import StateStore
+from katib_resume.adapters.local.suggestion.state_store import RECORDS, StateStore
 from katib_resume.core.model import Experiment
 
 Results = dict[str, float | None]
@@ -59,8 +64,12 @@ def history(subject: Experiment, n: int, f: Callable[[dict[str, float]], float])
     return [(point, f({k: float(v) for k, v in point})) for point in points]
 
 
-def saved_state(directory: Path, subject: Experiment, done: list[Any]) -> tuple[list[Any], Results]:
-    """A state file of the finished assignments ``done``, as our server would have saved it."""
+def saved_state(
+    directory: Path, subject: Experiment, done: list[Any], records: int = 0
+) -> tuple[list[Any], Results]:
+    """A state file of the finished assignments ``done``, as our server would have saved it:
+    a snapshot of them all, or with ``records``, a snapshot of all but the last ``records`` and
+    a journal record for each of those (one assignment and its result a save)."""
     search = build(subject, 0)
     issued: list[Any] = []
     told: list[float] = []  # by assignment index (told_column.py)
@@ -72,18 +81,20 @@ def saved_state(directory: Path, subject: Experiment, done: list[Any]) -> tuple[
         issued.append(assignment(name, point))
         told.append(value)
         results[name] = value
-    cursor = {**search.start(), "told": told}
     algorithm = subject.spec.algorithm.algorithm_name
     space = search.space.fingerprint()
-    state = store.SearchState("bench/b", algorithm, 0, space, cursor, tuple(issued))
-    StateStore(directory / store.FILE_NAME).save(state)  # a snapshot: the journal's first save
+    saver = StateStore(directory / store.FILE_NAME)
+    for end in range(max(0, len(done) - records), len(done) + 1):  # a snapshot, then appends
+        cursor = {**search.start(), "told": told[:end]}
+        saver.save(store.SearchState("bench/b", algorithm, 0, space, cursor, tuple(issued[:end])))
     return issued, results
 
 
 def ours(subject: Experiment, done: list[Any], repeats: int) -> dict[str, dict[str, float]]:
     """Restart, call and the restart's parts, of our service, per clock."""
     times: dict[str, dict[str, list[float]]] = {
-        part: {clock: [] for clock in CLOCKS} for part in ("restart", "call", *PARTS)
+        part: {clock: [] for clock in CLOCKS}
+        for part in ("restart", "restart_journaled", "call", *PARTS)
     }
     for _ in range(repeats):
         with tempfile.TemporaryDirectory() as parts, tempfile.TemporaryDirectory() as directory:
@@ -100,6 +111,13 @@ def ours(subject: Experiment, done: list[Any], repeats: int) -> dict[str, dict[s
             started = _now()
             held += server.get_suggestions(held, len(held) + 1, results)
             _record(times["call"], started)
+        with tempfile.TemporaryDirectory() as directory:
+            issued, results = saved_state(Path(directory), subject, done, RECORDS - 1)
+            started = _now()
+            server = SuggestionServer(subject, 0, Path(directory))
+            assert server.start(issued).source == "restored"
+            server.get_suggestions(issued, len(issued) + 1, results)
+            _record(times["restart_journaled"], started)
     return {part: _medians(clocks) for part, clocks in times.items()}
 
 
@@ -185,6 +203,8 @@ def resume(
             }
             fit = mine["fit"]["cpu"]
             entry["rest_over_fit_cpu"] = round((mine["restart"]["cpu"] - fit) / fit, 2)
+            journaled = mine["restart_journaled"]["cpu"]
+            entry["rest_over_fit_journaled_cpu"] = round((journaled - fit) / fit, 2)
             report[f"{algorithm}/{n}"] = entry
             print(f"resume {algorithm}/{n}: {entry}", file=sys.stderr)
     return report
