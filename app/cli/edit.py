@@ -24,17 +24,20 @@ import shutil
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from katib_resume.app.cli.kinds import EXPERIMENT, PV, find
 from katib_resume.app.cli.restart import Children, children, restart_report, wait_until_running
 from katib_resume.app.common.inputs import InputError
 from katib_resume.app.embedded.bootstrap import LOCK_FILE, opened, session
 from katib_resume.app.embedded.driver import namespace, options, require_state
-from katib_resume.app.embedded.runtime import Runtime
 from katib_resume.core.admission import admit, restarts
 from katib_resume.core.config import KatibConfig
 from katib_resume.core.model import Experiment
 from katib_resume.core.ports import Cluster
+
+if TYPE_CHECKING:  # only ``--dry-run`` makes a runtime (``bootstrap.session`` imports it)
+    from katib_resume.app.embedded.runtime import Runtime
 
 EXIT_OK = 0
 FLAGS = {

@@ -10,6 +10,7 @@ evidence ``edit --dry-run`` and the demo print, rather than a prediction of it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from katib_resume.adapters.fake import Event
 from katib_resume.app.cli.kinds import (
@@ -21,7 +22,6 @@ from katib_resume.app.cli.kinds import (
     SUGGESTION,
     Resource,
 )
-from katib_resume.app.embedded.runtime import Runtime
 from katib_resume.core.lifecycle.experiment import ExperimentState
 from katib_resume.core.lifecycle.experiment import derive as derive_experiment
 from katib_resume.core.lifecycle.suggestion import SuggestionState
@@ -29,6 +29,9 @@ from katib_resume.core.lifecycle.suggestion import derive as derive_suggestion
 from katib_resume.core.model import Experiment, Suggestion
 from katib_resume.core.names import service_name
 from katib_resume.core.ports import NotFound
+
+if TYPE_CHECKING:  # a census reads a runtime; ``edit`` without ``--dry-run`` makes none
+    from katib_resume.app.embedded.runtime import Runtime
 
 Children = dict[str, tuple[str, str]]
 """Kind -> (name, UID) of the Suggestion's Deployment, Service, PVC and PV that exist."""

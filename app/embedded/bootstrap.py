@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from katib_resume.adapters import heap
 from katib_resume.adapters.fake import FakeCluster, FakeWorld, StateFileError, load
@@ -42,9 +43,11 @@ from katib_resume.app.common.inputs import (
     load_config,
     read_stored_yaml,
 )
-from katib_resume.app.embedded.runtime import Runtime
 from katib_resume.app.loop.keys import Key
 from katib_resume.core.config import ConfigError, KatibConfig, parse_katib_config
+
+if TYPE_CHECKING:
+    from katib_resume.app.embedded.runtime import Runtime
 
 CONFIG_FILE = "katib-config.yaml"
 LOCK_FILE = ".lock"
@@ -92,7 +95,13 @@ def opened(options: Options) -> Iterator[Opened]:
 
 @contextmanager
 def session(options: Options) -> Iterator[Runtime]:
-    """A runtime over the state directory, saved when the block ends."""
+    """A runtime over the state directory, saved when the block ends.
+
+    The runtime is imported here, not with this module: it brings the suggestion service's
+    algorithms (Optuna, SciPy: most of a second), which ``get``, ``describe`` and ``edit``
+    never use."""
+    from katib_resume.app.embedded.runtime import Runtime
+
     with opened(options) as state:
         observations = SqliteObservationLog(options.state_dir / OBSERVATIONS_FILE)
         try:

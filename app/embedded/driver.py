@@ -18,17 +18,20 @@ import argparse
 import itertools
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from katib_resume.adapters import heap
 from katib_resume.adapters.fake import FakeCluster, StateFileError
 from katib_resume.adapters.fake.persistence import exists, read
 from katib_resume.app.common.inputs import InputError, NotFoundError
 from katib_resume.app.embedded.bootstrap import Options
-from katib_resume.app.embedded.runtime import Runtime
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import API_VERSION
 from katib_resume.core.kube import Manifest
 from katib_resume.core.ports import Cluster, NotFound
+
+if TYPE_CHECKING:  # the runtime (and the suggestion service's algorithms) only where one runs
+    from katib_resume.app.embedded.runtime import Runtime
 
 EXIT_FAILED = 4
 """A ``run`` whose Experiment ended Failed: the reason is on stderr (docs/embedded.md)."""

@@ -42,8 +42,6 @@ from optuna.samplers import BaseSampler, CmaEsSampler, QMCSampler, RandomSampler
 from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
-from katib_resume.adapters.local.suggestion.bayesian import BayesianSampler
-
 Space = dict[str, BaseDistribution]
 SamplerFactory = Callable[[int], BaseSampler]
 """A sampler for one ask, from that ask's seed."""
@@ -121,6 +119,10 @@ def _sobol(_: dict[str, Any], seed: int, __: Space) -> SamplerFactory:
 
 
 def _bayesian(settings: dict[str, Any], _: int, space: Space) -> SamplerFactory:
+    # Imported here: SciPy's ``stats`` (for ``norm``) takes about half a second to import, and
+    # only this algorithm uses it; every other command and algorithm starts without it.
+    from katib_resume.adapters.local.suggestion.bayesian import BayesianSampler
+
     return lambda s: BayesianSampler(space, settings, s)
 
 
