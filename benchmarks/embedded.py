@@ -14,8 +14,11 @@ default every state is grown in the run, by the code measured):
   informer list, the suggestion service's restore, reconciles), beside Optuna's ``load_study``
   and first ``ask`` on SQLite holding the same N trials (random sampler, as the Experiment's
   ``random`` algorithm), in the same run, each in seconds of the clock and of the process's CPU
-  (``*_cpu_s``: on a machine other processes load, the clock counts their time too); and the
-  one-field ``edit`` itself, the whole command;
+  (``*_cpu_s``: on a machine other processes load, the clock counts their time too); the
+  one-field ``edit`` itself, the whole command in process; and the same restart, ``edit`` and
+  Optuna's restart each as a process of its own (``process_*``, ``edit_process_*``,
+  ``optuna_process_*``: the interpreter's start and the imports included, with the peak memory;
+  ``benchmarks.restart_process``);
 - ``status_write``: one status write of a Suggestion holding N assignments that adds one more,
   on the SQLite store through the informer's view of the fake API server (no copies, as in the
   runtime): the median of 50, in ms, and its growth (the goal: the cost of what changed);
@@ -31,7 +34,6 @@ import contextlib
 import io
 import json
 import logging
-import random
 import shutil
 import statistics
 import tempfile
@@ -43,6 +45,9 @@ from typing import Any
 
 import yaml
 
+from benchmarks import restart_process
+from benchmarks.optuna_peer import optuna_resume, optuna_study
+from benchmarks.restart_process import NAME, NS
 from katib_resume.adapters.fake import load
 from katib_resume.adapters.fake.persistence import STATE_FILE
 from katib_resume.app.cli.main import main as cli
@@ -56,7 +61,6 @@ from katib_resume.core.katib import API_VERSION
 from katib_resume.core.model import Experiment
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "from-volume-resume.yaml"
-NAME, NS = "from-volume-resume", "kubeflow"
 
 
 def experiment(trials: int, name: str = NAME, **spec: Any) -> Experiment:
@@ -138,31 +142,10 @@ def edit(state: Path, budget: int) -> float:
     return time.perf_counter() - start
 
 
-def optuna_restart(n: int, root: Path) -> tuple[float, float]:
-    """Optuna's ``load_study`` + first ``ask`` on SQLite holding ``n`` completed trials;
-    seconds of the clock and of CPU."""
-    import optuna
-
-    optuna.logging.set_verbosity(optuna.logging.ERROR)
-    storage = f"sqlite:///{root / f'optuna-{n}.db'}"
-    space: dict[str, optuna.distributions.BaseDistribution] = {
-        "lr": optuna.distributions.FloatDistribution(0.01, 0.05),
-        "momentum": optuna.distributions.FloatDistribution(0.5, 0.9),
-    }
-    study = optuna.create_study(storage=storage, study_name="s", direction="minimize")
-    sampler, draw = optuna.samplers.RandomSampler(seed=1), random.Random(1)
-    study.add_trials(
-        optuna.trial.create_trial(
-            params={"lr": 0.01 + 0.04 * draw.random(), "momentum": 0.5 + 0.4 * draw.random()},
-            distributions=space,
-            value=0.5,
-        )
-        for _ in range(n)
-    )
-    del study
+def optuna_restart(storage: str) -> tuple[float, float]:
+    """``optuna_resume`` in this process; seconds of the clock and of CPU."""
     start, cpu = time.perf_counter(), time.process_time()
-    loaded = optuna.load_study(study_name="s", storage=storage, sampler=sampler)
-    loaded.ask(space)
+    optuna_resume(storage)
     return time.perf_counter() - start, time.process_time() - cpu
 
 
@@ -189,12 +172,19 @@ def built(n: int, root: Path, grown: dict[int, Path], cache: Path | None) -> Pat
 def restart(
     sizes: Sequence[int], root: Path, grown: dict[int, Path], cache: Path | None = None
 ) -> list[dict[str, Any]]:
+    warm_up(root)
     rows = []
     for n in sizes:
         state = built(n, root, grown, cache)
         edit_s = edit(state, n + 1)
+        spare = state.with_name(f"{state.name}-process")
+        shutil.copytree(state, spare, ignore=shutil.ignore_patterns(".lock"))
+        edit_process = restart_process.timed("edit", str(spare), str(n + 2))
+        process = restart_process.timed("ours", str(spare), str(n))
         ours, our_cpu = first_new_assignment(state, n)
-        theirs, their_cpu = optuna_restart(n, root)
+        storage = optuna_study(n, root)
+        their_process = restart_process.timed("optuna", storage)
+        theirs, their_cpu = optuna_restart(storage)  # one trial more than the process saw
         rows.append(
             {
                 "trials": n,
@@ -205,9 +195,27 @@ def restart(
                 "optuna_cpu_s": their_cpu,
                 "to_optuna_cpu": our_cpu / their_cpu,
                 "edit_s": edit_s,
+                "process_s": process["s"],
+                "process_cpu_s": process["cpu_s"],
+                "process_peak_mib": process["peak_mib"],
+                "optuna_process_s": their_process["s"],
+                "optuna_process_peak_mib": their_process["peak_mib"],
+                "process_to_optuna": process["s"] / their_process["s"],
+                "edit_process_s": edit_process["s"],
+                "edit_process_peak_mib": edit_process["peak_mib"],
             }
         )
     return rows
+
+
+def warm_up(root: Path) -> None:
+    """One process of each kind, untimed, so that every timed one reads its modules' bytecode
+    (the first would compile them), as every run but a checkout's first does."""
+    restart_process.timed("optuna", optuna_study(1, root))
+    warm = root / "warm-up"
+    grow(warm, 3)  # the example's parallelTrialCount
+    restart_process.timed("edit", str(warm), "4")
+    restart_process.timed("ours", str(warm), "3")
 
 
 def _assignment(i: int) -> dict[str, Any]:
@@ -292,7 +300,16 @@ def _reconciles(runtime: Runtime, count: int) -> dict[str, float]:
 
 RATIOS = {
     "one_experiment": ("ms_per_trial", "cpu_ms_per_trial", "bytes_per_trial"),
-    "restart": ("first_assignment_s", "first_assignment_cpu_s", "edit_s", "to_optuna"),
+    "restart": (
+        "first_assignment_s",
+        "first_assignment_cpu_s",
+        "edit_s",
+        "to_optuna",
+        "process_s",
+        "process_cpu_s",
+        "edit_process_s",
+        "process_to_optuna",
+    ),
     "status_write": ("ms_per_write",),
     "experiments": (
         "steady_reconcile_ms",
