@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import fcntl
 import io
 import json
 import logging
@@ -161,11 +162,14 @@ def built(n: int, root: Path, grown: dict[int, Path], cache: Path | None) -> Pat
         grow(state, n)
         return state
     kept = cache / f"restart-{n}"
-    if not (kept / ".grown").exists():  # written last: a half-grown state is grown again
-        shutil.rmtree(kept, ignore_errors=True)
-        grow(kept, n)
-        (kept / ".grown").touch()
-    shutil.copytree(kept, state, ignore=shutil.ignore_patterns(".lock", ".grown"))
+    cache.mkdir(parents=True, exist_ok=True)
+    with open(cache / f"restart-{n}.lock", "w") as lock:  # two runs sharing the cache
+        fcntl.flock(lock, fcntl.LOCK_EX)  # (one growing while the other copies: a torn copy)
+        if not (kept / ".grown").exists():  # written last: a half-grown state is grown again
+            shutil.rmtree(kept, ignore_errors=True)
+            grow(kept, n)
+            (kept / ".grown").touch()
+        shutil.copytree(kept, state, ignore=shutil.ignore_patterns(".lock", ".grown"))
     return state
 
 
