@@ -188,3 +188,12 @@ def test_an_exhausted_grid_says_so() -> None:
         "the search is exhausted: it has issued every assignment it has (2 assignments)"
     )
     assert server.exhausted(2) == ""
+
+
+def test_the_optuna_algorithms_are_named_once_for_settings_and_samplers() -> None:
+    """``settings.ALGORITHMS`` names, without Optuna, the algorithms ``samplers`` builds."""
+    from katib_resume.adapters.local.suggestion import settings
+    from katib_resume.adapters.local.suggestion.samplers import FACTORIES
+
+    assert tuple(FACTORIES) == settings.ALGORITHMS
+    assert set(settings.ALGORITHMS) == {*settings.RULES, *settings.GOPTUNA}

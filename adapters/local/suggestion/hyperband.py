@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from katib_resume.adapters.local.suggestion.optuna_search import Results
+from katib_resume.adapters.local.suggestion.results import Results
 from katib_resume.adapters.local.suggestion.settings import SettingsError
 from katib_resume.adapters.local.suggestion.space import Point, SearchSpace
 from katib_resume.core.model import Experiment

@@ -45,14 +45,13 @@ from katib_resume.adapters.local.suggestion.live_study import UNTOLD, Live
 from katib_resume.adapters.local.suggestion.nonfinite import stored
 from katib_resume.adapters.local.suggestion.optuna_space import distributions, reader, render
 from katib_resume.adapters.local.suggestion.points import seen_of
+from katib_resume.adapters.local.suggestion.results import Results
 from katib_resume.adapters.local.suggestion.sampler_reads import READS, Past
 from katib_resume.adapters.local.suggestion.samplers import Delegate, SamplerFactory, ask_seed
 from katib_resume.adapters.local.suggestion.space import Point, SearchSpace
 from katib_resume.adapters.local.suggestion.told_column import TEXTS
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
-Results = Mapping[int, float | None]
-"""Known results by assignment index: the objective value, or ``None`` for a failed Trial."""
 MAX_REDRAWS = 100
 _RESULT_TYPES = {type(None), int, float, str}
 """What a told column's entry may be in a cursor read back (JSON's numbers, ``null``: failed,

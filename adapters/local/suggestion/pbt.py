@@ -32,10 +32,10 @@ from typing import Any
 from katib_resume.adapters.local.suggestion import pbt_record, pbt_settings, pbt_volume, pbt_walk
 from katib_resume.adapters.local.suggestion.assignments import point_of
 from katib_resume.adapters.local.suggestion.nonfinite import Stored, admitted, stored, value_of
-from katib_resume.adapters.local.suggestion.optuna_search import Results
 from katib_resume.adapters.local.suggestion.pbt_record import GENERATION, PARENT, Lineage
 from katib_resume.adapters.local.suggestion.pbt_rules import Child, Member, breed
 from katib_resume.adapters.local.suggestion.pbt_settings import PbtSettings
+from katib_resume.adapters.local.suggestion.results import Results
 from katib_resume.adapters.local.suggestion.space import (
     ALL_DISTRIBUTIONS,
     Point,

@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from katib_resume.adapters.local.suggestion.optuna_search import Results
 from katib_resume.adapters.local.suggestion.pbt_record import Lineage
+from katib_resume.adapters.local.suggestion.results import Results
 from katib_resume.adapters.local.suggestion.space import Point
 
 if TYPE_CHECKING:

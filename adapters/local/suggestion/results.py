@@ -11,12 +11,15 @@ one is not waited for as if it were still running.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from katib_resume.core.model import Experiment, Trial
 from katib_resume.core.objective import ObjectiveType, observed_raw, parse_number, strategy_for
 from katib_resume.core.trials import TrialPhase, classify
 
+Results = Mapping[int, float | None]
+"""What a search knows of the issued points' Trials, by assignment index: the objective value,
+or ``None`` for a failed Trial (a point without an entry tells nothing yet)."""
 _VALUED = (TrialPhase.SUCCEEDED, TrialPhase.EARLY_STOPPED)
 _FAILED = (TrialPhase.FAILED, TrialPhase.KILLED)
 

@@ -118,6 +118,10 @@ GOPTUNA: dict[str, dict[str, Rule]] = {
 }
 """The Goptuna service's algorithms: unknown names are ignored, as Goptuna does."""
 GOPTUNA_FAILURE = "Failed to create goptuna study and search space: "
+ALGORITHMS = ("tpe", "multivariate-tpe", "cmaes", "sobol", "bayesianoptimization")
+"""The Optuna-backed algorithms, whose settings are ``RULES`` and ``GOPTUNA`` and whose samplers
+``samplers.FACTORIES`` makes: named here, so that a search of any other algorithm is built and
+an algorithm's name checked without importing Optuna."""
 
 
 def read(algorithm: str, given: Mapping[str, str]) -> dict[str, Any]:
