@@ -152,6 +152,10 @@ class TrialLedger:
         """What the ledger keeps, one record per Trial (for ``restored``)."""
         return tuple(self._records.values())
 
+    def record(self, name: str) -> TrialRecord | None:
+        """The record of the Trial ``name``, if the ledger keeps one."""
+        return self._records.get(name)
+
     def updated(self, changed: Iterable[Trial], removed: Iterable[str] = ()) -> TrialLedger:
         """A new ledger: this one with ``changed`` (Trials as they now are) and the removal of
         the Trials named ``removed`` folded in; this one is left as it was."""

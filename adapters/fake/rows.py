@@ -71,7 +71,7 @@ def write(db: sqlite3.Connection, snapshot: Snapshot) -> None:
     """Replace everything in ``db`` by ``snapshot``, in one transaction."""
     store, events, world = snapshot
     with transaction(db):
-        for table in ("log", "items", "objects", "events", "summaries", "state"):
+        for table in ("log", "items", "objects", "events", "summaries", "summary_changes", "state"):
             db.execute(f"DELETE FROM {table}")
         for event in store.log.events():
             _insert(db, event.type, event.object)

@@ -15,8 +15,9 @@ at any moment leaves the cluster as of its last completed write. The layout is k
   (the lagging cache's ``undo``) and the world's own state (clock, ticks, kubelet timers);
 - ``events``: the Kubernetes Events, appended;
 - ``summaries``: what a runtime keeps of its own folds between commands (``app.embedded.kept``:
-  each Experiment's settled Trials, verified against the objects' versions when read back),
-  one row per object, deleted with it.
+  each Experiment's folds and settled Trials, verified against the objects' versions when read
+  back), one row per object, deleted with it; ``summary_changes``: the changes appended to a
+  summary since it was written whole, in order, deleted with it and when it is written whole.
 
 Compaction is incremental, as etcd's: each write drops the revision that has just left the
 watch window (``WINDOW`` revisions) unless a live object or the undo still needs it, and the
@@ -61,6 +62,9 @@ CREATE TABLE IF NOT EXISTS objects (
 CREATE INDEX IF NOT EXISTS objects_by_revision ON objects (revision);
 CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS summaries (key TEXT PRIMARY KEY, body TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS summary_changes (
+    key TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL,
+    PRIMARY KEY (key, seq)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS state (
     id INTEGER PRIMARY KEY CHECK (id = 1), format INTEGER NOT NULL, version INTEGER NOT NULL,
     uids INTEGER NOT NULL, undo_key TEXT, undo_revision INTEGER, world TEXT);
@@ -172,6 +176,7 @@ class Journal:
                 key,
             )
             self.db.execute("DELETE FROM summaries WHERE key = ?", (summary_key(key),))
+            self.db.execute("DELETE FROM summary_changes WHERE key = ?", (summary_key(key),))
             self._advance(revision, key, replaced, None)
         self.undo = replaced
         self.chains.pop(key, None)
@@ -193,17 +198,35 @@ class Journal:
         """Every summary kept, by ``summary_key`` (``summarise``)."""
         return dict(self.db.execute("SELECT key, body FROM summaries").fetchall())
 
-    def summarise(self, bodies: dict[Key, str]) -> None:
-        """Keep ``bodies`` (an object's key -> its summary), replacing what was kept for the
-        same objects; a summary of an object no longer stored is not kept (``drop``)."""
-        if not bodies:
+    def summary_changes(self) -> dict[str, list[str]]:
+        """Every summary's changes (``summarise``), by ``summary_key``, oldest first."""
+        found: dict[str, list[str]] = {}
+        for key, body in self.db.execute("SELECT key, body FROM summary_changes ORDER BY key, seq"):
+            found.setdefault(key, []).append(body)
+        return found
+
+    def summarise(self, bodies: dict[Key, str], changes: dict[Key, str] | None = None) -> None:
+        """Keep ``bodies`` (an object's key -> its summary, whole), replacing what was kept for
+        the same objects and their changes, and append ``changes`` (an object's key -> one
+        change of its summary), in one transaction; nothing is kept for an object no longer
+        stored (``drop``)."""
+        changes = changes or {}
+        if not bodies and not changes:
             return
         with transaction(self.db):
             self.db.executemany(
+                "DELETE FROM summary_changes WHERE key = ?", [(summary_key(k),) for k in bodies]
+            )
+            self.db.executemany(
                 "INSERT INTO summaries SELECT ?, ? WHERE EXISTS (SELECT 1 FROM objects WHERE "
-                "api_version = ? AND kind = ? AND namespace = ? AND name = ?) "
-                "ON CONFLICT DO UPDATE SET body = excluded.body",
+                f"{_STORED}) ON CONFLICT DO UPDATE SET body = excluded.body",
                 [(summary_key(key), body, *key) for key, body in bodies.items()],
+            )
+            self.db.executemany(
+                "INSERT INTO summary_changes SELECT ?1, 1 + coalesce((SELECT max(seq) FROM "
+                "summary_changes WHERE key = ?1), 0), ?2 WHERE EXISTS (SELECT 1 FROM objects "
+                "WHERE api_version = ?3 AND kind = ?4 AND namespace = ?5 AND name = ?6)",
+                [(summary_key(key), body, *key) for key, body in changes.items()],
             )
 
     def close(self) -> None:
@@ -268,6 +291,8 @@ class Journal:
         return found.fetchone() is not None
 
 
+_STORED = "api_version = ? AND kind = ? AND namespace = ? AND name = ?"
+"""The ``objects`` row of one key: a summary is kept only for an object stored."""
 INSERT_LOG = (
     "INSERT INTO log (revision, type, api_version, kind, namespace, name, body, chain, items, "
     "head) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"

@@ -3,99 +3,114 @@
 A runtime's first reconcile of an Experiment folds every one of its Trials into the trial
 ledger (``app.loop.trial_book``) and the suggestion service's result book
 (``app.embedded.results``): a parse of each Trial, the whole history, on every restart. When
-the runtime closes, ``Summaries.save`` writes each Experiment's folds to the state's
+the runtime closes, ``Summaries.save`` keeps each Experiment's folds in the state's
 ``summaries`` table (``adapters.fake.sqlite``), in one transaction: every own Trial's ledger
 record and result entry, with the ``resourceVersion`` it was made from, under the
-Experiment's identity and objective (``trial_book.basis_text``). The next runtime's books recall
-them for a page they read in full. An Experiment's summary is deleted with the Experiment.
+Experiment's identity and objective (``trial_book.basis_text``), and the Experiment's Trials
+found settled (``app.embedded.settled``). The next runtime's books recall them for a page they
+read in full; a restart passes over a Trial held at a settled version without judging it again.
+
+A summary is written whole once, then kept as changes: a command that recalled it appends one
+row to ``summary_changes`` holding what it changed (the records and entries of the Trials it
+parsed, the names gone, the Trials newly settled), so a command's save costs what it changed,
+not the history. Each change names the summary it extends (``id``); a read applies a
+summary's changes in order. The summary is written whole again (its changes dropped in the
+same transaction) when there is none to extend, when a book was folded for another basis,
+after ``CHANGES`` changes, or when a change would be as large as a quarter of the summary; so
+a read applies at most ``CHANGES`` changes and the settled versions of Trials that changed
+since do not pile up. A part a runtime did not read (an Experiment it never folded) is kept
+as it was.
 
 Nothing kept is trusted blindly. A record is used only for a Trial the cache holds at the very
 version it was made from (a ``resourceVersion`` names one state of one object in this database,
-which the table lives in and is emptied with), and only for the Experiment and objective it was
-folded for; every other Trial is parsed and folded as without a summary, and a record whose Trial
-is gone is dropped. A summary that cannot be decoded is ignored. So a command killed before it
-could save (``kill -9``) leaves the summary of the command before: the Trials that changed since
-no longer match their versions and are folded again, and nothing is lost.
-
-Each summary also names the Experiment's Trials that were settled when it was written, by
-namespace, name and ``resourceVersion`` (``app.embedded.settled``): a restart passes over a Trial
-held at one of those versions without judging it again.
+which the tables live in and are emptied with), and only for the Experiment and objective it
+was folded for; every other Trial is parsed and folded as without a summary, and a record whose
+Trial is gone is dropped. A summary or change that cannot be decoded makes the summary
+ignored; a change naming another summary (one written whole by another build) is skipped. So a
+command killed before it could save (``kill -9``) leaves the summary of the command before: the
+Trials that changed since no longer match their versions and are folded again, nothing is lost.
 """
 
 from __future__ import annotations
 
 import contextlib
-import math
+import secrets
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
-from itertools import chain
-from typing import Any, TypeVar
+from dataclasses import dataclass, field
+from typing import Any
 
 import orjson
 
 from katib_resume.adapters.fake.sqlite import Journal, summary_key
-from katib_resume.app.embedded.results import KeptResults, ResultBook, Results
+from katib_resume.app.embedded import kept_rows as rows
+from katib_resume.app.embedded.kept_rows import UNREADABLE
+from katib_resume.app.embedded.results import KeptResults, ResultBook
 from katib_resume.app.loop.keys import Key
 from katib_resume.app.loop.trial_book import Kept, TrialBook
 from katib_resume.app.loop.versions import Seen
 from katib_resume.core.katib import API_VERSION
-from katib_resume.core.trial_ledger import TrialRecord
-from katib_resume.core.trials import TrialPhase
 
-_UNREADABLE = (orjson.JSONDecodeError, ValueError, KeyError, TypeError, IndexError)
-_Part = TypeVar("_Part", Kept, KeptResults)
-_PHASES = {phase.value: phase for phase in TrialPhase}
-"""``TrialPhase(text)`` as a look-up (an unknown phase is a ``KeyError``: unreadable)."""
-_NUMBERS = frozenset({float, type(None)})
-"""The types of a kept result read as it is (an integer is made a float)."""
+CHANGES = 16
+"""The changes a summary is read with at most: the next save writes it whole."""
+Settled = Mapping[Key, Sequence[Seen]]
+
+
+@dataclass
+class Summary:
+    """One Experiment's summary as read: its changes applied."""
+
+    id: str | None
+    ledger: Kept | None
+    results: KeptResults | None
+    settled: set[Seen] = field(default_factory=set)
+    changes: int = 0
+
+    def size(self) -> int:
+        """Rows held: what a change is weighed against."""
+        records = 0 if self.ledger is None else len(self.ledger.records)
+        entries = 0 if self.results is None else len(self.results.entries)
+        return records + entries + len(self.settled)
 
 
 def _object(key: Key) -> tuple[str, str, str, str]:
     return API_VERSION, "Experiment", key.namespace, key.name
 
 
-def _text(key: Key) -> str:
-    return summary_key(_object(key))
-
-
 class Summaries:
     """The summaries a state holds, decoded per Experiment when a book recalls one."""
 
     def __init__(self, journal: Journal | None) -> None:
+        self.journal = journal
         self.bodies: dict[str, str] = {}
+        self.changes: dict[str, list[str]] = {}
         if journal is not None:
             with contextlib.suppress(sqlite3.Error):  # an optimisation: none is as good
-                self.bodies = journal.summaries()
-        self.decoded: dict[str, dict[str, Any] | None] = {}
+                self.bodies, self.changes = journal.summaries(), journal.summary_changes()
+        self.decoded: dict[str, Summary | None] = {}
 
-    def _summary(self, key: Key) -> dict[str, Any] | None:
-        return self._decode(_text(key))
+    def summary(self, key: Key) -> Summary | None:
+        """``key``'s summary, its changes applied; ``None`` if it has none or it cannot be read."""
+        return self._decode(summary_key(_object(key)))
 
-    def _decode(self, text: str) -> dict[str, Any] | None:
+    def _decode(self, text: str) -> Summary | None:
         if text not in self.decoded:
-            body = self.bodies.pop(text, None)
+            body, changes = self.bodies.pop(text, None), self.changes.pop(text, [])
             try:
-                found = None if body is None else orjson.loads(body)
-            except _UNREADABLE:
-                found = None
-            self.decoded[text] = found if isinstance(found, dict) else None
+                self.decoded[text] = None if body is None else _read(body, changes)
+            except UNREADABLE:
+                self.decoded[text] = None
         return self.decoded[text]
 
     def trials(self, key: Key) -> Kept | None:
         """The trial book's kept fold of ``key`` (``TrialBook.recall``)."""
-        return self._part(key, "ledger", _kept_ledger)
+        summary = self.summary(key)
+        return None if summary is None else summary.ledger
 
     def results(self, key: Key) -> KeptResults | None:
         """The result book's kept entries of ``key`` (``ResultBook.recall``)."""
-        return self._part(key, "results", _kept_results)
-
-    def _part(self, key: Key, field: str, read: Callable[[Any], _Part | None]) -> _Part | None:
-        """One field of ``key``'s summary, read by ``read``; ``None`` if it cannot be."""
-        summary = self._summary(key)
-        try:
-            return None if summary is None else read(summary[field])
-        except _UNREADABLE:
-            return None
+        summary = self.summary(key)
+        return None if summary is None else summary.results
 
     def settled(self) -> set[Seen]:
         """The Trial versions every summary names settled (``app.embedded.settled``); a
@@ -104,146 +119,131 @@ class Summaries:
             self._decode(text)
         found: set[Seen] = set()
         for summary in self.decoded.values():
-            with contextlib.suppress(*_UNREADABLE):
-                found |= set() if summary is None else _seen(summary.get("settled") or [])
+            if summary is not None:
+                found |= summary.settled
         return found
 
-    @staticmethod
     def save(
-        journal: Journal | None,
+        self,
         book: TrialBook,
         results: ResultBook,
-        settled: Mapping[Key, Sequence[Seen]] | None = None,
+        newly: Settled | None = None,
+        settled: Callable[[], Settled] | None = None,
     ) -> None:
-        """Write every Experiment's folds (both books') and settled Trials, in one
-        transaction: not those of an Experiment deleted meanwhile, whose row went with it."""
-        if journal is None:
+        """Keep every Experiment's folds (both books') and settled Trials, in one transaction:
+        as a change of its summary (``newly``: the Trials found settled since the summaries
+        were read) or whole (``settled()``: all of its settled Trials now). Not those of an
+        Experiment deleted meanwhile, whose row went with it."""
+        if self.journal is None:
             return
-        bodies = {}
+        whole: dict[tuple[str, str, str, str], str] = {}
+        changes: dict[tuple[str, str, str, str], str] = {}
+        everything: Settled | None = None
         for key in {*book.pages, *results.pages}:
             if key.kind != "Experiment":
                 continue
-            summary = {
-                "ledger": _ledger_of(book.kept(key)),
-                "results": _results_of(results, key),
-                "settled": list((settled or {}).get(key, ())),
-            }
-            bodies[_object(key)] = orjson.dumps(summary).decode()
+            base = self.summary(key)
+            added = list((newly or {}).get(key, ()))
+            change = None if base is None else _change(base, book, results, key, added)
+            if change is not None:
+                if change:
+                    changes[_object(key)] = orjson.dumps(change).decode()
+                continue
+            if everything is None:
+                everything = settled() if settled is not None else (newly or {})
+            body = _whole(base, book, results, key, list(everything.get(key, ())))
+            whole[_object(key)] = orjson.dumps(body).decode()
         with contextlib.suppress(sqlite3.Error):  # the next restart folds in full instead
-            journal.summarise(bodies)
+            self.journal.summarise(whole, changes)
 
 
-def _ledger_of(kept: Kept | None) -> dict[str, Any] | None:
-    if kept is None:
-        return None
-    records = [
-        [name, version, r.phase.value, r.key, list(r.assignments), list(r.metrics)]
-        for name, (version, r) in kept.records.items()
-        if r.key is None or math.isfinite(r.key)  # JSON has no NaN: such a Trial is parsed
-    ]
-    return {"basis": kept.basis, "records": records}
-
-
-def _kept_ledger(raw: dict[str, Any] | None) -> Kept | None:
-    if raw is None:
-        return None
-    rows = raw["records"]
-    plain = _plain_records(rows)
-    if plain is not None:
-        return Kept(str(raw["basis"]), plain)
-    records = {}
-    for name, version, phase, value, assignments, metrics in rows:
-        key = None if value is None else float(value)
-        record = TrialRecord(str(name), _PHASES[phase], key, tuple(assignments), tuple(metrics))
-        records[record.name] = (str(version), record)
-    return Kept(str(raw["basis"]), records)
-
-
-def _plain_records(rows: Any) -> dict[str, tuple[str, TrialRecord]] | None:
-    """The kept ledger records read in C-level passes when every row is plain, as ``save``
-    writes them (``[name, version, phase, key, assignments, metrics]``: text, text, a phase's
-    text, a float or null, two lists): what the loop of ``_kept_ledger`` makes of them. ``None``
-    for any other rows (an integer key, another shape), which the loop reads (or refuses)."""
-    columns = _columns(rows, 6)
-    if not columns:
-        return None if columns is None else {}
-    names, versions, phases, keys, assignments, metrics = columns
-    if not {*map(type, names), *map(type, versions)} <= {str}:
-        return None
-    if not _NUMBERS.issuperset(map(type, keys)):
-        return None
-    if not {*map(type, assignments), *map(type, metrics)} <= {list}:
-        return None
-    made = map(
-        TrialRecord,
-        names,
-        map(_PHASES.__getitem__, phases),  # an unknown phase: ``KeyError``, unreadable
-        keys,
-        map(tuple, assignments),
-        map(tuple, metrics),
+def _read(body: str, changes: Sequence[str]) -> Summary:
+    """A summary from its row and its changes' (``UNREADABLE`` if any cannot be read)."""
+    raw = orjson.loads(body)
+    ledger, results = raw["ledger"], raw["results"]
+    summary = Summary(
+        raw.get("id"),
+        None if ledger is None else Kept(str(ledger["basis"]), rows.records_of(ledger["records"])),
+        None if results is None else _kept_results(results),
+        rows.seen_set(raw.get("settled") or []),
     )
-    return dict(zip(names, zip(versions, made, strict=True), strict=True))
+    for text in changes:
+        change = orjson.loads(text)
+        if summary.id is None or change["base"] != summary.id:
+            continue  # of another summary
+        _apply(summary, change)
+    return summary
 
 
-def _results_of(book: ResultBook, key: Key) -> dict[str, Any] | None:
-    kept = book.kept(key)
-    if kept is None:
+def _kept_results(raw: dict[str, Any]) -> KeptResults:
+    return KeptResults(str(raw["basis"]), rows.entries_of(raw["entries"]))
+
+
+def _apply(summary: Summary, change: dict[str, Any]) -> None:
+    ledger, results = change["ledger"], change["results"]
+    if ledger is not None:
+        if summary.ledger is None:
+            raise KeyError("a change of a ledger the summary has not")
+        records = {**summary.ledger.records, **rows.records_of(ledger["put"])}
+        for name in rows.names_of(ledger["gone"]):
+            records.pop(name, None)
+        summary.ledger = Kept(summary.ledger.basis, records)
+    if results is not None:
+        if summary.results is None:
+            raise KeyError("a change of entries the summary has not")
+        entries = {**summary.results.entries, **rows.entries_of(results["put"])}
+        for name in rows.names_of(results["gone"]):
+            entries.pop(name, None)
+        summary.results = KeptResults(summary.results.basis, entries)
+    summary.settled |= rows.seen_set(change["settled"])
+    summary.changes += 1
+
+
+def _change(
+    base: Summary, book: TrialBook, results: ResultBook, key: Key, added: list[Seen]
+) -> dict[str, Any] | None:
+    """What changed of ``base`` as a change row (empty: nothing changed), or ``None`` if the
+    summary must be written whole. A book without a fold of ``key`` changes nothing."""
+    if base.id is None or base.changes >= CHANGES:
         return None
-    entries = [
-        [name, version, entry]
-        for name, (version, entry) in kept.entries.items()
-        if all(value is None or math.isfinite(value) for value in entry.values())
-    ]
-    return {"basis": kept.basis, "entries": entries}
-
-
-def _seen(raw: Any) -> set[Seen]:
-    """The kept versions, as ``seen_of`` gives them (an entry of any other shape or type
-    matches no Trial's; one that cannot be hashed makes the list unreadable)."""
-    if type(raw) is not list:
-        raise TypeError("not a list of Trial versions")
-    return set(map(tuple, raw))
-
-
-def _kept_results(raw: dict[str, Any] | None) -> KeptResults | None:
-    if raw is None:
+    try:
+        ledger, entries = book.since(key, base.ledger), results.since(key, base.results)
+    except ValueError:  # a book folded for another basis, or a part the summary has not
         return None
-    rows = raw["entries"]
-    entries = _plain_entries(rows)
-    if entries is None:
-        entries = {}
-        for name, version, entry in rows:
-            values = dict(entry)  # JSON's keys are text; its numbers are floats but integers
-            if not _NUMBERS.issuperset(map(type, values.values())):
-                values = {str(k): None if v is None else float(v) for k, v in values.items()}
-            entries[str(name)] = (str(version), values)
-    return KeptResults(str(raw["basis"]), entries)
+    size = len(added) + sum(len(put) + len(gone) for put, gone in filter(None, (ledger, entries)))
+    if size > max(base.size() // 4, CHANGES):
+        return None
+    if not size:
+        return {}
+    return {
+        "base": base.id,
+        "ledger": None if ledger is None else _part(rows.record_rows(ledger[0]), *ledger),
+        "results": None if entries is None else _part(rows.entry_rows(entries[0]), *entries),
+        "settled": added,
+    }
 
 
-def _plain_entries(rows: Any) -> dict[str, tuple[str, Results]] | None:
-    """The kept entries read in C-level passes when every row is plain, as ``save`` writes
-    them (``[name, version, entry]``: text, text, and an object of floats or nulls): what the
-    loop of ``_kept_results`` would make of them (a copy of each entry). ``None`` for any
-    other rows (integers, another shape), which the loop reads (or refuses) one by one."""
-    columns = _columns(rows, 3)
-    if not columns:
-        return None if columns is None else {}
-    names, versions, values = columns
-    if not {*map(type, names), *map(type, versions)} <= {str}:
-        return None
-    if not set(map(type, values)) <= {dict}:
-        return None
-    if not _NUMBERS.issuperset(map(type, chain.from_iterable(map(dict.values, values)))):
-        return None
-    return dict(zip(names, zip(versions, map(dict, values), strict=True), strict=True))
+def _part(written: list[list[Any]], put: Mapping[str, Any], gone: set[str]) -> dict[str, Any]:
+    """A part's change: the rows written, and the names gone (a row not written, holding a
+    value JSON has not, goes too: its Trial is parsed again)."""
+    unwritten = put.keys() - {row[0] for row in written}
+    return {"put": written, "gone": sorted(gone | unwritten)}
 
 
-def _columns(rows: Any, width: int) -> list[tuple[Any, ...]] | None:
-    """The columns of ``rows``, a list of lists of ``width`` items each, by C-level passes
-    (``[]`` for no rows); ``None`` for anything else, which the summary's loops read (or
-    refuse) row by row."""
-    if type(rows) is not list or not set(map(type, rows)) <= {list}:
-        return None
-    if rows and set(map(len, rows)) != {width}:
-        return None
-    return list(zip(*rows, strict=True))
+def _whole(
+    base: Summary | None, book: TrialBook, results: ResultBook, key: Key, settled: list[Seen]
+) -> dict[str, Any]:
+    """The summary of ``key`` whole, a new ``id``: the books' folds, or the base's parts the
+    books do not hold."""
+    ledger = book.kept(key) or (None if base is None else base.ledger)
+    entries = results.kept(key) or (None if base is None else base.results)
+    return {
+        "id": secrets.token_hex(8),
+        "ledger": None
+        if ledger is None
+        else {"basis": ledger.basis, "records": rows.record_rows(ledger.records)},
+        "results": None
+        if entries is None
+        else {"basis": entries.basis, "entries": rows.entry_rows(entries.entries)},
+        "settled": settled,
+    }

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, compress, repeat
-from operator import itemgetter, not_
+from operator import itemgetter, ne, not_
 
 from katib_resume.adapters.local.suggestion.results import trial_results
 from katib_resume.app.loop.keys import Key
@@ -76,6 +76,23 @@ class ResultBook:
             return None
         entries = {name: (page.versions[name], entry) for name, entry in page.by_trial.items()}
         return KeptResults(page.text, entries)
+
+    def since(self, key: Key, kept: KeptResults | None) -> tuple[Entries, set[str]] | None:
+        """The page's entries (``kept(key)``) as changes to ``kept``, those it was recalled
+        from: the entries made from another version than ``kept``'s (a Trial's entry taken at
+        its kept version is kept's own), and the names ``kept`` holds that the page does not;
+        ``None`` without a page of ``key``. ``ValueError`` if the page is for another basis
+        than ``kept``'s, or there is no ``kept`` (it must be kept whole)."""
+        page = self.pages.get(key)
+        if page is None:
+            return None
+        if kept is None or page.text != kept.basis:
+            raise ValueError("the page is for another basis")
+        versions, held = page.versions, kept.entries
+        was = map(_VERSION, map(held.get, versions, repeat(_UNKEPT)))
+        changed = list(compress(versions, map(ne, versions.values(), was)))
+        put = {name: (versions[name], page.by_trial[name]) for name in changed}
+        return put, held.keys() - versions.keys()
 
     def results(self, cache: IndexedCache, experiment: Experiment) -> Results:
         """Trial name -> objective value (``None``: failed) of ``experiment``'s finished
@@ -153,5 +170,7 @@ class ResultBook:
 
 _NONE: tuple[str, Results] = ("", {})
 """The entry of a Trial that has none (of another namespace): not put."""
+_UNKEPT: tuple[str | None, Results] = (None, {})
+"""What ``since`` reads for a Trial the kept entries do not hold: no version matches it."""
 _VERSION, _ENTRY, _NAME = itemgetter(0), itemgetter(1), itemgetter(1)
 """A held entry's version and entry; a ``Seen``'s name."""

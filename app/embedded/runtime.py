@@ -266,6 +266,11 @@ class Runtime:
             self.services.stop()
         finally:
             self.containers.stop_all()
-        store = self.cluster.store
-        found = self.settled.by_experiment(store.of_kind(API_VERSION, "Trial"))
-        self.kept.save(store.journal, self.parsed.book, self.services.result_book, found)
+        trials = self.cluster.store.of_kind(API_VERSION, "Trial")
+        self.settled.unsettled(trials)  # those that finished since they were last judged
+        self.kept.save(
+            self.parsed.book,
+            self.services.result_book,
+            self.settled.newly(),
+            lambda: self.settled.by_experiment(trials),  # only for a summary written whole
+        )

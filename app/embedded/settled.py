@@ -9,10 +9,10 @@ a few microseconds a Trial, the whole history, on every restart.
 long as the Trial keeps that state, and a ``resourceVersion`` names one state of one object in
 this database. ``SettledTrials`` remembers the (namespace, name, ``resourceVersion``) of every
 Trial found settled: those the last command kept in its summaries (``app.embedded.kept``, each
-Experiment's settled Trials written when its runtime closed) and those found so since. A Trial
-held at a remembered version is settled without a look at it, in one C-level pass over the
-Trials' versions (``app.loop.versions``); any other
-is judged by ``settled`` as before. So a summary that is missing, damaged (ignored when read),
+Experiment's settled Trials kept when its runtime closed) and those found so since (``judged``:
+what this runtime adds to the summaries). A Trial held at a remembered version is settled
+without a look at it, in one C-level pass over the Trials' versions (``app.loop.versions``); any
+other is judged by ``settled`` as before. So a summary that is missing, damaged (ignored when read),
 older than the state (a command killed before it could save) or made before a Trial changed
 names nothing that is not settled now: the Trials it does not cover are judged one by one.
 """
@@ -57,6 +57,9 @@ class SettledTrials:
     def __init__(self, kept: Iterable[Seen] = ()) -> None:
         self.known: set[Seen] = set(kept)
         """The Trial versions found settled (kept, or judged by this runtime)."""
+        self.judged: dict[Seen, Key | None] = {}
+        """The versions this runtime judged settled, with the Experiment each Trial is
+        labelled for: what the summaries gain when it closes (``newly``)."""
 
     def unsettled(self, trials: Sequence[Manifest]) -> list[Manifest]:
         """The Trials that are not ``settled``, in their order: a Trial at a version known
@@ -67,9 +70,18 @@ class SettledTrials:
         for trial, at in compress(zip(trials, seen, strict=True), unknown):
             if settled(trial):
                 self.known.add(at)
+                self.judged[at] = key_of(trial)
             else:
                 left.append(trial)
         return left
+
+    def newly(self) -> Mapping[Key, list[Seen]]:
+        """The versions this runtime judged settled, by the Experiment they are labelled for."""
+        found: dict[Key, list[Seen]] = {}
+        for at, key in self.judged.items():
+            if key is not None:
+                found.setdefault(key, []).append(at)
+        return found
 
     def by_experiment(self, trials: Sequence[Manifest]) -> Mapping[Key, list[Seen]]:
         """The settled ones of ``trials`` (all of a cluster's, as a runtime closes), by the

@@ -43,6 +43,8 @@ from katib_resume.core.trial_ledger import TrialLedger, TrialRecord, advance, ba
 
 Parse = Callable[[Manifest], Trial]
 Name = tuple[str, str]
+_TRIAL_NAME = itemgetter(1)
+"""A ``Name``'s Trial name."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +172,27 @@ class TrialBook:
             if version:
                 records[record.name] = (version, record)
         return Kept(page.basis, records)
+
+    def since(
+        self, key: Key, kept: Kept | None
+    ) -> tuple[dict[str, tuple[str, TrialRecord]], set[str]] | None:
+        """The page's fold (``kept(key)``) as changes to ``kept``, the fold it was recalled
+        from: the records of the Trials parsed since (a Trial taken unparsed is kept's own
+        record, unchanged) and the names ``kept`` holds that the fold does not; ``None``
+        without a fold of ``key``. ``ValueError`` if the page is folded for another basis than
+        ``kept``'s, or there is no ``kept`` (it must be kept whole)."""
+        page = self.pages.get(key)
+        if page is None or page.ledger is None:
+            return None
+        if kept is None or page.basis != kept.basis:
+            raise ValueError("the page is folded for another basis")
+        put = {}
+        for (_, name), model in page.models.items():
+            record, version = page.ledger.record(name), model.metadata.resource_version
+            if record is not None and version:
+                put[name] = (version, record)
+        gone = kept.records.keys() - put.keys() - set(map(_TRIAL_NAME, page.raw))
+        return put, gone
 
     @staticmethod
     def _turn(

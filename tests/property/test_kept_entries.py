@@ -1,4 +1,4 @@
-"""The kept result entries read in bulk (``app.embedded.kept._plain_entries``) are what the
+"""The kept result entries read in bulk (``app.embedded.kept_rows._plain_entries``) are what the
 entry-by-entry loop reads of the same rows, and any row it cannot vouch for is left to the loop."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from katib_resume.app.embedded.kept import _kept_results, _plain_entries
+from katib_resume.app.embedded.kept_rows import _plain_entries, entries_of
 
 _values = st.one_of(st.none(), st.floats(allow_nan=False), st.integers(-5, 5))
 _keys = st.sampled_from(["t1", "t2", "t3"])
@@ -20,7 +20,7 @@ _row = st.one_of(
 
 
 def _by_loop(rows: list[Any]) -> dict[str, tuple[str, dict[str, float | None]]]:
-    """The loop's reading, one row at a time (``_kept_results`` without the bulk pass)."""
+    """The loop's reading, one row at a time (``entries_of`` without the bulk pass)."""
     entries = {}
     for name, version, entry in rows:
         values = dict(entry)
@@ -41,8 +41,7 @@ def test_kept_entries_read_in_bulk_are_the_loops(rows: list[Any]) -> None:
         assert bulk == expected
         assert all(type(v) is tuple and type(v[1]) is dict for v in bulk.values())
     try:
-        kept = _kept_results({"basis": "b", "entries": rows})
-        read: Any = None if kept is None else kept.entries
+        read: Any = entries_of(rows)
     except ValueError:
         read = ValueError
     assert read == expected

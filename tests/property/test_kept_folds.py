@@ -12,13 +12,16 @@ from __future__ import annotations
 import sqlite3
 import tempfile
 from pathlib import Path
+from unittest.mock import patch
 
+import orjson
 from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
 from katib_resume.adapters.fake import load
 from katib_resume.adapters.fake.cluster import FakeCluster
 from katib_resume.adapters.fake.persistence import STATE_FILE, close
+from katib_resume.app.embedded import kept as kept_module
 from katib_resume.app.embedded.kept import Summaries
 from katib_resume.app.embedded.results import ResultBook
 from katib_resume.app.loop.informer import Informer
@@ -117,7 +120,7 @@ def test_books_recalled_from_kept_folds_equal_a_full_fold(
             _apply(cluster, step)
         book, results = TrialBook(), ResultBook()
         assert _read(cluster, book, results) == _full(cluster)
-        Summaries.save(cluster.store.journal, book, results)
+        Summaries(cluster.store.journal).save(book, results)
         for step in after:
             _apply(cluster, step)
         close(world)
@@ -149,7 +152,7 @@ def test_a_restart_from_kept_folds_parses_only_what_changed(tmp_path: Path) -> N
         _apply(cluster, ("outcome", name, NS, "0.5"))
     book, results = TrialBook(), ResultBook()
     _read(cluster, book, results)
-    Summaries.save(cluster.store.journal, book, results)
+    Summaries(cluster.store.journal).save(book, results)
     _apply(cluster, ("outcome", "t2", NS, "0.1"))
     kept, parsed = Summaries(cluster.store.journal), []
 
@@ -167,3 +170,91 @@ def test_a_restart_from_kept_folds_parses_only_what_changed(tmp_path: Path) -> N
     assert sorted(t.metadata.name for t in trials) == ["t1", "t2", "t3"]  # parsed when read
     assert sorted(parsed) == ["t1", "t2", "t2", "t3"]
     close(world)
+
+
+def _rows(state: Path, table: str) -> int:
+    db = sqlite3.connect(state / STATE_FILE)
+    try:
+        return int(db.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+    finally:
+        db.close()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.one_of(changes, steps),
+    st.lists(st.one_of(changes, changes, steps), min_size=1, max_size=5),
+    st.sampled_from([1, 2, kept_module.CHANGES]),
+)
+@example([], [[("outcome", "t1", NS, "0.9")], [("delete", "t2", NS, "")]], kept_module.CHANGES)
+def test_a_summary_kept_as_changes_reads_back_as_the_books_folded_it(
+    before: list[tuple[str, str, str, str]],
+    rounds: list[list[tuple[str, str, str, str]]],
+    most: int,
+) -> None:
+    """Command after command, each recalling the summary the one before kept and saving what
+    it changed (a change, or the summary whole after ``most`` changes): what is read back is
+    what the books hold, and the books recalled from it equal a full fold."""
+    with tempfile.TemporaryDirectory() as scratch, patch.object(kept_module, "CHANGES", most):
+        state = Path(scratch)
+        cluster, world = load(state)
+        _apply(cluster, ("experiment", "", NS, ""))
+        for step in (*OWN, *before):
+            _apply(cluster, step)
+        book, results = TrialBook(), ResultBook()
+        _read(cluster, book, results)
+        Summaries(cluster.store.journal).save(book, results)
+        close(world)
+        for after in rounds:
+            cluster, world = load(state)
+            for step in after:
+                _apply(cluster, step)
+            kept = Summaries(cluster.store.journal)
+            book, results = TrialBook(kept.trials), ResultBook(recall=kept.results)
+            assert _read(cluster, book, results) == _full(cluster)
+            kept.save(book, results)
+            close(world)
+            cluster, world = load(state)
+            read = Summaries(cluster.store.journal).summary(KEY)
+            assert read is not None and read.changes <= most
+            assert read.ledger == book.kept(KEY)
+            assert read.results == results.kept(KEY)
+            close(world)
+        event(f"changes kept: {_rows(state, 'summary_changes')}")
+
+
+def test_a_command_that_changes_one_trial_appends_a_change_and_rewrites_nothing(
+    tmp_path: Path,
+) -> None:
+    """The summary row stays as it was; one change row holds the one Trial's record."""
+    cluster, world = load(tmp_path)
+    _apply(cluster, ("experiment", "", NS, ""))
+    for step in OWN:
+        _apply(cluster, step)
+    book, results = TrialBook(), ResultBook()
+    _read(cluster, book, results)
+    Summaries(cluster.store.journal).save(book, results)
+    close(world)
+    db = sqlite3.connect(tmp_path / STATE_FILE)
+    (body,) = db.execute("SELECT body FROM summaries").fetchone()
+    db.close()
+    for round_ in range(2):
+        cluster, world = load(tmp_path)
+        _apply(cluster, ("outcome", "t3", NS, f"0.{round_ + 2}"))
+        kept = Summaries(cluster.store.journal)
+        book, results = TrialBook(kept.trials), ResultBook(recall=kept.results)
+        _read(cluster, book, results)
+        kept.save(book, results)
+        close(world)
+    cluster, world = load(tmp_path)  # a command that changes nothing writes nothing
+    kept = Summaries(cluster.store.journal)
+    book, results = TrialBook(kept.trials), ResultBook(recall=kept.results)
+    _read(cluster, book, results)
+    kept.save(book, results)
+    close(world)
+    db = sqlite3.connect(tmp_path / STATE_FILE)
+    assert db.execute("SELECT body FROM summaries").fetchone() == (body,)
+    changed = [orjson.loads(b) for (b,) in db.execute("SELECT body FROM summary_changes")]
+    db.close()
+    assert [[row[0] for row in c["ledger"]["put"]] for c in changed] == [["t3"], ["t3"]]
+    assert [c["ledger"]["gone"] for c in changed] == [[], []]

@@ -1,4 +1,4 @@
-"""The kept ledger records read in bulk (``app.embedded.kept._plain_records``) are what the
+"""The kept ledger records read in bulk (``app.embedded.kept_rows._plain_records``) are what the
 record-by-record loop reads of the same rows, and any row it cannot vouch for is left to the
 loop (which reads it, or refuses the whole summary)."""
 
@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from katib_resume.app.embedded.kept import _UNREADABLE, _kept_ledger, _plain_records
+from katib_resume.app.embedded.kept_rows import UNREADABLE, _plain_records, records_of
 from katib_resume.core.trial_ledger import TrialRecord
 from katib_resume.core.trials import TrialPhase
 
@@ -28,7 +28,7 @@ _PHASES = {phase.value: phase for phase in TrialPhase}
 
 
 def _by_loop(rows: list[Any]) -> dict[str, tuple[str, TrialRecord]]:
-    """The loop's reading, one row at a time (``_kept_ledger`` without the bulk pass)."""
+    """The loop's reading, one row at a time (``records_of`` without the bulk pass)."""
     records = {}
     for name, version, phase, value, assignments, metrics in rows:
         key = None if value is None else float(value)
@@ -41,20 +41,19 @@ def _by_loop(rows: list[Any]) -> dict[str, tuple[str, TrialRecord]]:
 def test_kept_records_read_in_bulk_are_the_loops(rows: list[Any]) -> None:
     try:
         expected: Any = _by_loop(rows)
-    except _UNREADABLE:
+    except UNREADABLE:
         expected = None
     try:
         bulk = _plain_records(rows)
-    except _UNREADABLE:
+    except UNREADABLE:
         bulk = None
         assert expected is None  # the bulk pass refuses only what the loop refuses
     if bulk is not None:
         assert bulk == expected
         assert all(type(r.assignments) is tuple for _, r in bulk.values())
     try:
-        kept = _kept_ledger({"basis": "b", "records": rows})
-        read: Any = None if kept is None else kept.records
-    except _UNREADABLE:
+        read: Any = records_of(rows)
+    except UNREADABLE:
         read = None
     assert read == expected
 

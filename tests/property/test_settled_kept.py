@@ -105,7 +105,7 @@ def _save(state: Path, settled_trials: dict[Key, list[Any]]) -> None:
         cluster.create({"apiVersion": API_VERSION, "kind": "Experiment", "metadata": meta})
     book = TrialBook()
     book.pages.update((key, _Page()) for key in settled_trials)
-    Summaries.save(cluster.store.journal, book, ResultBook(), settled_trials)
+    Summaries(cluster.store.journal).save(book, ResultBook(), settled_trials)
     close(world)
 
 
