@@ -14,12 +14,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from katib_resume.adapters.fake import FakeCluster
-from katib_resume.adapters.fake.persistence import STATE_FILE, read
+from katib_resume.adapters.fake import FakeCluster, load
+from katib_resume.adapters.fake.persistence import STATE_FILE, close, read
 from katib_resume.app.cli.delete import delete_experiment
 from katib_resume.app.cli.edit import apply_edit
 from katib_resume.app.cli.run import create, run_to_completion
 from katib_resume.app.embedded.bootstrap import Options, session
+from katib_resume.app.embedded.kept import Summaries
+from katib_resume.app.loop.keys import Key
+from katib_resume.app.loop.versions import seen_of
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import API_VERSION
 from katib_resume.core.model import Experiment
@@ -92,3 +95,37 @@ def test_a_deleted_experiment_leaves_no_summary(tmp_path: Path) -> None:
     db = sqlite3.connect(state / STATE_FILE)
     assert db.execute("SELECT count(*) FROM summaries").fetchone() == (0,)
     db.close()
+
+
+def test_resumes_keep_their_changes_and_the_summary_names_every_settled_trial(
+    tmp_path: Path,
+) -> None:
+    """The first command writes the summary whole; each resume appends what it changed, and
+    the summary read back names every Trial settled now, at its version, with its record."""
+    state = tmp_path / "state"
+    with session(Options(state)) as runtime:
+        run_to_completion(runtime, create(runtime, _experiment(4), None, 1))
+    db = sqlite3.connect(state / STATE_FILE)
+    (body,) = db.execute("SELECT body FROM summaries").fetchone()
+    db.close()
+    for budget in (6, 8):
+        _resume(state, budget)
+    db = sqlite3.connect(state / STATE_FILE)
+    assert db.execute("SELECT body FROM summaries").fetchone() == (body,)
+    assert db.execute("SELECT count(*) FROM summary_changes").fetchone() == (2,)
+    db.close()
+    cluster, world = load(state)
+    trials = cluster.store.of_kind(API_VERSION, "Trial")
+    summary = Summaries(cluster.store.journal).summary(Key(NS, NAME))
+    assert summary is not None and summary.ledger is not None and summary.results is not None
+    now = set(seen_of(trials))
+    assert len(now) == 8 and summary.settled >= now
+    assert {n: v for n, (v, _) in summary.ledger.records.items()} == {
+        t["metadata"]["name"]: t["metadata"]["resourceVersion"] for t in trials
+    }
+    # the result book holds the Trials the suggestion service was last asked with: all but the
+    # ones that finished after its last call
+    assert len(summary.results.entries) >= 6 and set(summary.results.entries) <= {
+        t["metadata"]["name"] for t in trials
+    }
+    close(world)
