@@ -54,3 +54,15 @@ def test_a_run_of_a_hand_written_algorithm_imports_no_search_library(
 def test_a_run_of_an_optuna_algorithm_imports_optuna(tmp_path: Path) -> None:
     """The probe sees an import when there is one."""
     assert "optuna" in imported_by_run(tmp_path, "tpe")
+
+
+def test_the_hand_written_searches_and_the_server_import_no_search_library() -> None:
+    """``hyperband``, ``pbt`` and ``medianstop`` (whose Experiments need settings this file's
+    runs do not write) are modules Optuna is not imported by, nor is the server that runs them."""
+    modules = ["hyperband", "pbt", "medianstop", "server", "algorithms"]
+    imports = "; ".join(f"import katib_resume.adapters.local.suggestion.{m}" for m in modules)
+    probe = f"import sys; {imports}; print(*sorted(m for m in {LIBRARIES!r} if m in sys.modules))"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    assert done.stdout.split() == []
