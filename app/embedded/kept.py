@@ -38,7 +38,7 @@ import secrets
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
@@ -180,23 +180,33 @@ def _kept_results(raw: dict[str, Any]) -> KeptResults:
 
 
 def _apply(summary: Summary, change: dict[str, Any]) -> None:
+    """``change`` applied to ``summary`` (``UNREADABLE`` if it does not apply)."""
     ledger, results = change["ledger"], change["results"]
     if ledger is not None:
         if summary.ledger is None:
             raise KeyError("a change of a ledger the summary has not")
-        records = {**summary.ledger.records, **rows.records_of(ledger["put"])}
-        for name in rows.names_of(ledger["gone"]):
-            records.pop(name, None)
+        records = _changed(summary.ledger.records, ledger, rows.records_of)
         summary.ledger = Kept(summary.ledger.basis, records)
     if results is not None:
         if summary.results is None:
             raise KeyError("a change of entries the summary has not")
-        entries = {**summary.results.entries, **rows.entries_of(results["put"])}
-        for name in rows.names_of(results["gone"]):
-            entries.pop(name, None)
+        entries = _changed(summary.results.entries, results, rows.entries_of)
         summary.results = KeptResults(summary.results.basis, entries)
     summary.settled |= rows.seen_set(change["settled"])
     summary.changes += 1
+
+
+_Held = TypeVar("_Held")
+
+
+def _changed(
+    held: Mapping[str, _Held], part: dict[str, Any], read: Callable[[Any], dict[str, _Held]]
+) -> dict[str, _Held]:
+    """``held`` with one part's change: its rows (read by ``read``) put, its names gone."""
+    changed = {**held, **read(part["put"])}
+    for name in rows.names_of(part["gone"]):
+        changed.pop(name, None)
+    return changed
 
 
 def _change(

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from katib_resume.adapters.fake import load
 from katib_resume.adapters.fake.cluster import FakeCluster
 from katib_resume.adapters.fake.persistence import STATE_FILE, close
+from katib_resume.adapters.fake.world import FakeWorld
 from katib_resume.app.embedded import kept as kept_module
 from katib_resume.app.embedded.kept import Summaries
 from katib_resume.app.embedded.results import ResultBook
@@ -103,6 +104,21 @@ def _page(book: ResultBook) -> object:
     return list(page.by_trial.items()), list(page.versions.items()), list(page.results.items())
 
 
+def _first_command(
+    state: Path, before: list[tuple[str, str, str, str]]
+) -> tuple[FakeCluster, FakeWorld]:
+    """The Experiment and its Trials made, folded by fresh books, and their summary saved
+    whole: the first command on ``state`` (its world left open)."""
+    cluster, world = load(state)
+    _apply(cluster, ("experiment", "", NS, ""))
+    for step in (*OWN, *before):
+        _apply(cluster, step)
+    book, results = TrialBook(), ResultBook()
+    assert _read(cluster, book, results) == _full(cluster)
+    Summaries(cluster.store.journal).save(book, results)
+    return cluster, world
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.one_of(changes, steps), st.one_of(changes, changes, steps), st.booleans())
 @example([], [("outcome", "t1", NS, "0.9")], False)  # a finished Trial's value changed
@@ -114,13 +130,7 @@ def test_books_recalled_from_kept_folds_equal_a_full_fold(
 ) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         state = Path(scratch)
-        cluster, world = load(state)
-        _apply(cluster, ("experiment", "", NS, ""))
-        for step in (*OWN, *before):
-            _apply(cluster, step)
-        book, results = TrialBook(), ResultBook()
-        assert _read(cluster, book, results) == _full(cluster)
-        Summaries(cluster.store.journal).save(book, results)
+        cluster, world = _first_command(state, before)
         for step in after:
             _apply(cluster, step)
         close(world)
@@ -197,13 +207,7 @@ def test_a_summary_kept_as_changes_reads_back_as_the_books_folded_it(
     what the books hold, and the books recalled from it equal a full fold."""
     with tempfile.TemporaryDirectory() as scratch, patch.object(kept_module, "CHANGES", most):
         state = Path(scratch)
-        cluster, world = load(state)
-        _apply(cluster, ("experiment", "", NS, ""))
-        for step in (*OWN, *before):
-            _apply(cluster, step)
-        book, results = TrialBook(), ResultBook()
-        _read(cluster, book, results)
-        Summaries(cluster.store.journal).save(book, results)
+        cluster, world = _first_command(state, before)
         close(world)
         for after in rounds:
             cluster, world = load(state)
