@@ -23,6 +23,7 @@ import yaml
 
 from katib_resume.app.cli.handlers import HANDLERS
 from katib_resume.app.cli.main import build_parser, hoist_namespace, main
+from tests.support.imports import imported_by
 from tests.support.state_dir import committed
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -474,10 +475,6 @@ def test_parsing_any_embedded_command_imports_nothing_heavy() -> None:
     assert done.stdout.strip() == "[]"
 
 
-SEARCH_LIBRARIES = ("optuna", "scipy", "numpy", "sklearn")
-"""What only the suggestion service uses: about a second of imports between them."""
-
-
 @pytest.mark.parametrize(
     "command",
     [
@@ -490,14 +487,4 @@ SEARCH_LIBRARIES = ("optuna", "scipy", "numpy", "sklearn")
 def test_looking_and_editing_import_no_search_library(state: Path, command: list[str]) -> None:
     """``get``, ``describe`` and ``edit`` run no suggestion service, so a user waits for none of
     its imports (they made each of these commands about a second slower)."""
-    argv = [*command, "-n", NS, "--state-dir", str(state)]
-    probe = (
-        "import contextlib, io, sys; from katib_resume.app.cli.main import main\n"
-        f"with contextlib.redirect_stdout(io.StringIO()): code = main({argv!r})\n"
-        f"print(code, sorted(m for m in {SEARCH_LIBRARIES!r} if m in sys.modules))"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=False
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split(maxsplit=1) == ["0", "[]\n"]
+    assert imported_by([*command, "-n", NS, "--state-dir", str(state)]) == (0, [])

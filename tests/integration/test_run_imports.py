@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.imports import ROOT, SEARCH_LIBRARIES, imported_by
+
 EXAMPLE = ROOT / "examples" / "from-volume-resume.yaml"
-LIBRARIES = ("optuna", "numpy", "scipy", "sklearn")
 
 
 def imported_by_run(tmp_path: Path, algorithm: str) -> list[str]:
@@ -29,18 +29,8 @@ def imported_by_run(tmp_path: Path, algorithm: str) -> list[str]:
         parameter["feasibleSpace"]["step"] = "0.01"  # grid needs a step; the others ignore it
     path = tmp_path / "experiment.yaml"
     path.write_text(yaml.safe_dump(experiment))
-    argv = ["run", "-f", str(path), "--state-dir", str(tmp_path / "state")]
-    probe = (
-        "import contextlib, io, sys; from katib_resume.app.cli.main import main\n"
-        f"with contextlib.redirect_stdout(io.StringIO()): code = main({argv!r})\n"
-        f"print(code, *sorted(m for m in {LIBRARIES!r} if m in sys.modules))"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=False
-    )
-    assert done.returncode == 0, done.stderr
-    code, *libraries = done.stdout.split()
-    assert code == "0", done.stdout
+    code, libraries = imported_by(["run", "-f", str(path), "--state-dir", str(tmp_path / "s")])
+    assert code == 0
     return libraries
 
 
@@ -61,7 +51,8 @@ def test_the_hand_written_searches_and_the_server_import_no_search_library() -> 
     runs do not write) are modules Optuna is not imported by, nor is the server that runs them."""
     modules = ["hyperband", "pbt", "medianstop", "server", "algorithms"]
     imports = "; ".join(f"import katib_resume.adapters.local.suggestion.{m}" for m in modules)
-    probe = f"import sys; {imports}; print(*sorted(m for m in {LIBRARIES!r} if m in sys.modules))"
+    found = f"sorted(m for m in {SEARCH_LIBRARIES!r} if m in sys.modules)"
+    probe = f"import sys; {imports}; print(*{found})"
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True
     )
