@@ -218,14 +218,13 @@ class Journal:
                 "DELETE FROM summary_changes WHERE key = ?", [(summary_key(k),) for k in bodies]
             )
             self.db.executemany(
-                "INSERT INTO summaries SELECT ?, ? WHERE EXISTS (SELECT 1 FROM objects WHERE "
-                f"{_STORED}) ON CONFLICT DO UPDATE SET body = excluded.body",
+                f"INSERT INTO summaries SELECT ?1, ?2 WHERE {_STORED} "
+                "ON CONFLICT DO UPDATE SET body = excluded.body",
                 [(summary_key(key), body, *key) for key, body in bodies.items()],
             )
             self.db.executemany(
                 "INSERT INTO summary_changes SELECT ?1, 1 + coalesce((SELECT max(seq) FROM "
-                "summary_changes WHERE key = ?1), 0), ?2 WHERE EXISTS (SELECT 1 FROM objects "
-                "WHERE api_version = ?3 AND kind = ?4 AND namespace = ?5 AND name = ?6)",
+                f"summary_changes WHERE key = ?1), 0), ?2 WHERE {_STORED}",
                 [(summary_key(key), body, *key) for key, body in changes.items()],
             )
 
@@ -291,8 +290,12 @@ class Journal:
         return found.fetchone() is not None
 
 
-_STORED = "api_version = ? AND kind = ? AND namespace = ? AND name = ?"
-"""The ``objects`` row of one key: a summary is kept only for an object stored."""
+_STORED = (
+    "EXISTS (SELECT 1 FROM objects WHERE api_version = ?3 AND kind = ?4 AND namespace = ?5 "
+    "AND name = ?6)"
+)
+"""Whether the object of the key bound third to sixth is stored: a summary, or a change of
+one, is kept only for an object stored (``drop`` deletes both with it)."""
 INSERT_LOG = (
     "INSERT INTO log (revision, type, api_version, kind, namespace, name, body, chain, items, "
     "head) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
