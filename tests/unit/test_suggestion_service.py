@@ -34,6 +34,11 @@ from katib_resume.core.observed import Outcome
 
 ROOT = Path(__file__).resolve().parents[2]
 LR = {"name": "lr", "parameterType": "double", "feasibleSpace": {"min": "0.01", "max": "0.05"}}
+STEPPED = {
+    "name": "rate",
+    "parameterType": "double",
+    "feasibleSpace": {"min": "0.01", "max": "0.05", "step": "0.01"},
+}
 
 
 def experiment(
@@ -164,21 +169,28 @@ def test_the_defaulted_uniform_distribution_is_accepted() -> None:
         ),
         (
             experiment(settings={"n_startup": "3"}),
-            "unknown algorithm setting 'n_startup' for algorithm 'random'"
-            " (it accepts: random_state)",
+            "unknown setting n_startup for algorithm random",
         ),
         (
-            experiment([LR], "grid", {"random_state": "1"}),
-            "unknown algorithm setting 'random_state' for algorithm 'grid' (it accepts: none)",
+            experiment(settings={"random_state": "-1"}),
+            "random_state should be great or equal than zero",  # the hyperopt service's
         ),
         (
             experiment(settings={"random_state": "x"}),
-            "algorithm setting random_state must be an integer, got 'x'",
+            "failed to validate random_state(x): invalid literal for int() with base 10: 'x'",
         ),
         (
-            grid(LR),
-            "grid search needs a step for every double parameter: parameter 'lr' has no"
-            " feasibleSpace.step",
+            experiment([STEPPED], "grid", {"random_state": "-1"}),
+            "random_state should be greate or equal than zero",  # the Optuna service's
+        ),
+        (
+            experiment([STEPPED], "grid", {"seed": "1"}),
+            "unknown setting seed for algorithm grid",
+        ),
+        (
+            grid(STEPPED, LR),
+            "failed to validate parameters(rate, lr): Param lr step is nil; For discrete search"
+            " space, all parameters must include step",
         ),
         (experiment([]), "spec.parameters must be a non-empty list of parameters"),
     ],
@@ -194,7 +206,9 @@ def test_invalid_experiments_are_invalid_with_a_clear_message(
 
 def test_valid_experiments_are_valid() -> None:
     stepped = param("lr", "double", min="0.01", max="0.05", step="0.01")
-    for subject in (experiment(), experiment(settings={"random_state": "7"}), grid(stepped)):
+    seeded = experiment([stepped], "grid", {"random_state": "7"})  # Katib's grid takes a seed
+    seeded_random = experiment(settings={"random_state": "7"})
+    for subject in (experiment(), seeded_random, grid(stepped), seeded):
         assert validate(subject).outcome is Outcome.VALID
 
 
@@ -212,7 +226,7 @@ def test_an_invalid_experiment_starts_but_serves_nothing(tmp_path: Path) -> None
     server = SuggestionServer(grid(LR), 0, tmp_path)
     report = server.start([])
     assert report.source == "new"
-    assert report.reason.startswith("suggestion state not loaded: grid search needs a step")
+    assert report.reason.startswith("suggestion state not loaded: failed to validate parameters")
     with pytest.raises(SettingsError):
         server.get_suggestions([], 1)
     assert list(tmp_path.iterdir()) == []

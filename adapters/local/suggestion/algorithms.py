@@ -46,9 +46,7 @@ from katib_resume.core.observed import VALID, Outcome, Validation
 if TYPE_CHECKING:  # Optuna (and NumPy through it) is imported by the searches that use it
     from katib_resume.adapters.local.suggestion.optuna_search import OptunaSearch
 
-SETTINGS: dict[str, tuple[str, ...]] = {"random": ("random_state",), "grid": ()}
-"""The algorithms written here, with the algorithm settings each accepts."""
-ALGORITHMS = (*SETTINGS, *katib_settings.ALGORITHMS, "hyperband", "pbt")
+ALGORITHMS = ("random", "grid", *katib_settings.ALGORITHMS, "hyperband", "pbt")
 """Every algorithm this service implements."""
 CMAES_DIMENSIONS = "CMA-ES only supports two or more dimensional continuous search space."
 
@@ -187,12 +185,12 @@ def build(experiment: Experiment, seed: int) -> Search:
         return _hyperband(experiment, seed)
     if algorithm == "pbt":
         return pbt.build(experiment, seed)
-    settings = _settings(experiment)
+    used = seed_of(experiment, seed)  # the settings first, as Katib's services check
     space = parse_space((experiment.spec.model_extra or {}).get("parameters"))
     if algorithm == "grid":
         _check_steps(space)
         return GridSearch(space)
-    return RandomSearch(space, _random_state(settings, seed))
+    return RandomSearch(space, used)
 
 
 def validate(experiment: Experiment) -> Validation:
@@ -212,10 +210,8 @@ def seed_of(experiment: Experiment, seed: int) -> int:
     algorithm = experiment.spec.algorithm.algorithm_name
     if algorithm in ("hyperband", "pbt"):
         return seed  # Katib's hyperband and PBT have no seed setting
-    if algorithm in katib_settings.ALGORITHMS:
-        state = katib_settings.read(algorithm, _given(experiment)).get("random_state")
-        return seed if state is None else int(state)
-    return _random_state(_settings(experiment), seed)
+    state = katib_settings.read(algorithm, _given(experiment)).get("random_state")
+    return seed if state is None else int(state)
 
 
 def _optuna(experiment: Experiment, algorithm: str, seed: int) -> OptunaSearch:
@@ -255,38 +251,13 @@ def _given(experiment: Experiment) -> dict[str, str]:
     return {s.name: s.value for s in experiment.spec.algorithm.algorithm_settings}
 
 
-def _settings(experiment: Experiment) -> dict[str, str]:
-    algorithm = experiment.spec.algorithm
-    allowed = SETTINGS.get(algorithm.algorithm_name, ())
-    settings: dict[str, str] = {}
-    for setting in algorithm.algorithm_settings:
-        if setting.name not in allowed:
-            known = ", ".join(allowed) or "none"
-            raise SettingsError(
-                f"unknown algorithm setting {setting.name!r} for algorithm"
-                f" {algorithm.algorithm_name!r} (it accepts: {known})"
-            )
-        if setting.name in settings:
-            raise SettingsError(f"algorithm setting {setting.name!r} is given twice")
-        settings[setting.name] = setting.value
-    return settings
-
-
-def _random_state(settings: dict[str, str], seed: int) -> int:
-    if "random_state" not in settings:
-        return seed
-    try:
-        return int(settings["random_state"])
-    except ValueError:
-        value = settings["random_state"]
-        message = f"algorithm setting random_state must be an integer, got {value!r}"
-        raise SettingsError(message) from None
-
-
 def _check_steps(space: SearchSpace) -> None:
+    """Katib's words for a grid with a continuous parameter (its parentheses held the Python
+    objects' addresses; ours hold the parameters' names)."""
+    names = ", ".join(parameter.name for parameter in space.parameters)
     for parameter in space.parameters:
         if parameter.count is None:
             raise SettingsError(
-                f"grid search needs a step for every double parameter: parameter"
-                f" {parameter.name!r} has no feasibleSpace.step"
+                f"failed to validate parameters({names}): Param {parameter.name} step is nil;"
+                " For discrete search space, all parameters must include step"
             )

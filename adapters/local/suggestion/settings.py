@@ -1,19 +1,22 @@
-"""Katib's algorithm settings for the Optuna-backed algorithms: names, defaults, rules, messages.
+"""Katib's algorithm settings: names, defaults, rules, messages.
 
 A setting is a string in the Experiment (``algorithmSettings: [{name, value}]``); each algorithm
 reads the names the Katib service it replaces reads, with that service's defaults, and rejects a
 bad value with that service's words, typos included ("greate", "great than"), because users and
 the Katib UI's presets already speak them:
 
-- ``tpe``: the hyperopt service (``gamma``, ``prior_weight``, ``n_EI_candidates``,
-  ``random_state``);
+- ``random`` and ``tpe``: the hyperopt service (``random_state``; ``tpe`` also ``gamma``,
+  ``prior_weight``, ``n_EI_candidates``);
+- ``grid``: the Optuna service (``random_state``);
 - ``multivariate-tpe``: the Optuna service (``n_startup_trials``, ``n_ei_candidates``,
   ``random_state``);
 - ``cmaes`` and ``sobol``: the Goptuna service, which ignores names it does not read and reports
   a value it cannot parse as ``Failed to create goptuna study and search space: <Go's error>``;
 - ``bayesianoptimization``: the scikit-optimize service.
 
-One difference, a Katib bug fixed: Goptuna answers a bad ``cmaes`` value with gRPC INTERNAL,
+Two differences, Katib bugs fixed: the Optuna service refuses a negative ``random_state`` for
+``grid`` with an empty message (ours is that service's own words for the rule elsewhere), and
+Goptuna answers a bad ``cmaes`` value with gRPC INTERNAL,
 which Katib's controller takes for valid (the Experiment then fails at every ``GetSuggestions``);
 here every bad value is a validation failure, so the Experiment fails before any Trial.
 """
@@ -54,7 +57,10 @@ def _one_of(default: str, allowed: tuple[str, ...], what: str) -> Rule:
 
 
 _HYPEROPT_SEED = _at_least_zero(None, "random_state should be great or equal than zero")
+_OPTUNA_SEED = _at_least_zero(None, "random_state should be greate or equal than zero")
 RULES: dict[str, dict[str, Rule]] = {
+    "random": {"random_state": _HYPEROPT_SEED},
+    "grid": {"random_state": _OPTUNA_SEED},
     "tpe": {
         "random_state": _HYPEROPT_SEED,
         "gamma": Rule(float, 0.25, lambda v: 0 < v < 1, "gamma should be in the range of (0, 1)"),
@@ -70,7 +76,7 @@ RULES: dict[str, dict[str, Rule]] = {
         "n_ei_candidates": _at_least_zero(
             24, "n_ei_candidates should be greate or equal than zero"
         ),
-        "random_state": _at_least_zero(None, "random_state should be greate or equal than zero"),
+        "random_state": _OPTUNA_SEED,
     },
     "bayesianoptimization": {
         "base_estimator": _one_of("GP", ("GP", "RF", "ET", "GBRT"), "base_estimator"),
@@ -119,9 +125,9 @@ GOPTUNA: dict[str, dict[str, Rule]] = {
 """The Goptuna service's algorithms: unknown names are ignored, as Goptuna does."""
 GOPTUNA_FAILURE = "Failed to create goptuna study and search space: "
 ALGORITHMS = ("tpe", "multivariate-tpe", "cmaes", "sobol", "bayesianoptimization")
-"""The Optuna-backed algorithms, whose settings are ``RULES`` and ``GOPTUNA`` and whose samplers
-``samplers.FACTORIES`` makes: named here, so that a search of any other algorithm is built and
-an algorithm's name checked without importing Optuna."""
+"""The Optuna-backed algorithms, whose samplers ``samplers.FACTORIES`` makes: named here, so
+that a search of any other algorithm is built and an algorithm's name checked without importing
+Optuna."""
 
 
 def read(algorithm: str, given: Mapping[str, str]) -> dict[str, Any]:
