@@ -1,7 +1,8 @@
 """State format 4: an Optuna search's results told are a column, and a volume of format 3 (a dict
 by index text, in the snapshot and in its journal's records, written here as documented) is
-resumed, continues the uninterrupted run, and is upgraded to format 4 by its next save. A
-call's results set entries of the column in the journal (``set``), not the whole column."""
+resumed, continues the uninterrupted run, and is upgraded by its next save (to the newest
+format). A call's results set entries of the column in the journal (``set``), not the whole
+column."""
 
 from __future__ import annotations
 
@@ -86,7 +87,7 @@ def test_a_format_3_volume_is_resumed_and_upgraded_by_the_next_save(
     assert report.source == "restored", report.reason
     held = _run(restarted, held, 24)
     document = json.loads((volume / FILE_NAME).read_text())
-    assert document["version"] == state.VERSION == 4
+    assert document["version"] == state.VERSION  # written anew by the save
     assert isinstance(document["payload"]["cursor"]["told"], list)
     again = SuggestionServer(subject, 3, volume)
     assert again.start(json.loads(json.dumps(held))).source == "restored"

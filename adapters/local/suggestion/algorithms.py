@@ -16,9 +16,12 @@ same and a cursor is one integer: a saved state does not carry a generator's 625
 resuming at point ``k`` costs nothing. The ``random_state`` setting, like in Katib's services,
 overrides the seed the server was given.
 
-Grid search enumerates the Cartesian product in parameter order and skips a point already in
-``seen`` (the points issued so far), so that even a history it did not produce itself is never
-issued twice; when the grid is exhausted it returns fewer points.
+Grid search draws the Cartesian product's cells in an order the seed alone fixes (a seeded
+permutation of the cells' indexes, ``permutation``), as Katib's grid draws each cell at random
+from those not yet drawn, so a budget smaller than the grid spreads over all of it; its cursor is
+the position in that order. It skips a point already in ``seen`` (the points issued so far), so
+that even a history it did not produce itself is never issued twice; when the grid is exhausted
+it returns fewer points.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from katib_resume.adapters.local.suggestion import hyperband, medianstop, pbt
 from katib_resume.adapters.local.suggestion import settings as katib_settings
 from katib_resume.adapters.local.suggestion.hyperband import HyperbandSearch
+from katib_resume.adapters.local.suggestion.permutation import LIMIT, Permutation
 from katib_resume.adapters.local.suggestion.points import seen_of
 from katib_resume.adapters.local.suggestion.results import Results
 from katib_resume.adapters.local.suggestion.settings import SettingsError
@@ -54,8 +58,13 @@ CMAES_DIMENSIONS = "CMA-ES only supports two or more dimensional continuous sear
 def upgraded(search: Search, cursor: Any, version: int, count: int) -> Any:
     """``cursor``, of a state of file ``version`` and ``count`` assignments, as this version's
     ``search`` keeps it: an Optuna search's results told were a dict by index text before
-    version 4 (``told_column``); every other cursor is unchanged. Raises ``ValueError`` if it is
-    no cursor of that version."""
+    version 4 (``told_column``); a grid walked its product in order before version 5, so its
+    position means nothing in the seed's order: it starts that order again, where every cell
+    already issued is skipped (``GridSearch.draw``). Every other cursor is unchanged. Raises
+    ``ValueError`` if it is no cursor of that version."""
+    if version < 5 and isinstance(search, GridSearch):
+        search.check(cursor)
+        return search.start()
     if version < 4 and search.name in katib_settings.ALGORITHMS:
         from katib_resume.adapters.local.suggestion.optuna_search import OptunaSearch
 
@@ -136,8 +145,13 @@ class RandomSearch:
 class GridSearch:
     name = "grid"
 
-    def __init__(self, space: SearchSpace) -> None:
+    def __init__(self, space: SearchSpace, seed: int) -> None:
         self.space, self.size = space, space.grid_size or 0
+        self.order = Permutation(self.size, seed)
+
+    def point(self, position: int) -> Point:
+        """The cell drawn ``position``-th: the seed's order of the product's cells."""
+        return self.space.grid_point(self.order(position))
 
     def start(self) -> Any:
         return 0
@@ -149,7 +163,7 @@ class GridSearch:
         points: list[Point] = []
         position = int(cursor)
         while len(points) < count and position < self.size:
-            point = self.space.grid_point(position)
+            point = self.point(position)
             position += 1
             if point not in seen:
                 points.append(point)
@@ -157,7 +171,7 @@ class GridSearch:
 
     def replay(self, history: Sequence[Point]) -> tuple[Any, int | None]:
         """Past the history if it is our own prefix; else from the start, skipping its points."""
-        ours = self.space.grid_point
+        ours = self.point
         differ = (i for i, point in enumerate(history) if i >= self.size or point != ours(i))
         first = next(differ, None)
         return (len(history) if first is None else 0), first
@@ -189,7 +203,7 @@ def build(experiment: Experiment, seed: int) -> Search:
     space = parse_space((experiment.spec.model_extra or {}).get("parameters"))
     if algorithm == "grid":
         _check_steps(space)
-        return GridSearch(space)
+        return GridSearch(space, used)
     return RandomSearch(space, used)
 
 
@@ -261,3 +275,7 @@ def _check_steps(space: SearchSpace) -> None:
                 f"failed to validate parameters({names}): Param {parameter.name} step is nil;"
                 " For discrete search space, all parameters must include step"
             )
+    if (space.grid_size or 0) > LIMIT:
+        raise SettingsError(
+            f"the grid has {space.grid_size} cells, more than the 2**128 this service can order"
+        )

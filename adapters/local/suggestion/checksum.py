@@ -36,6 +36,7 @@ def _xxh3_128(data: bytes | memoryview) -> str:
 
 
 CHECKSUMS = {
+    5: Checksum("xxh3_128", 32, _xxh3_128),
     4: Checksum("xxh3_128", 32, _xxh3_128),
     3: Checksum("xxh3_128", 32, _xxh3_128),
     2: Checksum("sha256", 64, _sha256),

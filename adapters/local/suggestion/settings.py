@@ -7,7 +7,7 @@ the Katib UI's presets already speak them:
 
 - ``random`` and ``tpe``: the hyperopt service (``random_state``; ``tpe`` also ``gamma``,
   ``prior_weight``, ``n_EI_candidates``);
-- ``grid``: the Optuna service (``random_state``);
+- ``grid``: the Optuna service (``random_state``, the seed of the order its cells are drawn in);
 - ``multivariate-tpe``: the Optuna service (``n_startup_trials``, ``n_ei_candidates``,
   ``random_state``);
 - ``cmaes`` and ``sobol``: the Goptuna service, which ignores names it does not read and reports

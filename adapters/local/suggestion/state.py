@@ -15,10 +15,10 @@ can write the volume (who could as well write a good digest): a restart hashes e
 state, so it is a fast non-cryptographic hash (0.03 ms at 5,000 assignments, SHA-256's 0.4 ms).
 
 Version 2 files (the same document with ``sha256``, the payload's SHA-256, in place of
-``xxh3_128``) and version 3 files (an Optuna search's results told kept as a dict by index
-text) are read, their cursor upgraded by the search (``algorithms.upgraded``); the first save
-after reading one writes a version 4 snapshot (``state_store``), so a volume is upgraded by its
-next save.
+``xxh3_128``), version 3 files (an Optuna search's results told kept as a dict by index text)
+and version 4 files (a grid's cursor in the product's order) are read, their cursor upgraded by
+the search (``algorithms.upgraded``); the first save after reading one writes a snapshot of
+``VERSION`` (``state_store``), so a volume is upgraded by its next save.
 
 Writing a snapshot is atomic so that a crash at any instant leaves either the old file or the
 new one, never a mixture: write a temporary file in the same directory (``os.replace`` is only
@@ -47,13 +47,16 @@ from katib_resume.core.kube import Manifest
 
 FILE_NAME = "suggestion-state.json"
 FORMAT = "katib-resume/suggestion-state"
-VERSION = 4
-"""4: an Optuna search's cursor keeps its told results as a column by assignment index
-(``told_column``); 3, still read, kept them as a dict by index text, which the search upgrades
-when it is read (``algorithms.upgraded``). 3: the checksum is XXH3-128 (``xxh3_128``:
-``checksum.py``). 2: SHA-256 (``sha256``), still read; the random search's cursor is the index of
-its next point (1 held its generator's state, which is reported as an unsupported format and
-rebuilt from the trial history)."""
+VERSION = 5
+"""5: the grid's cursor is a position in the seed's order of its cells; 4, still read, held a
+position in the product's own order, which the search upgrades when it is read (it starts its
+order again, skipping the cells issued: ``algorithms.upgraded``). 4: an Optuna search's cursor
+keeps its told results as a column by assignment index (``told_column``); 3, still read, kept
+them as a dict by index text, which the search upgrades when it is read
+(``algorithms.upgraded``). 3: the checksum is XXH3-128 (``xxh3_128``: ``checksum.py``). 2:
+SHA-256 (``sha256``), still read; the random search's cursor is the index of its next point (1
+held its generator's state, which is reported as an unsupported format and rebuilt from the
+trial history)."""
 
 
 @dataclass(frozen=True, slots=True)
