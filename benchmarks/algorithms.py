@@ -5,7 +5,9 @@ Hartmann-6 (6-d, minimum -3.32237), one Trial at a time, for each algorithm, our
 ``SuggestionServer``, as the embedded runtime drives it) and Optuna's study with the same
 sampler and seed; medians over seeds, and their ratio (ours' gap to the optimum over Optuna's:
 1.0 is equal, below is better). Our asks reseed the sampler per assignment (``ask_seed``), so
-the two runs are different random draws of the same method, not the same sequence.
+the two runs are different random draws of the same method, not the same sequence. ``random``
+and ``grid``, written by hand, are set beside Optuna's ``RandomSampler`` and ``GridSampler``
+(over the same cells: a step of 0.5 on Branin, 0.25 on Hartmann-6).
 
 Resume cost (``algorithms_resume``): restart to first new assignment, taken apart (the model
 fit and the rest), and one call of a running service, with ``n`` = 100 / 1,000 / 5,000
@@ -30,6 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 import optuna
+from optuna.distributions import FloatDistribution
 from optuna.samplers import BaseSampler
 from scipy.stats import mannwhitneyu
 
@@ -37,7 +40,7 @@ from benchmarks.algorithms_grown import GROWN, grown
 from benchmarks.algorithms_plain import model_free
 from benchmarks.algorithms_resume import resume
 from katib_resume.adapters.local.suggestion import SuggestionServer
-from katib_resume.adapters.local.suggestion.algorithms import build
+from katib_resume.adapters.local.suggestion.algorithms import GridSearch, build
 from katib_resume.adapters.local.suggestion.optuna_search import OptunaSearch
 from katib_resume.adapters.local.suggestion.optuna_space import distributions
 from katib_resume.core.model import Experiment
@@ -81,15 +84,23 @@ FUNCTIONS: dict[str, tuple[Objective, list[tuple[float, float]], float]] = {
     "branin": (branin, [(-5, 10), (0, 15)], 0.397887),
     "hartmann6": (hartmann6, [(0, 1)] * 6, -3.32237),
 }
+GRID_STEPS = {"branin": 0.5, "hartmann6": 0.25}
+"""The grid's step per function: 31 x 31 cells for Branin, 5^6 for Hartmann-6 (more than 200)."""
 ALGORITHMS = ["tpe", "multivariate-tpe", "cmaes", "sobol", "bayesianoptimization"]
+"""The Optuna-backed algorithms: their quality, and their resume beside Optuna's."""
+MODEL_FREE = ["random", "grid"]
+"""Written by hand, their quality beside Optuna's ``RandomSampler`` and ``GridSampler``."""
 
 
-def experiment(algorithm: str, bounds: list[tuple[float, float]], seed: int) -> Experiment:
+def experiment(
+    algorithm: str, bounds: list[tuple[float, float]], seed: int, step: float | None = None
+) -> Experiment:
+    steps = {} if step is None else {"step": str(step)}
     parameters = [
         {
             "name": f"x{i}",
             "parameterType": "double",
-            "feasibleSpace": {"min": str(lo), "max": str(hi)},
+            "feasibleSpace": {"min": str(lo), "max": str(hi), **steps},
         }
         for i, (lo, hi) in enumerate(bounds)
     ]
@@ -126,10 +137,20 @@ def ours(subject: Experiment, f: Objective, budget: int) -> list[float]:
 def direct(subject: Experiment, f: Objective, budget: int, seed: int) -> list[float]:
     """The same with Optuna's study and one sampler of the same kind and seed."""
     search = build(subject, 0)
-    assert isinstance(search, OptunaSearch)
-    sampler: BaseSampler = search.make(seed)
-    study = optuna.create_study(sampler=sampler)
+    sampler: BaseSampler
+    if isinstance(search, OptunaSearch):
+        sampler = search.make(seed)
+    else:
+        sampler = optuna.samplers.RandomSampler(seed=seed)
     space = distributions(search.space)
+    if isinstance(search, GridSearch):  # the same cells' values, asked for as values
+        cells = {
+            p.name: [float(p.value(i)) for i in range(p.count or 0)]
+            for p in search.space.parameters
+        }
+        sampler = optuna.samplers.GridSampler(cells, seed=seed)
+        space = {k: FloatDistribution(min(v), max(v)) for k, v in cells.items()}
+    study = optuna.create_study(sampler=sampler)
     best, trace = math.inf, []
     for _ in range(budget):
         trial = study.ask(space)
@@ -147,7 +168,8 @@ def quality(
     for name, (f, bounds, optimum) in FUNCTIONS.items():
         for algorithm in algorithms:
             count = bayes_seeds if algorithm == "bayesianoptimization" else seeds  # a GP per ask
-            runs = [(experiment(algorithm, bounds, s), s) for s in range(count)]
+            step = GRID_STEPS[name] if algorithm == "grid" else None
+            runs = [(experiment(algorithm, bounds, s, step), s) for s in range(count)]
             mine = [ours(subject, f, max(budgets)) for subject, _ in runs]
             theirs = [direct(subject, f, max(budgets), s) for subject, s in runs]
             entry: dict[str, Any] = {"seeds": count}
@@ -178,7 +200,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--bayes-seeds", type=int, default=1, help="a regressor fit per ask")
-    parser.add_argument("--only", action="append", choices=ALGORITHMS, help="repeatable")
+    parser.add_argument(
+        "--only", action="append", choices=ALGORITHMS + MODEL_FREE, help="repeatable"
+    )
     parser.add_argument("--skip-quality", action="store_true")
     parser.add_argument("--skip-resume", action="store_true")
     parser.add_argument("--quick", action="store_true", help="budgets 20/50, resume 100/1,000")
@@ -188,7 +212,7 @@ def main() -> None:
     out: dict[str, Any] = {"optuna": optuna.__version__}
     if not args.skip_resume:
         out["resume"] = resume(
-            tuple(args.only or ALGORITHMS),
+            tuple(a for a in args.only or ALGORITHMS if a in ALGORITHMS),
             sizes,
             5,
             lambda a: experiment(a, FUNCTIONS["branin"][1], 0),
@@ -204,7 +228,7 @@ def main() -> None:
         )
     if not args.skip_quality:
         out["best_objective"] = quality(
-            args.seeds, budgets, args.only or ALGORITHMS, args.bayes_seeds
+            args.seeds, budgets, args.only or ALGORITHMS + MODEL_FREE, args.bayes_seeds
         )
     print(json.dumps(out, indent=2))
 
