@@ -76,7 +76,7 @@ def experiments(draw: st.DrawFn) -> Experiment:
         for i, kind in enumerate(draw(st.lists(kinds, min_size=1, max_size=3)))
     ]
     algorithm_settings = []
-    if algorithm == "random" and draw(st.booleans()):
+    if draw(st.booleans()):  # both take Katib's seed setting
         algorithm_settings = [{"name": "random_state", "value": str(draw(st.integers(0, 99)))}]
     spec = {
         "algorithm": {"algorithmName": algorithm, "algorithmSettings": algorithm_settings},
