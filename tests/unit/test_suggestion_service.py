@@ -26,6 +26,7 @@ from katib_resume.adapters.local.suggestion import (
     validate,
 )
 from katib_resume.adapters.local.suggestion import state as store
+from katib_resume.adapters.local.suggestion.algorithms import seed_of
 from katib_resume.adapters.local.suggestion.assignments import name_for
 from katib_resume.adapters.local.suggestion.checksum import CHECKSUMS
 from katib_resume.adapters.local.suggestion.state_store import JOURNAL_NAME
@@ -210,6 +211,13 @@ def test_valid_experiments_are_valid() -> None:
     seeded_random = experiment(settings={"random_state": "7"})
     for subject in (experiment(), seeded_random, grid(stepped), seeded):
         assert validate(subject).outcome is Outcome.VALID
+
+
+def test_an_algorithm_without_a_seed_setting_uses_the_search_seed() -> None:
+    """``seed_of`` reads ``random_state`` only where Katib's service has it (the gRPC service
+    asks before it knows the algorithm is one of ours)."""
+    assert seed_of(experiment(algorithm="enas", settings={"random_state": "3"}), 7) == 7
+    assert seed_of(experiment(settings={"random_state": "3"}), 7) == 3
 
 
 def test_random_state_overrides_the_seed() -> None:

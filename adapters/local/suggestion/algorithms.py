@@ -222,8 +222,8 @@ def validate(experiment: Experiment) -> Validation:
 def seed_of(experiment: Experiment, seed: int) -> int:
     """The seed the search really uses: ``random_state`` when given, else ``seed``."""
     algorithm = experiment.spec.algorithm.algorithm_name
-    if algorithm in ("hyperband", "pbt"):
-        return seed  # Katib's hyperband and PBT have no seed setting
+    if algorithm not in katib_settings.RULES and algorithm not in katib_settings.GOPTUNA:
+        return seed  # Katib's hyperband and PBT have no seed setting; nor has an unknown name
     state = katib_settings.read(algorithm, _given(experiment)).get("random_state")
     return seed if state is None else int(state)
 

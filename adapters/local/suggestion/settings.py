@@ -16,9 +16,9 @@ the Katib UI's presets already speak them:
 
 Two differences, Katib bugs fixed: the Optuna service refuses a negative ``random_state`` for
 ``grid`` with an empty message (ours is that service's own words for the rule elsewhere), and
-Goptuna answers a bad ``cmaes`` value with gRPC INTERNAL,
-which Katib's controller takes for valid (the Experiment then fails at every ``GetSuggestions``);
-here every bad value is a validation failure, so the Experiment fails before any Trial.
+Goptuna answers a bad ``cmaes`` value with gRPC INTERNAL, which Katib's controller takes for
+valid (the Experiment then fails at every ``GetSuggestions``); here every bad value is a
+validation failure, so the Experiment fails before any Trial.
 """
 
 from __future__ import annotations
