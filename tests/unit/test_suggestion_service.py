@@ -194,6 +194,15 @@ def test_the_defaulted_uniform_distribution_is_accepted() -> None:
             " space, all parameters must include step",
         ),
         (experiment([]), "spec.parameters must be a non-empty list of parameters"),
+        (experiment([LR, LR], "sobol"), "Detect duplicated parameter name: lr"),  # Goptuna's
+        (  # Goptuna checks the dimensions first, then the names, then the settings
+            experiment([LR, LR], "cmaes", {"random_state": "x"}),
+            "Detect duplicated parameter name: lr",
+        ),
+        (
+            experiment([LR, param("c", "categorical", list=["a"])], "cmaes", {"sigma": "x"}),
+            "CMA-ES only supports two or more dimensional continuous search space.",
+        ),
     ],
 )
 def test_invalid_experiments_are_invalid_with_a_clear_message(

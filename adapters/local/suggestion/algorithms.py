@@ -236,12 +236,11 @@ def _optuna(experiment: Experiment, algorithm: str, seed: int) -> OptunaSearch:
     from katib_resume.adapters.local.suggestion.optuna_space import distributions
     from katib_resume.adapters.local.suggestion.samplers import factory
 
-    settings = katib_settings.read(algorithm, _given(experiment))
     raw = (experiment.spec.model_extra or {}).get("parameters")
+    if algorithm in katib_settings.GOPTUNA:
+        _goptuna_first(algorithm, raw)
+    settings = katib_settings.read(algorithm, _given(experiment))
     space = parse_space(raw, ALL_DISTRIBUTIONS)
-    numeric = [p for p in space.parameters if p.type in ("int", "double")]
-    if algorithm == "cmaes" and len(numeric) < 2:
-        raise SettingsError(CMAES_DIMENSIONS)
     mapped = distributions(space)  # raises SpaceError for a distribution it cannot sample
     state = settings.get("random_state")
     used = seed if state is None else int(state)
@@ -249,6 +248,23 @@ def _optuna(experiment: Experiment, algorithm: str, seed: int) -> OptunaSearch:
     maximize = objective is not None and objective.type == "maximize"
     make = factory(algorithm, settings, used, mapped)
     return OptunaSearch(algorithm, space, used, maximize, make)
+
+
+def _goptuna_first(algorithm: str, raw: Any) -> None:
+    """What Katib's Goptuna service checks before it reads a setting, in its order and words:
+    CMA-ES's dimensions (``int`` and ``double`` parameters), then a repeated parameter name (a
+    space that is not a list of parameters is left to ``parse_space`` to describe)."""
+    if not isinstance(raw, list):
+        return
+    items = [item for item in raw if isinstance(item, dict)]
+    numeric = sum(item.get("parameterType") in ("int", "double") for item in items)
+    if algorithm == "cmaes" and numeric < 2:
+        raise SettingsError(CMAES_DIMENSIONS)
+    names: set[Any] = set()
+    for item in items:
+        if item.get("name") in names:
+            raise SettingsError(f"Detect duplicated parameter name: {item.get('name')}")
+        names.add(item.get("name"))
 
 
 def _hyperband(experiment: Experiment, seed: int) -> HyperbandSearch:
