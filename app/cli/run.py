@@ -36,6 +36,7 @@ from katib_resume.app.embedded.driver import (
     options,
     require_state,
     settle,
+    small_grid,
     unlimited,
 )
 from katib_resume.app.embedded.runtime import Runtime
@@ -65,8 +66,9 @@ def run(args: argparse.Namespace) -> int:
         else:
             ref = ObjectRef.of(find(runtime.cluster, EXPERIMENT, namespace(args), args.name))
         endless = unlimited(runtime.cluster, ref)
-        if endless:
-            print(f"katib-resume: {endless}", file=sys.stderr)
+        for notice in (endless, small_grid(runtime.cluster, ref)):
+            if notice:
+                print(f"katib-resume: {notice}", file=sys.stderr)
         with progress(runtime, ref) as on_step:
             run_to_completion(runtime, ref, on_step, endless=endless is not None)
         sys.stdout.write(report(runtime, ref))

@@ -173,6 +173,28 @@ def unlimited(cluster: Cluster, ref: ObjectRef) -> str | None:
     )
 
 
+def small_grid(cluster: Cluster, ref: ObjectRef) -> str | None:
+    """What a run of a grid with fewer cells than its ``maxTrialCount`` does, said when it
+    starts: Katib's service refuses such an Experiment, ours runs every cell and succeeds
+    (``docs/algorithms.md``), which a user who set the budget expects to be told."""
+    spec = cluster.get(ref).get("spec") or {}
+    budget = spec.get("maxTrialCount")
+    if (spec.get("algorithm") or {}).get("algorithmName") != "grid" or type(budget) is not int:
+        return None
+    from katib_resume.adapters.local.suggestion import SpaceError, parse_space
+
+    try:  # (imported here: the commands that only look at the state never need it)
+        cells = parse_space(spec.get("parameters")).grid_size
+    except SpaceError:
+        return None  # the service's validation says what is wrong
+    if cells is None or cells >= budget:
+        return None
+    return (
+        f"Experiment {ref.namespace}/{ref.name} searches a grid of {cells} cells, fewer than its "
+        f"maxTrialCount {budget}: it succeeds once every cell has run"
+    )
+
+
 def last_condition(obj: Manifest) -> Manifest | None:
     """The condition Katib's printer columns show: the last one stored."""
     conditions = (obj.get("status") or {}).get("conditions") or []

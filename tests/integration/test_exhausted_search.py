@@ -62,3 +62,17 @@ def test_an_exhausted_grid_completes_the_experiment(
     }
     assert len(trials) == len(cells) == CELLS  # every cell once, none again
     assert "Succeeded=True" in out
+    assert err.splitlines()[0] == (  # said when it starts: Katib's service refuses such a run
+        f"katib-resume: Experiment {ns}/{name} searches a grid of {CELLS} cells, fewer than its"
+        " maxTrialCount 10: it succeeds once every cell has run"
+    )
+
+
+def test_a_grid_as_large_as_its_budget_says_nothing_of_its_size(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = tmp_path / "state"
+    code = main(["run", "-f", str(grid_experiment(tmp_path, CELLS)), "--state-dir", str(state)])
+    _, err = capsys.readouterr()
+    assert code == 0, err
+    assert "cells" not in err
