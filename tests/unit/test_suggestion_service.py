@@ -194,6 +194,10 @@ def test_the_defaulted_uniform_distribution_is_accepted() -> None:
             " space, all parameters must include step",
         ),
         (experiment([]), "spec.parameters must be a non-empty list of parameters"),
+        (  # Katib's service would enumerate all 10**40 cells to count them
+            grid(*(param(f"p{i}", "int", min="1", max="10") for i in range(40))),
+            f"the grid has {10**40} cells, more than the 2**128 this service can order",
+        ),
         (experiment([LR, LR], "sobol"), "Detect duplicated parameter name: lr"),  # Goptuna's
         (  # Goptuna checks the dimensions first, then the names, then the settings
             experiment([LR, LR], "cmaes", {"random_state": "x"}),
