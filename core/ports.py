@@ -43,6 +43,11 @@ class Invalid(ClusterError):
     """422 Unprocessable Entity: the request breaks an API rule (e.g. a finalizer added late)."""
 
 
+class TooLarge(Invalid):
+    """The server refuses to store the object: it is larger than its store keeps (413, or etcd's
+    "request is too large", 1.5 MiB by default). Retrying cannot help while the object grows."""
+
+
 class Unavailable(ClusterError):
     """The server could not answer now (5xx, timeout, throttling); try again later.
 

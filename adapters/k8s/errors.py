@@ -2,9 +2,11 @@
 
 Everything above this package sees ``core.ports`` errors only: ``Conflict`` and
 ``AlreadyExists`` are both 409 and told apart by the Status ``reason``; 410 is ``Gone`` (list
-again); 400 and 422 are ``Invalid`` (retrying cannot help); throttling, server errors, timeouts
-and dropped connections are ``Unavailable``, carrying the server's ``Retry-After`` when it gave
-one.
+again); 400 and 422 are ``Invalid`` (retrying cannot help); an object the server will not store
+for its size is ``TooLarge``: 413 above the API server's request limit (3 MiB), and below it
+the 500 in which the API server passes on etcd's "etcdserver: request is too large" (1.5 MiB by
+default; kubernetes/kubernetes#112152); throttling, other server errors, timeouts and dropped
+connections are ``Unavailable``, carrying the server's ``Retry-After`` when it gave one.
 """
 
 from __future__ import annotations
@@ -19,8 +21,12 @@ from katib_resume.core.ports import (
     Gone,
     Invalid,
     NotFound,
+    TooLarge,
     Unavailable,
 )
+
+ETCD_TOO_LARGE = "request is too large"
+"""What etcd says of a value above its limit, passed on by the API server as a 500."""
 
 RETRY_AFTER_CAP = 60.0
 
@@ -64,6 +70,8 @@ def from_status(
         return Gone(text)
     if code in (400, 422):
         return Invalid(text)
+    if code == 413 or (code == 500 and ETCD_TOO_LARGE in message):
+        return TooLarge(text)
     error = Unavailable(text)
     error.retry_after = retry_after(headers)
     return error

@@ -29,7 +29,14 @@ from katib_resume.core.ports import (
     ClusterError,
     ConfigSource,
     SuggestionService,
+    TooLarge,
     Unavailable,
+)
+
+OBJECTS_GROW = (
+    "the Suggestion keeps every assignment of its Experiment and the Experiment every Trial's "
+    "name (Katib's API; kubeflow/katib#1847), so this Experiment cannot be given more Trials "
+    "than the API server stores"
 )
 
 
@@ -143,6 +150,8 @@ class Controller:
             self.stats.errors["Malformed"] = self.stats.errors.get("Malformed", 0) + 1
             return None
         if outcome.error is not None:
+            if isinstance(outcome.error, TooLarge) and key not in self.failures:
+                self._report_too_large(key, outcome.error)  # once a streak of failures
             self._retry(key, outcome.error)
             return None
         self.failures.pop(key, None)
@@ -162,6 +171,17 @@ class Controller:
             detail = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in problems)
         with contextlib.suppress(ClusterError):
             self.cluster.record_event(ref, "Warning", "InvalidObject", detail)
+
+    def _report_too_large(self, key: Key, error: TooLarge) -> None:
+        """A ``TooLarge`` Warning Event on the Experiment or Trial whose reconcile wrote an object
+        the server will not store for its size: nothing else would say why the Experiment stopped
+        growing (best effort; the key is still retried, for the object may shrink)."""
+        detail = str(error)  # it names the request refused
+        if key.kind == "Experiment":
+            detail += f"; {OBJECTS_GROW}"
+        ref = ObjectRef(API_VERSION, key.kind, key.namespace, key.name)
+        with contextlib.suppress(ClusterError):
+            self.cluster.record_event(ref, "Warning", "TooLarge", detail)
 
     def _retry(self, key: Key, error: Exception) -> None:
         name = type(error).__name__

@@ -22,7 +22,14 @@ from katib_resume.adapters.k8s.store import Store
 from katib_resume.adapters.k8s.transport import Retry, Transport
 from katib_resume.adapters.k8s.watch import KindWatch
 from katib_resume.core.actions import ObjectRef
-from katib_resume.core.ports import AlreadyExists, Conflict, Invalid, NotFound, Unavailable
+from katib_resume.core.ports import (
+    AlreadyExists,
+    Conflict,
+    Invalid,
+    NotFound,
+    TooLarge,
+    Unavailable,
+)
 from tests.support.kube_mock import MockServer
 from tests.support.waiting import eventually
 
@@ -170,6 +177,28 @@ def test_422_is_invalid_and_not_retried(
     kube.call(lambda m: m.fail("POST", f"/{namespace}/experiments", 422))
     with pytest.raises(Invalid):
         cluster.create(experiment(namespace))
+    assert sleeps.slept == []
+
+
+@pytest.mark.parametrize(
+    ("code", "message"), [(500, "etcdserver: request is too large"), (413, "")]
+)
+def test_an_object_too_large_to_store_is_too_large_and_not_retried(
+    kube: MockServer,
+    cluster: KubeCluster,
+    sleeps: Sleeps,
+    namespace: str,
+    *,
+    code: int,
+    message: str,
+) -> None:
+    """etcd's refusal comes back as a 500 (kubernetes/kubernetes#112152), the API server's own
+    as a 413: either way the object will not be stored however often it is sent."""
+    created = cluster.create(experiment(namespace))
+    path = f"/{namespace}/experiments/exp"
+    kube.call(lambda m: m.fail("PATCH", path, code, message=message, times=3))
+    with pytest.raises(TooLarge):
+        cluster.update_status(ref(namespace), {"x": 1}, created["metadata"]["resourceVersion"])
     assert sleeps.slept == []
 
 

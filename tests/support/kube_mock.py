@@ -254,6 +254,7 @@ class KubeMock(kmock.KubernetesEmulator):
         apply: bool = False,
         reason: str = "",
         delay: float = 0.0,
+        message: str = "",
     ) -> Fault:
         """Answer the next ``times`` requests of ``method`` whose path contains ``path_part``."""
 
@@ -262,7 +263,8 @@ class KubeMock(kmock.KubernetesEmulator):
             verb = "WATCH" if watching else str(request.method.value).upper()
             return verb == method.upper() and path_part in request.url.path
 
-        body = _status(status, reason or _REASONS.get(status, "Failure"), f"injected {status}")
+        text = message or f"injected {status}"
+        body = _status(status, reason or _REASONS.get(status, "Failure"), text)
         fault = Fault(matches, status, body, dict(headers or {}), times, apply, delay)
         self.faults.append(fault)
         return fault

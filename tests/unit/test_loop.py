@@ -5,13 +5,19 @@ from __future__ import annotations
 import tempfile
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from katib_resume.adapters.fake.clock import EPOCH
 from katib_resume.adapters.fake.clone import clone
 from katib_resume.app.loop.controller import Backoff
 from katib_resume.app.loop.keys import Key, key_of
 from katib_resume.app.loop.queue import WorkQueue
+from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import ANNOTATION_OWNER
+from katib_resume.core.kube import Manifest
+from katib_resume.core.ports import TooLarge
 from tests.support.sim import Sim
 
 
@@ -105,3 +111,31 @@ def test_a_malformed_experiment_is_reported_not_crashed_on() -> None:
         reasons = [e.reason for e in sim.cluster.events]
         assert "InvalidObject" in reasons
         assert sim.runtime.controller.stats.errors["Malformed"] >= 1
+
+
+def test_a_suggestion_too_large_to_store_is_said_once_on_its_experiment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server that will not store the Suggestion's assignments past two (etcd's limit, reached
+    by a long Experiment: kubeflow/katib#1847) stops the Experiment where it is; a Warning on the
+    Experiment says why, once for the streak of refusals."""
+    with tempfile.TemporaryDirectory() as root:
+        sim = Sim(Path(root), "FromVolume", max_trials=6, parallel=1)
+        cluster = sim.runtime.controller.cluster
+        write = cluster.update_status
+
+        def refusing(ref: ObjectRef, status: Manifest, version: str | None, **kw: Any) -> Any:
+            if ref.kind == "Suggestion" and len(status.get("suggestions") or []) > 2:
+                raise TooLarge(f"update status of {ref}: etcdserver: request is too large")
+            return write(ref, status, version, **kw)
+
+        monkeypatch.setattr(cluster, "update_status", refusing)
+        for _ in range(120):
+            sim.step()
+        warned = [e for e in sim.cluster.events if e.reason == "TooLarge"]
+        assert [e.ref.kind for e in warned] == ["Experiment"]
+        assert all(e.type == "Warning" for e in warned)
+        assert all("etcdserver: request is too large" in e.message for e in warned)
+        assert all("kubeflow/katib#1847" in e.message for e in warned)
+        assert sim.runtime.controller.stats.errors["TooLarge"] > 2  # retried all along
+        assert len(sim.trials()) == 2
