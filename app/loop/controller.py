@@ -99,6 +99,8 @@ class Controller:
         self.backoff = backoff or Backoff()
         self.queue: WorkQueue[Key] = WorkQueue(rank=trials_first)
         self.failures: dict[Key, int] = {}
+        self.too_large: set[Key] = set()
+        """The keys whose writes the server refuses for their size, already reported."""
         self.stats = Stats()
         self.parsed = parsed or Parsed()
 
@@ -150,11 +152,13 @@ class Controller:
             self.stats.errors["Malformed"] = self.stats.errors.get("Malformed", 0) + 1
             return None
         if outcome.error is not None:
-            if isinstance(outcome.error, TooLarge) and key not in self.failures:
-                self._report_too_large(key, outcome.error)  # once a streak of failures
+            if isinstance(outcome.error, TooLarge) and key not in self.too_large:
+                self.too_large.add(key)  # said once, until the key succeeds again
+                self._report_too_large(key, outcome.error)
             self._retry(key, outcome.error)
             return None
         self.failures.pop(key, None)
+        self.too_large.discard(key)
         decided = outcome.plan
         if decided is not None:
             self.stats.writes += len(decided.writes)
