@@ -44,8 +44,11 @@ def record_rows(records: Records) -> list[list[Any]]:
 def records_of(rows: Any) -> dict[str, tuple[str, TrialRecord]]:
     """The ledger records of ``rows``, by name."""
     plain = _plain_records(rows)
-    if plain is not None:
-        return plain
+    return _looped_records(rows) if plain is None else plain
+
+
+def _looped_records(rows: Any) -> dict[str, tuple[str, TrialRecord]]:
+    """The records read one row at a time: any row the bulk pass cannot vouch for."""
     records = {}
     for name, version, phase, value, assignments, metrics in rows:
         key = None if value is None else float(value)

@@ -9,7 +9,12 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from katib_resume.app.embedded.kept_rows import UNREADABLE, _plain_records, records_of
+from katib_resume.app.embedded.kept_rows import (
+    UNREADABLE,
+    _looped_records,
+    _plain_records,
+    records_of,
+)
 from katib_resume.core.trial_ledger import TrialRecord
 from katib_resume.core.trials import TrialPhase
 
@@ -24,23 +29,12 @@ _row = st.one_of(
     st.tuples(_text_or_number, _text_or_number, _phases, _keys, _lists, _lists),
     st.tuples(_names, _names),  # another shape: refused by the loop
 ).map(list)
-_PHASES = {phase.value: phase for phase in TrialPhase}
-
-
-def _by_loop(rows: list[Any]) -> dict[str, tuple[str, TrialRecord]]:
-    """The loop's reading, one row at a time (``records_of`` without the bulk pass)."""
-    records = {}
-    for name, version, phase, value, assignments, metrics in rows:
-        key = None if value is None else float(value)
-        record = TrialRecord(str(name), _PHASES[phase], key, tuple(assignments), tuple(metrics))
-        records[record.name] = (str(version), record)
-    return records
 
 
 @given(st.lists(_row, max_size=6))
 def test_kept_records_read_in_bulk_are_the_loops(rows: list[Any]) -> None:
     try:
-        expected: Any = _by_loop(rows)
+        expected: Any = _looped_records(rows)
     except UNREADABLE:
         expected = None
     try:
