@@ -18,6 +18,7 @@ from katib_resume.adapters.local.suggestion.assignments import assignment
 from katib_resume.adapters.local.suggestion.state import VERSION
 from katib_resume.adapters.local.suggestion.state_store import JOURNAL_NAME, StateStore
 from katib_resume.adapters.local.suggestion.unparsed import Unparsed
+from tests.support.old_snapshots import write_snapshot
 from tests.unit.test_suggestion_journal import experiment, grow, started
 
 
@@ -144,15 +145,7 @@ def _write_version_2(directory: Path, real: Any, issued: list[Any]) -> bytes:
         "cursor": real.cursor,
         "issued": issued,
     }
-    body = json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()
-    document = {
-        "format": "katib-resume/suggestion-state",
-        "payload": payload,
-        "sha256": hashlib.sha256(body).hexdigest(),
-        "version": 2,
-    }
-    (directory / FILE_NAME).write_text(json.dumps(document, sort_keys=True, separators=(",", ":")))
-    return body
+    return write_snapshot(directory / FILE_NAME, payload, 2)
 
 
 def test_a_version_2_snapshot_is_upgraded_by_the_next_save(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from katib_resume.adapters.local.suggestion import FILE_NAME, SuggestionServer, 
 from katib_resume.adapters.local.suggestion.cursor_delta import diff
 from katib_resume.adapters.local.suggestion.state_store import JOURNAL_NAME, StateStore
 from katib_resume.adapters.local.suggestion.told_column import UNTOLD_TEXT
+from tests.support.old_snapshots import write_snapshot
 from tests.unit.test_nonfinite_values import experiment
 
 
@@ -50,11 +51,8 @@ def _write_version_3(directory: Path, older: Any, newer: Any) -> None:
         "cursor": _version_3(older.cursor),
         "issued": list(older.issued),
     }
-    body = json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()
+    body = write_snapshot(directory / FILE_NAME, payload, 3, end="\n")
     digest = xxhash.xxh3_128_hexdigest(body)
-    document = {"format": state.FORMAT, "payload": payload, "version": 3, "xxh3_128": digest}
-    text = json.dumps(document, sort_keys=True, separators=(",", ":")) + "\n"
-    (directory / FILE_NAME).write_text(text)
     change = diff(_version_3(older.cursor), _version_3(newer.cursor))
     assert "merge" in change["keys"]["told"]  # format 3's change of the dict
     record = (
@@ -117,10 +115,7 @@ def _fields(saved: Any) -> dict[str, Any]:
 
 def _write_version_3_snapshot(directory: Path, saved: Any) -> None:
     payload = {**_fields(saved), "issued": list(saved.issued)}
-    body = json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()
-    digest = xxhash.xxh3_128_hexdigest(body)
-    document = {"format": state.FORMAT, "payload": payload, "version": 3, "xxh3_128": digest}
-    (directory / FILE_NAME).write_text(json.dumps(document, sort_keys=True, separators=(",", ":")))
+    write_snapshot(directory / FILE_NAME, payload, 3)
 
 
 def test_a_calls_results_set_entries_of_the_column_in_the_journal(tmp_path: Path) -> None:

@@ -10,9 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-import xxhash
-
 from katib_resume.adapters.local.suggestion import FILE_NAME, SuggestionServer, state
+from tests.support.old_snapshots import write_snapshot
 from tests.unit.test_suggestion_service import grid, param
 
 SUBJECT = grid(param("a", "int", min="1", max="4"), param("b", "int", min="1", max="4"))
@@ -32,15 +31,7 @@ def _write_version_4(directory: Path, issued: int) -> list[Any]:
     payload = json.loads((directory / FILE_NAME).read_text())["payload"]
     for item, (a, b) in zip(items, CELLS, strict=False):
         item["parameterAssignments"] = [{"name": "a", "value": a}, {"name": "b", "value": b}]
-    payload = {**payload, "cursor": issued, "issued": items}
-    body = json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()
-    document = {
-        "format": state.FORMAT,
-        "payload": payload,
-        "version": 4,
-        "xxh3_128": xxhash.xxh3_128_hexdigest(body),
-    }
-    (directory / FILE_NAME).write_text(json.dumps(document, sort_keys=True, separators=(",", ":")))
+    write_snapshot(directory / FILE_NAME, {**payload, "cursor": issued, "issued": items}, 4)
     return items
 
 
