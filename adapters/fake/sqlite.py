@@ -320,14 +320,18 @@ def transaction(db: sqlite3.Connection) -> Iterator[None]:
     Ctrl-C, SIGTERM and SIGHUP arrive as a ``KeyboardInterrupt`` between any two bytecodes, so
     ``BEGIN`` is inside the ``try`` (an interrupt right after it rolls back), and a transaction
     still open when the next one starts is one an interrupt left behind: it is rolled back, so
-    the command's last commit (the world's checkpoint as it stops) still happens."""
+    the command's last commit (the world's checkpoint as it stops) still happens. An interrupt
+    that lands between entering and the ``with`` taking hold leaves this generator to be closed
+    when it is collected, perhaps after the connection: closing a connection already discarded
+    what it had open, so there is nothing left to roll back then."""
     try:
         if db.in_transaction:
             db.execute("ROLLBACK")
         db.execute("BEGIN IMMEDIATE")
         yield
     except BaseException:
-        if db.in_transaction:
-            db.execute("ROLLBACK")
+        with contextlib.suppress(sqlite3.ProgrammingError):  # the connection is closed
+            if db.in_transaction:
+                db.execute("ROLLBACK")
         raise
     db.execute("COMMIT")

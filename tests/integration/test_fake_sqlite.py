@@ -274,3 +274,20 @@ def test_a_stored_object_that_is_not_one_is_refused_with_how_to_start_over(
     db.close()
     with pytest.raises(StateFileError, match="to start over, move the state directory away"):
         load(tmp_path)
+
+
+def test_a_transaction_left_open_by_an_interrupt_closes_quietly_after_its_connection(
+    tmp_path: Path,
+) -> None:
+    """Ctrl-C between entering a transaction and the ``with`` taking hold leaves its generator
+    to be closed when collected, perhaps after the connection; closing it then must not raise
+    (the closed connection already discarded what was open), and nothing was committed."""
+    path = tmp_path / "t.db"
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("CREATE TABLE t (x)")
+    entered = transaction(db)
+    entered.__enter__()
+    db.execute("INSERT INTO t VALUES (1)")
+    db.close()
+    entered.gen.close()  # what the collector does
+    assert sqlite3.connect(path).execute("SELECT count(*) FROM t").fetchone() == (0,)
