@@ -3,8 +3,9 @@
 A flag that would do nothing for a command is not accepted by it (``get --config`` is
 "unrecognized arguments", one line, exit 2), so a user who expected it to do something learns at
 once that it does not. Flags are accepted after the command's name in any order, as kubectl
-accepts them: ``katib-resume get pvc -n team-a --state-dir DIR -o json``. ``-n`` may also come
-before the command (``katib-resume -n kubeflow get pods``): ``main`` moves it after the name.
+accepts them: ``katib-resume get pvc -n team-a --state-dir DIR -o json``. ``-n`` and
+``--state-dir`` may also come before the command (``katib-resume -n kubeflow get pods``):
+``main`` moves them after the name.
 
 What depends on another flag is checked in ``check`` once parsing is done: ``--seed`` is recorded
 when an Experiment is created, so ``run NAME --seed`` (which continues an existing Experiment,

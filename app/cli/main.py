@@ -8,10 +8,11 @@ Heavy imports (the core's models, YAML, rich) happen inside the commands, after 
 ``katib-resume --help`` starts fast: the dispatch table (``handlers``) imports a command's module
 only when that command runs.
 
-Each command accepts only the flags it uses (``embedded_flags``). ``-n NS`` may also be given
-before the command, as kubectl users type it (``katib-resume -n kubeflow get pods``); it is moved
-after the command's name, so it means exactly what it means there, and a command without
-``-n`` refuses it.
+Each command accepts only the flags it uses (``embedded_flags``). ``-n NS`` and ``--state-dir
+DIR`` may also be given before the command, as kubectl users type its global flags
+(``katib-resume -n kubeflow get pods``, ``katib-resume --state-dir DIR get pv``); they are moved
+after the command's name, so each means exactly what it means there, and a command without the
+flag refuses it.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
 NAMESPACE_FLAGS = ("-n", "--namespace")
+STATE_DIR_FLAG = "--state-dir"
+HOISTED = (*NAMESPACE_FLAGS, STATE_DIR_FLAG)
 DEFAULT_CONFIG_MAP = (DEFAULT_NAMESPACE, CONFIG_MAP_NAME)
 
 
@@ -254,6 +257,12 @@ def build_parser() -> Parser:
         dest="namespace_first",
         help="the namespace of the command that follows (as `kubectl -n NS get ...`)",
     )
+    parser.add_argument(
+        STATE_DIR_FLAG,
+        metavar="DIR",
+        dest="state_dir_first",
+        help="the state directory of the embedded command that follows",
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_core_commands(commands)
     add_embedded_commands(commands)
@@ -262,31 +271,44 @@ def build_parser() -> Parser:
     return parser
 
 
-def hoist_namespace(argv: Sequence[str], parser: Parser) -> list[str]:
-    """``-n NS COMMAND ...`` as ``COMMAND -n NS ...``: the command's own flag, where it parses.
+def hoist_flags(argv: Sequence[str], parser: Parser) -> list[str]:
+    """``-n NS --state-dir DIR COMMAND ...`` as ``COMMAND -n NS --state-dir DIR ...``: each the
+    command's own flag, where it parses.
 
-    Only what precedes the command is moved; an ``-n`` without its value is left for the parser
-    to report, and a command that has no ``-n`` refuses it here, in one line.
+    Only what precedes the command is moved; a flag without its value is left for the parser
+    to report, and a command that lacks a moved flag refuses it here, in one line.
     """
     words, moved, flags, at = list(argv), [], set(), 0
     while at < len(words) and words[at].startswith("-"):
         word = words[at]
-        if word in NAMESPACE_FLAGS and at + 1 < len(words):
-            moved += words[at : at + 2]
-            del words[at : at + 2]
-        elif word.startswith("--namespace=") or (word.startswith("-n") and len(word) > 2):
-            moved.append(word)
-            del words[at]
-        else:
+        flag = _hoisted(word)
+        if flag is None or (word in HOISTED and at + 1 == len(words)):
             at += 1
             continue
-        flags.add("--namespace" if word.startswith("--") else "-n")
+        taken = 2 if word in HOISTED else 1
+        moved += words[at : at + taken]
+        del words[at : at + taken]
+        flags.add(flag)
     if not moved or at == len(words):
         return list(argv)
     command = _commands(parser).get(words[at])
     if command is not None and not flags <= command._option_string_actions.keys():
         parser.error(f"{'/'.join(sorted(flags))} does nothing for {words[at]}")
     return [*words[: at + 1], *moved, *words[at + 1 :]]
+
+
+def _hoisted(word: str) -> str | None:
+    """The flag a word before the command gives, when it is one that moves: ``-n``,
+    ``--namespace`` and ``--state-dir``, alone or with their value attached."""
+    if word in HOISTED:
+        return word
+    if word.startswith("--namespace="):
+        return "--namespace"
+    if word.startswith(f"{STATE_DIR_FLAG}="):
+        return STATE_DIR_FLAG
+    if word.startswith("-n") and not word.startswith("--"):
+        return "-n"
+    return None
 
 
 def _commands(parser: Parser) -> dict[str, argparse.ArgumentParser]:
@@ -299,7 +321,7 @@ def _commands(parser: Parser) -> dict[str, argparse.ArgumentParser]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(hoist_namespace(sys.argv[1:] if argv is None else argv, parser))
+    args = parser.parse_args(hoist_flags(sys.argv[1:] if argv is None else argv, parser))
     check(args, parser)
     from katib_resume.adapters.fake.lazy import DamagedObject
     from katib_resume.adapters.fake.persistence import START_OVER

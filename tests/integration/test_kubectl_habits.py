@@ -22,7 +22,7 @@ import pytest
 import yaml
 
 from katib_resume.app.cli.handlers import HANDLERS
-from katib_resume.app.cli.main import build_parser, hoist_namespace, main
+from katib_resume.app.cli.main import build_parser, hoist_flags, main
 from tests.support.imports import imported_by
 from tests.support.state_dir import committed
 
@@ -424,6 +424,15 @@ def test_namespace_before_the_command_as_kubectl_users_type_it(state: Path) -> N
     assert refused.stderr.startswith("katib-resume: error: -n does nothing for diagram")
 
 
+def test_state_dir_before_the_command_means_what_it_means_after(state: Path) -> None:
+    for first in (["--state-dir", str(state)], [f"--state-dir={state}"]):
+        done = cli(*first, "-n", NS, "get", "experiments", "-o", "name")
+        assert (done.returncode, done.stdout) == (0, f"experiment.kubeflow.org/{NAME}\n"), first
+    refused = cli("--state-dir", state, "diagram", "experiment")
+    assert refused.returncode == 2
+    assert refused.stderr.startswith("katib-resume: error: --state-dir does nothing for diagram")
+
+
 @pytest.mark.parametrize(
     ("argv", "expected"),
     [
@@ -435,12 +444,15 @@ def test_namespace_before_the_command_as_kubectl_users_type_it(state: Path) -> N
         (["-n"], ["-n"]),
         (["-n", "a"], ["-n", "a"]),
         (["-h"], ["-h"]),
+        (["--state-dir", "d", "get", "pv"], ["get", "--state-dir", "d", "pv"]),
+        (["--state-dir=d", "-n", "a", "run", "x"], ["run", "--state-dir=d", "-n", "a", "x"]),
+        (["--state-dir"], ["--state-dir"]),
     ],
 )
-def test_namespace_flags_before_the_command_move_after_its_name(
+def test_namespace_and_state_dir_flags_before_the_command_move_after_its_name(
     argv: list[str], expected: list[str]
 ) -> None:
-    assert hoist_namespace(argv, build_parser()) == expected
+    assert hoist_flags(argv, build_parser()) == expected
 
 
 def test_a_namespace_flag_the_command_lacks_is_refused_before_the_command() -> None:
@@ -461,11 +473,11 @@ def test_parsing_any_embedded_command_imports_nothing_heavy() -> None:
     heavy = ("kubernetes", "pydantic", "yaml", "rich", "jsonpath", "grpc")
     ours = ("katib_resume.app.embedded", "katib_resume.adapters", "katib_resume.app.cli.get")
     probe = (
-        "import sys; from katib_resume.app.cli.main import build_parser, hoist_namespace\n"
+        "import sys; from katib_resume.app.cli.main import build_parser, hoist_flags\n"
         "parser = build_parser()\n"
         "for argv in (['-n', 'x', 'get', 'pvc,pv', '-l', 'a in (b)', '-o', 'jsonpath={.x}'],"
         " ['apply', '-f', 'e.yaml'], ['delete', 'pvc/x'], ['describe', 'pv']):\n"
-        "    parser.parse_args(hoist_namespace(argv, parser))\n"
+        "    parser.parse_args(hoist_flags(argv, parser))\n"
         f"print(sorted(m for m in sys.modules if m.split('.')[0] in {heavy!r} "
         f"or m.startswith({ours!r})))"
     )
