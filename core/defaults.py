@@ -18,10 +18,16 @@ What is defaulted (docs/katib-contract.md#defaulting), each only when absent, nu
   metric that has none, ``min`` for ``minimize``, ``max`` for ``maximize`` and ``latest`` for
   any other type (Katib's rule). Katib re-appends the objective's entry on every pass when the
   objective also appears in ``additionalMetricNames``; here one entry per name, so it is idempotent;
-* ``feasibleSpace.distribution`` ``uniform`` for every parameter.
+* ``feasibleSpace.distribution`` ``uniform`` for every parameter;
+* the metrics collector's source by kind (``collector_defaults``): ``File`` reads
+  ``/var/log/katib/metrics.log`` as ``TEXT``, ``TensorFlowEvent`` the directory
+  ``/var/log/katib/tfevent/``, ``PrometheusMetric`` ``/metrics`` on port 8080;
+* an inline trial template's ``successCondition`` and ``failureCondition`` by its run kind, and
+  for the Kubeflow training jobs and ``TrainJob`` its ``primaryPodLabels``
+  (``template_defaults``): admission then requires both conditions, so a template of a kind
+  Katib knows no conditions for must give its own.
 
-``maxTrialCount`` and ``maxFailedTrialCount`` are never defaulted: unset means "no limit". Katib's
-trial-template success/failure conditions and per-kind metrics source paths are not reproduced.
+``maxTrialCount`` and ``maxFailedTrialCount`` are never defaulted: unset means "no limit".
 
 ``spec_view`` is the comparison itself: the defaulted spec in a canonical form; ``without_editable``
 leaves out of it the three fields a restart may edit (``EDITABLE_FIELDS``).
@@ -33,13 +39,16 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from katib_resume.core.collector_defaults import default_source
 from katib_resume.core.katib import DEFAULT_PARALLEL_TRIAL_COUNT
 from katib_resume.core.model import Experiment
 from katib_resume.core.model.experiment import ExperimentSpec, ObjectiveSpec
 from katib_resume.core.policy import DEFAULT_POLICY
+from katib_resume.core.template_defaults import default_template
 
 METRICS_COLLECTOR_SPEC = "metricsCollectorSpec"
 PARAMETERS = "parameters"
+TRIAL_TEMPLATE = "trialTemplate"
 STDOUT_COLLECTOR: Mapping[str, str] = {"kind": "StdOut"}
 DISTRIBUTION_UNIFORM = "uniform"
 STRATEGY_BY_OBJECTIVE_TYPE: Mapping[str, str] = {"minimize": "min", "maximize": "max"}
@@ -70,6 +79,9 @@ def _default_spec(spec: ExperimentSpec) -> ExperimentSpec:
     parameters = _default_parameters(extras.get(PARAMETERS))
     if parameters is not None:
         update[PARAMETERS] = parameters
+    template = default_template(extras.get(TRIAL_TEMPLATE))
+    if template is not None:
+        update[TRIAL_TEMPLATE] = template
     return spec.model_copy(update=update) if update else spec
 
 
@@ -96,9 +108,13 @@ def _default_collector(spec: object) -> dict[str, Any] | None:
     """The defaulted ``metricsCollectorSpec``, or None when it needs nothing."""
     if spec is None:
         return {"collector": dict(STDOUT_COLLECTOR)}
-    if isinstance(spec, Mapping) and not spec.get("collector"):
-        return {**spec, "collector": dict(STDOUT_COLLECTOR)}
-    return None
+    if not isinstance(spec, Mapping):
+        return None
+    given = spec if spec.get("collector") else {**spec, "collector": dict(STDOUT_COLLECTOR)}
+    sourced = default_source(given)
+    if sourced is not None:
+        return sourced
+    return None if given is spec else dict(given)
 
 
 def _default_parameters(parameters: object) -> list[Any] | None:

@@ -61,8 +61,16 @@ def test_given_values_are_kept() -> None:
     given_spec = {
         "parallelTrialCount": 1,
         "resumePolicy": "FromVolume",
-        "metricsCollectorSpec": {"collector": {"kind": "File"}},
+        "metricsCollectorSpec": {
+            "collector": {"kind": "File"},
+            "source": {"fileSystemPath": {"kind": "File", "path": "/m.json", "format": "JSON"}},
+        },
         "parameters": [{"name": "x", "feasibleSpace": {"distribution": "logUniform"}}],
+        "trialTemplate": {
+            "successCondition": "status.done",
+            "failureCondition": "status.bad",
+            "trialSpec": {"apiVersion": "batch/v1", "kind": "Job"},
+        },
     }
     exp = experiment(**given_spec)
     assert default_experiment(exp) is exp
@@ -152,6 +160,91 @@ def test_a_metric_named_twice_gets_one_strategy() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("kind", "source"),
+    [
+        (
+            "File",
+            {
+                "fileSystemPath": {
+                    "kind": "File",
+                    "path": "/var/log/katib/metrics.log",
+                    "format": "TEXT",
+                }
+            },
+        ),
+        (
+            "TensorFlowEvent",
+            {"fileSystemPath": {"kind": "Directory", "path": "/var/log/katib/tfevent/"}},
+        ),
+        ("PrometheusMetric", {"httpGet": {"path": "/metrics", "port": 8080}}),
+    ],
+)
+def test_a_collector_gets_its_kinds_source(kind: str, source: dict[str, Any]) -> None:
+    spec = {"metricsCollectorSpec": {"collector": {"kind": kind}}}
+    collector = extras(default_experiment(experiment(**spec)))["metricsCollectorSpec"]
+    assert collector == {"collector": {"kind": kind}, "source": source}
+
+
+def test_a_file_collector_with_a_path_gets_only_the_format() -> None:
+    given = {
+        "collector": {"kind": "File"},
+        "source": {"fileSystemPath": {"kind": "File", "path": "/m"}},
+    }
+    collector = extras(default_experiment(experiment(metricsCollectorSpec=given)))
+    assert collector["metricsCollectorSpec"]["source"]["fileSystemPath"]["format"] == "TEXT"
+
+
+JOB = 'status.conditions.#(type=="Complete")#|#(status=="True")#'
+FAILED = 'status.conditions.#(type=="Failed")#|#(status=="True")#'
+KUBEFLOW = 'status.conditions.#(type=="Succeeded")#|#(status=="True")#'
+
+
+@pytest.mark.parametrize(
+    ("kind", "success", "labels"),
+    [
+        ("Job", JOB, None),
+        ("TFJob", KUBEFLOW, {"training.kubeflow.org/job-role": "master"}),
+        ("PyTorchJob", KUBEFLOW, {"training.kubeflow.org/job-role": "master"}),
+        ("XGBoostJob", KUBEFLOW, {"training.kubeflow.org/job-role": "master"}),
+        ("MPIJob", KUBEFLOW, {"training.kubeflow.org/job-role": "master"}),
+        (
+            "TrainJob",
+            JOB,
+            {
+                "jobset.sigs.k8s.io/replicatedjob-name": "node",
+                "batch.kubernetes.io/job-completion-index": "0",
+            },
+        ),
+    ],
+)
+def test_an_inline_template_gets_its_kinds_conditions(
+    kind: str, success: str, labels: dict[str, str] | None
+) -> None:
+    template = {"primaryContainerName": "c", "trialSpec": {"apiVersion": "v", "kind": kind}}
+    defaulted = extras(default_experiment(experiment(trialTemplate=template)))["trialTemplate"]
+    assert (defaulted["successCondition"], defaulted["failureCondition"]) == (success, FAILED)
+    assert defaulted.get("primaryPodLabels") == labels
+
+
+def test_a_template_of_another_kind_or_from_a_config_map_gets_no_conditions() -> None:
+    for template in (
+        {"trialSpec": {"apiVersion": "tekton.dev/v1beta1", "kind": "PipelineRun"}},
+        {"configMap": {"configMapName": "t", "configMapNamespace": "n", "templatePath": "p"}},
+    ):
+        exp = experiment(trialTemplate=template)
+        assert extras(default_experiment(exp))["trialTemplate"] == template
+
+
+def test_a_given_condition_is_kept_and_only_the_missing_one_added() -> None:
+    template = {
+        "successCondition": "status.ok",
+        "trialSpec": {"apiVersion": "batch/v1", "kind": "Job"},
+    }
+    defaulted = extras(default_experiment(experiment(trialTemplate=template)))["trialTemplate"]
+    assert (defaulted["successCondition"], defaulted["failureCondition"]) == ("status.ok", FAILED)
+
+
 # --- idempotence ----------------------------------------------------------------------------
 
 names = st.text(alphabet="abcxyz_-", max_size=4)
@@ -183,6 +276,34 @@ objectives = st.none() | st.fixed_dictionaries(
         ),
     },
 )
+collectors = json_like | st.fixed_dictionaries(
+    {
+        "collector": st.fixed_dictionaries(
+            {
+                "kind": st.sampled_from(
+                    ["File", "TensorFlowEvent", "PrometheusMetric", "StdOut", "x"]
+                )
+            }
+        )
+    },
+    optional={
+        "source": json_like
+        | st.fixed_dictionaries({}, optional={"fileSystemPath": json_like, "httpGet": json_like})
+    },
+)
+templates = json_like | st.fixed_dictionaries(
+    {
+        "trialSpec": json_like
+        | st.fixed_dictionaries(
+            {"kind": st.sampled_from(["Job", "TFJob", "TrainJob", "PipelineRun", ""])}
+        )
+    },
+    optional={
+        "successCondition": maybe_text,
+        "failureCondition": maybe_text,
+        "primaryPodLabels": st.none() | st.dictionaries(names, names, max_size=2),
+    },
+)
 specs = st.fixed_dictionaries(
     {},
     optional={
@@ -191,8 +312,9 @@ specs = st.fixed_dictionaries(
         "maxFailedTrialCount": st.none() | st.integers(),
         "resumePolicy": maybe_text,
         "objective": objectives,
-        "metricsCollectorSpec": json_like,
+        "metricsCollectorSpec": collectors,
         "parameters": parameters | json_like,
+        "trialTemplate": templates,
     },
 )
 
