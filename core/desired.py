@@ -58,7 +58,8 @@ def desired_trial(experiment: Experiment, assignment: Manifest) -> Manifest:
 
     ``runSpec`` is the trial template's ``trialSpec`` with every ``${trialParameters.X}``
     replaced by the value of the parameter ``X`` references; a placeholder whose parameter has
-    no value stays as it is, so the trial fails visibly instead of running with a wrong value.
+    no value stays as it is, so the trial fails visibly instead of running with a wrong value;
+    its ``metadata`` names the Trial and its namespace, as Katib's does.
     """
     template: Manifest = _extra(experiment, "trialTemplate")
     values = {p["name"]: str(p["value"]) for p in assignment.get("parameterAssignments", ())}
@@ -77,7 +78,9 @@ def desired_trial(experiment: Experiment, assignment: Manifest) -> Manifest:
         spec["objective"] = experiment.spec.objective.to_dict()
     spec.update(_run_fields(experiment, template))
     if "trialSpec" in template:
-        spec["runSpec"] = _render(template["trialSpec"], substitutions)
+        spec["runSpec"] = _named(
+            _render(template["trialSpec"], substitutions), assignment, experiment
+        )
     metadata: Manifest = {
         "name": assignment["name"],
         "namespace": experiment.namespace,
@@ -105,6 +108,17 @@ def _run_fields(experiment: Experiment, template: Manifest) -> Manifest:
         fields["successCondition"] = template["successCondition"]
         fields["failureCondition"] = template["failureCondition"]
     return fields
+
+
+def _named(run: object, assignment: Manifest, experiment: Experiment) -> object:
+    """The run spec named after its Trial, in its namespace, as Katib stores it (admission has
+    made sure the template names neither)."""
+    if not isinstance(run, dict):
+        return run
+    metadata = run.get("metadata")
+    metadata = dict(metadata) if isinstance(metadata, dict) else {}
+    metadata.update(name=assignment["name"], namespace=experiment.namespace)
+    return {**run, "metadata": metadata}
 
 
 def _extra(experiment: Experiment, field: str) -> Manifest:

@@ -109,6 +109,7 @@ def test_a_trial_is_the_template_rendered_with_its_assignment() -> None:
             "runSpec": {
                 "apiVersion": "batch/v1",
                 "kind": "Job",
+                "metadata": {"name": "exp-abc", "namespace": "ns"},  # the Trial's, as Katib's
                 "spec": {
                     "parallelism": 1,
                     "command": ["train", "--lr=0.5"],
