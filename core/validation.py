@@ -8,14 +8,19 @@ UPDATE, the namespace's labels, the names of the PVs that exist, the katib-confi
 1. the namespace must carry ``katib.kubeflow.org/metrics-collector-injection: enabled``;
 2. field errors, aggregated as Kubernetes does (one: its text; several: ``[e1, e2, ...]``, each
    text once): the name rule, the count rules (docs/katib-contract.md#count-rules), the restart
-   rules (docs/katib-contract.md#restart-rules, UPDATE only), the algorithm and early-stopping
-   lookups in katib-config, the ``resumePolicy`` value
-   (docs/katib-contract.md#resume-policy-values);
+   rules (docs/katib-contract.md#restart-rules, UPDATE only), the objective (whose errors end
+   the checks, as Katib's do), the algorithm and early-stopping names and their lookups in
+   katib-config, the ``resumePolicy`` value (docs/katib-contract.md#resume-policy-values), then
+   the trial template, the search space and the metrics collector
+   (docs/katib-contract.md#field-rules: ``core.template_rules``, ``core.parameter_rules``,
+   ``core.collector_rules``);
 3. on CREATE with a policy that has a volume (``FromVolume``) and no field error: the PV
    ``<name>-<algorithm>-<namespace>`` must not exist yet (docs/katib-contract.md#stale-pv-check).
 
 The object is checked as given: in the cluster the mutating webhook has already defaulted it
-(``core.defaults``), and Katib's own validator tests pass undefaulted objects.
+(``core.defaults``); the field rules expect what it fills in (a Job template's success and
+failure conditions, a collector's source), so a caller with a raw object defaults it first
+(``core.admission.admit`` does).
 
 Where we are better than Katib, on purpose:
 
@@ -43,16 +48,21 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Protocol
 
+from katib_resume.core.collector_rules import collector_errors
 from katib_resume.core.config import ConfigError
 from katib_resume.core.defaults import spec_view, without_editable
+from katib_resume.core.field_errors import FieldError, forbidden, go_quote, invalid, required
 from katib_resume.core.int32 import int32_overflows
 from katib_resume.core.katib import LABEL_EXPERIMENT, NAMESPACE_INJECTION_LABEL
 from katib_resume.core.model import Experiment
 from katib_resume.core.model.experiment import ExperimentSpec
 from katib_resume.core.names import derived_name_errors, pv_name
+from katib_resume.core.objective_rules import objective_errors
+from katib_resume.core.parameter_rules import space_errors
 from katib_resume.core.policy import ResumePolicy, traits
+from katib_resume.core.template_rules import template_errors
 
 NAME_RULE = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?")  # only anchored at the start, as Katib's
 NAME_MAX = 40
@@ -74,8 +84,6 @@ EDITABLE_DETAIL = (
 )
 VALID_POLICIES = frozenset({"", *ResumePolicy})
 
-Kind = Literal["Invalid", "Forbidden"]
-
 
 class AlgorithmCatalog(Protocol):
     """The part of katib-config admission reads; both lookups raise ``ConfigError``."""
@@ -83,15 +91,6 @@ class AlgorithmCatalog(Protocol):
     def suggestion(self, algorithm: str) -> object: ...
 
     def early_stopping(self, algorithm: str) -> object: ...
-
-
-@dataclass(frozen=True, slots=True)
-class FieldError:
-    """One error, as Kubernetes' ``field.Error``; ``text`` is its full message."""
-
-    kind: Kind
-    field: str
-    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,8 +124,12 @@ def validate(
         return deny([_namespace_error(new)])
     errors = [*_name_errors(new), *_count_errors(new.spec), *restart]
     errors += [invalid(*overflow) for overflow in int32_overflows(new.spec)]
+    objective = objective_errors(new.spec.objective)
+    if objective:  # Katib's validator stops at the objective
+        return deny([*errors, *objective])
     errors += _catalog_errors(new.spec, catalog)
     errors += _policy_errors(new.spec)
+    errors += _spec_field_errors(new.spec)
     if errors:
         return deny(errors)
     if old is None and _volume_exists(new, existing_pvs):
@@ -154,15 +157,6 @@ def aggregate(texts: Iterable[str]) -> str:
     """Kubernetes' aggregated error text: each text once; one alone, several in brackets."""
     unique = list(dict.fromkeys(texts))
     return unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"
-
-
-def invalid(field: str, value: int | str, detail: str) -> FieldError:
-    shown = str(value) if isinstance(value, int) else go_quote(value)
-    return FieldError("Invalid", field, f"{field}: Invalid value: {shown}: {detail}")
-
-
-def forbidden(field: str, detail: str) -> FieldError:
-    return FieldError("Forbidden", field, f"{field}: Forbidden: {detail}")
 
 
 def _name_errors(exp: Experiment) -> list[FieldError]:
@@ -224,21 +218,37 @@ def _restart_errors(
 
 def _catalog_errors(spec: ExperimentSpec, catalog: AlgorithmCatalog | None) -> list[FieldError]:
     """The algorithm and the early-stopping algorithm must be configured in katib-config."""
-    if catalog is None:
-        return []
-    lookups: list[tuple[str, str, Callable[[str], object]]] = [
-        ("spec.algorithm.algorithmName", spec.algorithm.algorithm_name, catalog.suggestion)
-    ]
+    named = [("spec.algorithm.algorithmName", spec.algorithm.algorithm_name)]
     if spec.early_stopping is not None:
-        name = spec.early_stopping.algorithm_name
-        lookups.append(("spec.earlyStopping.algorithmName", name, catalog.early_stopping))
-    errors = []
+        named.append(("spec.earlyStopping.algorithmName", spec.early_stopping.algorithm_name))
+    errors = [required(field, "must be specified") for field, name in named if not name]
+    if catalog is None:
+        return errors
+    lookups: list[tuple[str, str, Callable[[str], object]]] = [
+        (
+            field,
+            name,
+            catalog.suggestion if field.startswith("spec.algorithm") else catalog.early_stopping,
+        )
+        for field, name in named
+    ]
     for field, name, lookup in lookups:
         try:
             lookup(name)
         except ConfigError as error:
             errors.append(invalid(field, name, str(error)))
     return errors
+
+
+def _spec_field_errors(spec: ExperimentSpec) -> list[FieldError]:
+    """The trial template, the search space and the metrics collector, in Katib's order."""
+    extras = spec.model_extra or {}
+    parameters = extras.get("parameters")
+    return [
+        *template_errors(extras.get("trialTemplate"), parameters),
+        *space_errors(parameters, extras.get("nasConfig")),
+        *collector_errors(extras.get("metricsCollectorSpec")),
+    ]
 
 
 def _policy_errors(spec: ExperimentSpec) -> list[FieldError]:
@@ -285,25 +295,3 @@ def _volume_error(exp: Experiment) -> FieldError:
         f"PV: {_volume_name(exp)} is not deleted"
     )
     return FieldError("Forbidden", "metadata.name", text)
-
-
-_ESCAPES = {'"': '\\"', "\\": "\\\\"} | {
-    control: "\\" + letter for control, letter in zip("\a\b\f\n\r\t\v", "abfnrtv", strict=True)
-}
-
-
-def go_quote(value: str) -> str:
-    """Go's ``%q`` (``strconv.Quote``), with which ``field.Invalid`` shows a string value."""
-    out = []
-    for char in value:
-        if char in _ESCAPES:
-            out.append(_ESCAPES[char])
-        elif char.isprintable():
-            out.append(char)
-        elif ord(char) < 0x80:
-            out.append(f"\\x{ord(char):02x}")
-        elif ord(char) < 0x10000:
-            out.append(f"\\u{ord(char):04x}")
-        else:
-            out.append(f"\\U{ord(char):08x}")
-    return '"' + "".join(out) + '"'

@@ -17,6 +17,7 @@ from katib_resume.app.cli.preview import Denied, created_objects
 from katib_resume.app.common.inputs import InputError, load_config, load_experiment
 from katib_resume.app.common.output import as_list, one_line, render
 from katib_resume.core.config import ConfigError
+from katib_resume.core.defaults import default_experiment
 from katib_resume.core.lifecycle import LIFECYCLES
 from katib_resume.core.validation import validate
 
@@ -43,8 +44,8 @@ def plan(args: argparse.Namespace) -> int:
 
 
 def validate_command(args: argparse.Namespace) -> int:
-    new = load_experiment(args.filename)
-    old = load_experiment(args.old) if args.old else None
+    new = default_experiment(load_experiment(args.filename))  # the mutating webhook runs first
+    old = default_experiment(load_experiment(args.old)) if args.old else None
     config = load_config(args.config)
     decision = validate(new, old, catalog=config, existing_pvs=frozenset(args.existing_pv))
     if decision.allowed:

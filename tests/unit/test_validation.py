@@ -54,6 +54,38 @@ class FakeCatalog:
         return algorithm
 
 
+FAKE_TEMPLATE: dict[str, Any] = {  # Katib's newFakeTrialTemplate(newFakeBatchJob())
+    "primaryContainerName": "training-container",
+    "successCondition": 'status.conditions.#(type=="Complete")#|#(status=="True")#',
+    "failureCondition": 'status.conditions.#(type=="Failed")#|#(status=="True")#',
+    "trialParameters": [
+        {"name": "learningRate", "description": "Learning rate", "reference": "lr"},
+        {"name": "momentum", "description": "Momentum", "reference": "momentum"},
+    ],
+    "trialSpec": {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "spec": {
+            "template": {
+                "spec": {
+                    "containers": [
+                        {
+                            "name": "training-container",
+                            "image": "docker.io/kubeflowkatib/mxnet-mnist",
+                            "command": [
+                                "python3",
+                                "--lr=${trialParameters.learningRate}",
+                                "--momentum=${trialParameters.momentum}",
+                            ],
+                        }
+                    ]
+                }
+            }
+        },
+    },
+}
+
+
 def fake_instance(
     name: str = "fake",
     namespace: str = "fakens",
@@ -76,6 +108,8 @@ def fake_instance(
             },
             {"name": "momentum", "parameterType": "categorical", "feasibleSpace": {"list": ["1"]}},
         ],
+        "metricsCollectorSpec": {"collector": {"kind": "StdOut"}},
+        "trialTemplate": FAKE_TEMPLATE,
     }
     meta = {"name": name, "namespace": namespace, "finalizers": list(finalizers)}
     status = {"conditions": list(conditions), "trials": trials}
@@ -390,7 +424,8 @@ def legacy_completed(**spec: Any) -> Experiment:
         conditions=(SUCCEEDED_MAX_TRIALS,),
         trials=6,
         parameters=[
-            {"name": "lr", "parameterType": "int", "feasibleSpace": {"min": "1", "max": "5"}}
+            {"name": "lr", "parameterType": "int", "feasibleSpace": {"min": "1", "max": "5"}},
+            {"name": "momentum", "parameterType": "categorical", "feasibleSpace": {"list": ["1"]}},
         ],
         **spec,
     )
