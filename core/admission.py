@@ -7,8 +7,9 @@ on UPDATE, katib-config's catalog, the policy, and on CREATE the stale-PV rule),
 cluster runs the two webhooks. A caller only says where the world's
 answers come from: the algorithm catalog, the PersistentVolumes that exist (``existing_pvs``,
 read only when the rules ask: ``NO_VOLUMES`` where nothing exists yet, as in a preview) and, in a
-cluster, the namespace's labels. The validating webhook receives the object already defaulted
-and judges it as given (``mutated=True``); the command line plays both webhooks, so ``run``
+cluster, the namespace's labels. Defaulting is idempotent, so the validating webhook, which
+receives the object from the mutating one, defaults it again: a no-op then, and the same answer
+when a cluster lacks the mutating webhook. The command line plays both webhooks, so ``run``
 denies what a cluster denies (``maxTrialCount: 2`` without ``parallelTrialCount`` is defaulted
 to 3 in parallel and refused).
 
@@ -47,15 +48,13 @@ def admit(
     catalog: AlgorithmCatalog | None,
     existing_pvs: Container[str],
     namespace_labels: Mapping[str, str] | None = None,
-    mutated: bool = False,
 ) -> Experiment:
     """``new`` as the cluster stores it (defaulted), or ``Denied`` with Katib's message.
 
-    ``old`` is the stored object of an UPDATE (None: a CREATE); ``mutated`` says ``new`` has been
-    through the mutating webhook already. Lookups in ``existing_pvs``,
+    ``old`` is the stored object of an UPDATE (None: a CREATE). Lookups in ``existing_pvs``,
     ``catalog`` and ``namespace_labels`` may raise the caller's own errors; they pass through.
     """
-    defaulted = new if mutated else default_experiment(new)
+    defaulted = default_experiment(new)
     decision = validate(
         defaulted,
         old,
@@ -65,7 +64,7 @@ def admit(
     )
     if not decision.allowed:
         raise Denied(decision)
-    return default_experiment(defaulted) if mutated else defaulted
+    return defaulted
 
 
 def restarts(old: Experiment, new: Experiment) -> bool:

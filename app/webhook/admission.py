@@ -71,7 +71,6 @@ class Admission:
                 catalog=LiveCatalog(self.config),
                 existing_pvs=LivePVs(self.cluster),
                 namespace_labels=NamespaceLabels(self.cluster, new.namespace),
-                mutated=True,
             )
         except Denied as denial:
             return denied(request.uid, str(denial))

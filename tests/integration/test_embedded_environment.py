@@ -19,6 +19,7 @@ from katib_resume.adapters.fake.persistence import read
 from katib_resume.app.cli.main import main
 from katib_resume.core.int32 import INT32_MAX
 from tests.support.state_dir import committed
+from tests.support.trials import run_instead
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "from-volume-resume.yaml"
 NAME, NS = "from-volume-resume", "kubeflow"
@@ -127,7 +128,7 @@ def test_a_failed_run_says_why_and_exits_4(
 ) -> None:
     manifest = yaml.safe_load(EXAMPLE.read_text())
     template = manifest["spec"]["trialTemplate"]["trialSpec"]["spec"]["template"]["spec"]
-    template["containers"][0]["command"] = ["sh", "-c", "exit 3"]  # every training run fails
+    run_instead(template["containers"][0], ["sh", "-c", "exit 3"])  # every training run fails
     failing = experiment(
         tmp_path, trialTemplate=manifest["spec"]["trialTemplate"], maxFailedTrialCount=1
     )

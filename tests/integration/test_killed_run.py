@@ -20,6 +20,7 @@ from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import API_VERSION
 from katib_resume.core.kube import Manifest
 from tests.support.pids import alive, gone_soon
+from tests.support.trials import run_instead
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "from-volume-resume.yaml"
 NAME, NS, TRIALS = "from-volume-resume", "kubeflow", 400
@@ -125,7 +126,7 @@ def command_experiment(tmp_path: Path) -> Path:
     manifest = yaml.safe_load(EXAMPLE.read_text())
     manifest["spec"].update(maxTrialCount=2, parallelTrialCount=1, maxFailedTrialCount=1)
     job = manifest["spec"]["trialTemplate"]["trialSpec"]["spec"]["template"]["spec"]
-    job["containers"][0]["command"] = ["sh", "-c", SCRIPT.format(marker=tmp_path / "ran")]
+    run_instead(job["containers"][0], ["sh", "-c", SCRIPT.format(marker=tmp_path / "ran")])
     path = tmp_path / "command.yaml"
     path.write_text(yaml.safe_dump(manifest))
     return path
@@ -226,7 +227,7 @@ def test_after_kill_9_the_rerun_never_runs_the_trial_twice_at_once(tmp_path: Pat
     manifest["spec"].update(maxTrialCount=1, parallelTrialCount=1, maxFailedTrialCount=1)
     job = manifest["spec"]["trialTemplate"]["trialSpec"]["spec"]["template"]["spec"]
     runs, marker = tmp_path / "runs.log", tmp_path / "ran"
-    job["containers"][0]["command"] = [sys.executable, "-c", GROUP, str(runs), str(marker)]
+    run_instead(job["containers"][0], [sys.executable, "-c", GROUP, str(runs), str(marker)])
     path = tmp_path / "group.yaml"
     path.write_text(yaml.safe_dump(manifest))
     state = tmp_path / "state"

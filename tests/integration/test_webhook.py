@@ -115,7 +115,9 @@ COUNT_CASES = [
     ),
     (
         {"maxTrialCount": 0, "parallelTrialCount": None, "maxFailedTrialCount": None},
-        "spec.maxTrialCount: Invalid value: 0: must be greater than 0",
+        "[spec.maxTrialCount: Invalid value: 0: must be greater than 0, "  # parallel defaulted to 3
+        "spec.parallelTrialCount: Invalid value: 3: should be less than or equal to "
+        "spec.maxTrialCount]",
     ),
     (
         {"parallelTrialCount": -1},
@@ -340,6 +342,8 @@ def test_mutate_names_only_what_changes(webhook: TlsWebhook) -> None:
         "/spec/objective/metricStrategies",
         "/spec/parameters/0/feasibleSpace/distribution",
         "/spec/parameters/1/feasibleSpace/distribution",
+        "/spec/trialTemplate/failureCondition",
+        "/spec/trialTemplate/successCondition",
     ]
 
 

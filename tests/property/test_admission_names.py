@@ -14,6 +14,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from katib_resume.core.config import ConfigError
+from katib_resume.core.defaults import default_experiment
 from katib_resume.core.model import Experiment
 from katib_resume.core.names import pv_name, service_name
 from katib_resume.core.validation import Decision, validate
@@ -219,6 +220,21 @@ completions = st.sampled_from(
 )
 
 
+TEMPLATE = {  # a template admission accepts once defaulted (its Job's conditions)
+    "primaryContainerName": "main",
+    "trialParameters": [{"name": "rate", "reference": "lr"}],
+    "trialSpec": {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "spec": {
+            "template": {
+                "spec": {"containers": [{"name": "main", "args": ["${trialParameters.rate}"]}]}
+            }
+        },
+    },
+}
+
+
 @st.composite
 def completed_specs(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], int]:
     spec: dict[str, Any] = {
@@ -226,7 +242,10 @@ def completed_specs(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], in
         "resumePolicy": draw(st.sampled_from(POLICIES)),
         "maxTrialCount": draw(st.integers(min_value=1, max_value=20)),
         "objective": {"type": "minimize", "objectiveMetricName": "loss"},
-        "parameters": [{"name": "lr", "feasibleSpace": {"min": "0", "max": "1"}}],
+        "parameters": [
+            {"name": "lr", "parameterType": "double", "feasibleSpace": {"min": "0", "max": "1"}}
+        ],
+        "trialTemplate": TEMPLATE,
     }
     trials = draw(st.integers(min_value=0, max_value=spec["maxTrialCount"]))
     return spec, draw(completions), trials
@@ -277,6 +296,5 @@ def test_raising_the_budget_of_a_restartable_experiment_is_allowed(
         {"metadata": meta, "spec": spec, "status": {"conditions": [done], "trials": trials}}
     )
     new_spec = {**spec, "maxTrialCount": trials + raise_by + 3, "parallelTrialCount": parallel}
-    assert validate(
-        build({"metadata": meta, "spec": new_spec}), old, namespace_labels=ENABLED
-    ).allowed
+    new = default_experiment(build({"metadata": meta, "spec": new_spec}))
+    assert validate(new, default_experiment(old), namespace_labels=ENABLED).allowed

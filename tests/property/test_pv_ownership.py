@@ -14,10 +14,12 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from katib_resume.core.config import KatibConfig, parse_katib_config
+from katib_resume.core.defaults import default_experiment
 from katib_resume.core.model import Experiment, PersistentVolume, Suggestion
 from katib_resume.core.names import pv_name
 from katib_resume.core.validation import validate
 from katib_resume.core.volumes import volume_conflict, volume_plan
+from tests.support.harness import load
 
 segment = st.from_regex(r"[a-z][a-z0-9]{0,5}", fullmatch=True)
 
@@ -63,13 +65,10 @@ def suggestion(triple: tuple[str, str, str], uid: str) -> Suggestion:
 
 def experiment(triple: tuple[str, str, str]) -> Experiment:
     name, algorithm, namespace = triple
-    data: dict[str, Any] = {
-        "apiVersion": "kubeflow.org/v1beta1",
-        "kind": "Experiment",
-        "metadata": {"name": name, "namespace": namespace},
-        "spec": {"algorithm": {"algorithmName": algorithm}, "resumePolicy": "FromVolume"},
-    }
-    return Experiment.model_validate(data)
+    data: dict[str, Any] = load("from-volume-resume.yaml")  # admitted as it is, once defaulted
+    data["metadata"] = {"name": name, "namespace": namespace}
+    data["spec"]["algorithm"] = {"algorithmName": algorithm}
+    return default_experiment(Experiment.model_validate(data))
 
 
 @given(colliding())

@@ -68,3 +68,18 @@ def job_status(*conditions: tuple[str, str], reason: str = "", message: str = ""
             for type_, status in conditions
         ]
     }
+
+
+EXAMPLE_PLACEHOLDERS = [
+    "--lr=${trialParameters.learningRate}",
+    "--momentum=${trialParameters.momentum}",
+]
+"""The example's trial parameters as a container's ``args``: a test that replaces the example's
+training command keeps them, as admission requires every trial parameter to be used."""
+
+
+def run_instead(container: dict[str, Any], command: list[str]) -> None:
+    """Make the example's training container run ``command``, its trial parameters passed as
+    ``args`` after it (``sh -c`` takes them as ``$0`` and ``$1``)."""
+    container["command"] = command
+    container["args"] = list(EXAMPLE_PLACEHOLDERS)

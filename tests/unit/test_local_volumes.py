@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from katib_resume.core.config import ConfigError, SuggestionConfig, parse_katib_config
+from katib_resume.core.defaults import default_experiment
 from katib_resume.core.local_volumes import is_local, volume_source, with_local_volumes
 from katib_resume.core.model import Experiment, Suggestion
 from katib_resume.core.validation import validate
@@ -255,7 +256,7 @@ def test_with_local_volumes_leaves_malformed_content_for_the_parser(data: dict[s
 def experiment(name: str = "exp", namespace: str = "team") -> Experiment:
     raw = load("from-volume-resume.yaml")
     raw["metadata"].update(name=name, namespace=namespace)
-    return Experiment.model_validate(raw)
+    return default_experiment(Experiment.model_validate(raw))
 
 
 def test_a_left_over_local_pv_is_denied_with_katibs_message() -> None:
