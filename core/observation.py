@@ -166,9 +166,12 @@ def _widen(entry: Metric, value: str) -> Metric:
 
 
 def is_available(metrics: Iterable[Metric], objective: str | None) -> bool:
-    """Katib's ``IsObservationAvailable``: the objective's ``latest`` is not ``unavailable``
-    (an empty string counts as available, as in Katib)."""
-    return any(m.name == objective and m.latest != UNAVAILABLE for m in metrics)
+    """Katib's ``IsObservationAvailable``: the objective's ``latest`` is not ``unavailable``,
+    nor empty. Katib counts an empty value as available (PR #2724): what the default filter
+    reads from ``loss=nan``, which then makes a Trial Succeeded with no objective, can become the
+    Experiment's optimal Trial and fails later suggestion calls; here such a Trial is
+    ``MetricsUnavailable``."""
+    return any(m.name == objective and m.latest not in (UNAVAILABLE, "") for m in metrics)
 
 
 def from_status(raw: object) -> tuple[Metric, ...] | None:

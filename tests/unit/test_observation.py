@@ -70,7 +70,7 @@ def test_non_numeric_values_move_latest_only() -> None:
     metric = observe(["accuracy"], rows)[0]
     assert (metric.min, metric.max, metric.latest) == ("0.5", "0.5", "unavailable")
     assert not is_available([metric], "accuracy")
-    assert is_available([Metric("accuracy", latest="")], "accuracy"), "Katib: empty is available"
+    assert not is_available([Metric("accuracy", latest="")], "accuracy"), "Katib's #2724"
 
 
 def test_timestamps_are_normalised_to_utc_and_the_zero_time_compares() -> None:
