@@ -9,6 +9,7 @@ can collect) is cleaned up even if the controller is down when the Experiment is
 
 from __future__ import annotations
 
+from katib_resume.core import trial_meta
 from katib_resume.core.katib import API_VERSION, FINALIZER_PV_CLEANUP, LABEL_EXPERIMENT
 from katib_resume.core.kube import Manifest
 from katib_resume.core.model import Experiment
@@ -57,17 +58,13 @@ def desired_trial(experiment: Experiment, assignment: Manifest) -> Manifest:
     """The Trial for one assignment of the suggestion service (Katib's trial from template).
 
     ``runSpec`` is the trial template's ``trialSpec`` with every ``${trialParameters.X}``
-    replaced by the value of the parameter ``X`` references; a placeholder whose parameter has
-    no value stays as it is, so the trial fails visibly instead of running with a wrong value;
-    its ``metadata`` names the Trial and its namespace, as Katib's does.
+    replaced by the value of the parameter or the Trial's metadata ``X`` references
+    (``core/trial_meta.py``); a placeholder whose reference has no value stays as it is, so the
+    trial fails visibly instead of running with a wrong value; its ``metadata`` names the Trial
+    and its namespace, as Katib's does.
     """
     template: Manifest = _extra(experiment, "trialTemplate")
-    values = {p["name"]: str(p["value"]) for p in assignment.get("parameterAssignments", ())}
-    substitutions = {
-        f"${{trialParameters.{tp['name']}}}": values[tp["reference"]]
-        for tp in template.get("trialParameters", ())
-        if tp.get("reference") in values
-    }
+    substitutions = _substitutions(experiment, template, assignment)
     labels = dict(experiment.metadata.labels)
     labels[LABEL_EXPERIMENT] = experiment.metadata.name
     labels.update(assignment.get("labels") or {})
@@ -88,6 +85,27 @@ def desired_trial(experiment: Experiment, assignment: Manifest) -> Manifest:
         "ownerReferences": [experiment_owner(experiment)],
     }
     return {"apiVersion": API_VERSION, "kind": "Trial", "metadata": metadata, "spec": spec}
+
+
+def _substitutions(
+    experiment: Experiment, template: Manifest, assignment: Manifest
+) -> dict[str, str]:
+    """Each trial parameter's placeholder and its text: the Trial's metadata for a reference to
+    it (read first, as Katib reads it), else the assigned value of the parameter it names."""
+    values = {p["name"]: str(p["value"]) for p in assignment.get("parameterAssignments", ())}
+    run = template.get("trialSpec")
+    run = run if isinstance(run, dict) else {}
+    substitutions: dict[str, str] = {}
+    for entry in template.get("trialParameters", ()):
+        reference = entry.get("reference")
+        meta = trial_meta.parse(reference) if isinstance(reference, str) else None
+        if meta is not None:
+            found = trial_meta.value(meta, assignment["name"], experiment.namespace, run)
+        else:
+            found = values.get(reference) if isinstance(reference, str) else None
+        if found is not None:
+            substitutions[f"${{trialParameters.{entry['name']}}}"] = found
+    return substitutions
 
 
 def _run_fields(experiment: Experiment, template: Manifest) -> Manifest:

@@ -17,14 +17,12 @@ from typing import Any, Final
 
 from katib_resume.core.field_errors import FieldError, forbidden, go_v, invalid, required
 from katib_resume.core.parameter_rules import go_parameters
+from katib_resume.core.trial_meta import parse, unresolvable
 
 PATH: Final = "spec.trialTemplate"
 PARAMETERS_PATH: Final = f"{PATH}.trialParameters"
 PLACEHOLDER: Final = "${{trialParameters.{}}}"
 LEFT_OVER: Final = re.compile(r"\$\{trialParameters\..+?\}")
-META_REFERENCE: Final = re.compile(r"\$\{trialSpec\.(.+?)\}")
-META_INDEXED: Final = re.compile(r"(.+)\[(.+)]")
-META_KEYS: Final = frozenset({"Name", "Namespace", "Kind", "APIVersion", "Labels", "Annotations"})
 CONFIG_MAP_FIELDS: Final = ("configMapName", "configMapNamespace", "templatePath")
 NOT_FROM_CONFIG_MAP: Final = (
     "katib-resume runs inline trial templates only: give the template as "
@@ -77,6 +75,7 @@ def _parameters_errors(template: Mapping[str, Any], parameters: object) -> list[
     entries = entries if isinstance(entries, list) else []
     shown = _go_trial_parameters(entries)
     known = {row[0] for row in go_parameters(parameters)}
+    run = template["trialSpec"] if isinstance(template["trialSpec"], Mapping) else {}
     text = go_json(template["trialSpec"])
     names: set[str] = set()
     references: set[str] = set()
@@ -95,12 +94,15 @@ def _parameters_errors(template: Mapping[str, Any], parameters: object) -> list[
             continue
         names.add(name)
         references.add(reference)
-        if known and not is_meta_key(reference) and reference not in known:
+        if known and parse(reference) is None and reference not in known:
             detail = (
                 f"parameter reference {reference} does not exist in spec.parameters: "
                 f"{_go_v_rows(go_parameters(parameters))}"
             )
             errors.append(invalid(f"{path}.reference", reference, detail))
+        never = unresolvable(reference, run)
+        if never is not None:
+            errors.append(invalid(f"{path}.reference", reference, never))
         placeholder = PLACEHOLDER.format(name)
         if placeholder not in text:
             detail = f"parameter name: {name} in spec.trialParameters not found in {PATH}: {text}"
@@ -126,17 +128,6 @@ def _run_errors(run: object) -> list[FieldError]:
     if not given.get("apiVersion") or not given.get("kind"):
         errors.append(required(PATH, f"APIVersion and Kind in {PATH} must be specified"))
     return errors
-
-
-def is_meta_key(reference: str) -> bool:
-    """Whether a reference is to the Trial's own metadata (``${trialSpec.Name}``,
-    ``${trialSpec.Labels[key]}``), which needs no parameter."""
-    found = META_REFERENCE.search(reference)
-    if found is None:
-        return False
-    key = found.group(1)
-    indexed = META_INDEXED.search(key)
-    return key in META_KEYS or (indexed is not None and indexed.group(1) in META_KEYS)
 
 
 def go_json(value: object) -> str:
