@@ -69,6 +69,23 @@ def log_double(low: str) -> dict[str, Any]:
             "unknown setting gamma for algorithm multivariate-tpe",
         ),
         (
+            experiment("multivariate-tpe", {"n_ei_candidates": "-1"}),
+            "n_ei_candidates should be greate or equal than zero",
+        ),
+        (
+            experiment("multivariate-tpe", {"random_state": "-1"}),
+            "random_state should be greate or equal than zero",
+        ),
+        (
+            experiment("multivariate-tpe", {"n_startup_trials": "ten"}),
+            "failed to validate n_startup_trials(ten): invalid literal for int() with base 10:"
+            " 'ten'",
+        ),
+        (
+            experiment("bayesianoptimization", {"random_state": "-1"}),
+            "random_state should be great or equal than zero",
+        ),
+        (
             experiment("cmaes", {"restart_strategy": "None"}),
             "Failed to create goptuna study and search space: invalid restart_strategy: 'None'",
         ),

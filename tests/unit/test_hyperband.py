@@ -50,6 +50,12 @@ def test_the_schedule_is_katibs_brackets() -> None:
             9,
             "value of resource_name setting must be in parameters.",
         ),
+        ({**SETTINGS, "r_l": "0"}, 9, "r_l must be a positive float number."),
+        (
+            {**SETTINGS, "eta": "1"},
+            9,
+            "eta must be greater than 1 (a rung keeps 1/eta of the one before)",
+        ),
         (
             {**SETTINGS, "eta": "x"},
             9,
