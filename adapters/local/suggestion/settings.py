@@ -41,6 +41,15 @@ class Rule:
     default: Any
     valid: Callable[[Any], bool] = lambda _: True
     message: str = ""
+    then: tuple[tuple[Callable[[Any], bool], str], ...] = ()
+    """Checks of ours after Katib's, each with its message: a value Katib's rule admits but
+    its library cannot run with (the Experiment would fail at every ``GetSuggestions``)."""
+
+    def failure(self, value: Any) -> str | None:
+        """The message of the first check ``value`` fails (``{v}`` not yet filled), or None."""
+        if not self.valid(value):
+            return self.message
+        return next((message for valid, message in self.then if not valid(value)), None)
 
 
 def _at_least_zero(default: int | None, message: str) -> Rule:
@@ -58,6 +67,15 @@ def _one_of(default: str, allowed: tuple[str, ...], what: str) -> Rule:
 
 _HYPEROPT_SEED = _at_least_zero(None, "random_state should be great or equal than zero")
 _OPTUNA_SEED = _at_least_zero(None, "random_state should be greate or equal than zero")
+_EI_CANDIDATES = Rule(
+    int,
+    24,
+    lambda v: v >= 0,
+    "n_ei_candidates should be greate or equal than zero",
+    ((lambda v: v > 0, "n_ei_candidates should be great than zero"),),
+)
+"""Katib's Optuna service admits 0, with which Optuna's TPE fails at its first model-based
+ask; 0 is refused in the words Katib's hyperopt service uses for its ``n_EI_candidates``."""
 RULES: dict[str, dict[str, Rule]] = {
     "random": {"random_state": _HYPEROPT_SEED},
     "grid": {"random_state": _OPTUNA_SEED},
@@ -73,9 +91,7 @@ RULES: dict[str, dict[str, Rule]] = {
         "n_startup_trials": _at_least_zero(
             10, "n_startup_trials should be greate or equal than zero"
         ),
-        "n_ei_candidates": _at_least_zero(
-            24, "n_ei_candidates should be greate or equal than zero"
-        ),
+        "n_ei_candidates": _EI_CANDIDATES,
         "random_state": _OPTUNA_SEED,
     },
     "bayesianoptimization": {
@@ -145,8 +161,9 @@ def read(algorithm: str, given: Mapping[str, str]) -> dict[str, Any]:
             value = rule.parse(text)
         except ValueError as error:
             raise SettingsError(f"failed to validate {name}({text}): {error}") from None
-        if not rule.valid(value):
-            raise SettingsError(rule.message.format(v=text))
+        failure = rule.failure(value)
+        if failure is not None:
+            raise SettingsError(failure.format(v=text))
         values[name] = value
     return values
 
