@@ -23,9 +23,13 @@ validation failure, so the Experiment fails before any Trial.
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from katib_resume.core.field_errors import go_quote
 
 
 class SettingsError(ValueError):
@@ -109,19 +113,53 @@ RULES: dict[str, dict[str, Rule]] = {
 """The services that check every name: an unknown one is an error."""
 
 
+_GO_INT = re.compile(r"[+-]?[0-9]+")
+_GO_DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+_GO_HEX = re.compile(r"[+-]?0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+")
+_GO_SPECIAL = {"nan": math.nan} | {
+    sign + word: math.copysign(math.inf, float(sign + "1"))
+    for sign in ("", "+", "-")
+    for word in ("inf", "infinity")
+}
+INT64 = 2**63
+
+
+def _go_error(function: str, text: str, why: str) -> ValueError:
+    return ValueError(f"strconv.{function}: parsing {go_quote(text)}: {why}")
+
+
 def _go_int(text: str) -> int:
-    """Go's ``strconv.Atoi``, with its error text (Goptuna's messages quote it)."""
-    try:
-        return int(text)
-    except ValueError:
-        raise ValueError(f'strconv.Atoi: parsing "{text}": invalid syntax') from None
+    """Go's ``strconv.Atoi`` on a 64-bit machine, with its error texts (Goptuna's messages
+    quote them): ASCII digits after an optional sign, nothing else (Python's ``int`` also
+    takes spaces, ``_`` and other scripts' digits), within ``int64``."""
+    if not _GO_INT.fullmatch(text):
+        raise _go_error("Atoi", text, "invalid syntax")
+    value = int(text)
+    if not -INT64 <= value < INT64:
+        raise _go_error("Atoi", text, "value out of range")
+    return value
 
 
 def _go_float(text: str) -> float:
+    """Go's ``strconv.ParseFloat(text, 64)``: a decimal or hexadecimal literal (Go's ``_``
+    between a hexadecimal literal's digits is not read), or ``inf``, ``infinity`` (signed) or
+    ``nan`` in any case; a literal beyond ``float64`` is ``value out of range``, where Python's
+    ``float`` reads it as an infinity (and also takes spaces and ``_``)."""
+    special = _GO_SPECIAL.get(text.lower())
+    if special is not None:
+        return special
     try:
-        return float(text)
-    except ValueError:
-        raise ValueError(f'strconv.ParseFloat: parsing "{text}": invalid syntax') from None
+        if _GO_DECIMAL.fullmatch(text):
+            value = float(text)
+        elif _GO_HEX.fullmatch(text):
+            value = float.fromhex(text)
+        else:
+            raise _go_error("ParseFloat", text, "invalid syntax")
+    except OverflowError:
+        value = math.inf
+    if math.isinf(value):
+        raise _go_error("ParseFloat", text, "value out of range")
+    return value
 
 
 def _restart(text: str) -> str | None:
@@ -133,7 +171,11 @@ def _restart(text: str) -> str | None:
 GOPTUNA: dict[str, dict[str, Rule]] = {
     "cmaes": {
         "random_state": Rule(_go_int, None),  # unset: the search's seed (Goptuna's is 0)
-        "sigma": Rule(_go_float, 0.0),
+        "sigma": Rule(
+            _go_float,
+            0.0,
+            then=((lambda v: v != math.inf, "sigma must be a finite number, got {v}"),),
+        ),  # Goptuna uses an infinite sigma, and its CMA-ES's numbers turn NaN; so did ours
         "restart_strategy": Rule(_restart, None),
     },
     "sobol": {},
@@ -176,4 +218,7 @@ def _read_goptuna(rules: Mapping[str, Rule], given: Mapping[str, str]) -> dict[s
                 values[name] = rule.parse(given[name])
             except ValueError as error:
                 raise SettingsError(GOPTUNA_FAILURE + str(error)) from None
+            failure = rule.failure(values[name])
+            if failure is not None:
+                raise SettingsError(failure.format(v=given[name]))
     return values
