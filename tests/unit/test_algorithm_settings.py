@@ -155,6 +155,17 @@ def test_the_least_n_ei_candidates_admitted_runs_past_the_startup_trials() -> No
     assert len(held) == 6
 
 
+def test_sobol_reads_no_setting_not_even_random_state() -> None:
+    """Goptuna's Sobol reads no setting; ours is scrambled by the search's seed alone."""
+
+    def first(settings: dict[str, str]) -> list[Any]:
+        server = SuggestionServer(experiment("sobol", settings), 3, None)
+        server.start([])
+        return [a["parameterAssignments"] for a in server.get_suggestions([], 3)]
+
+    assert first({}) == first({"random_state": "1"}) == first({"random_state": "x"})
+
+
 def test_unknown_settings_are_ignored_by_the_goptuna_algorithms() -> None:
     assert validate(experiment("sobol", {"whatever": "1"})).outcome is Outcome.VALID
     assert validate(experiment("cmaes", {"sigma": "0.5", "x": "y"})).outcome is Outcome.VALID
