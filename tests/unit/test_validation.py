@@ -8,12 +8,11 @@ import pytest
 
 from katib_resume.core.config import ConfigError
 from katib_resume.core.defaults import default_experiment
+from katib_resume.core.field_errors import FieldError, go_quote
 from katib_resume.core.model import Experiment
 from katib_resume.core.validation import (
     Decision,
-    FieldError,
     aggregate,
-    go_quote,
     is_restartable,
     validate,
     volume_lookup_error,
