@@ -69,6 +69,27 @@ def log_double(low: str) -> dict[str, Any]:
             "unknown setting gamma for algorithm multivariate-tpe",
         ),
         (
+            experiment("multivariate-tpe", {"n_ei_candidates": "-1"}),
+            "n_ei_candidates should be greate or equal than zero",
+        ),
+        (
+            experiment("multivariate-tpe", {"n_ei_candidates": "0"}),
+            "n_ei_candidates should be great than zero",  # Katib's admits it, then fails
+        ),
+        (
+            experiment("multivariate-tpe", {"random_state": "-1"}),
+            "random_state should be greate or equal than zero",
+        ),
+        (
+            experiment("multivariate-tpe", {"n_startup_trials": "ten"}),
+            "failed to validate n_startup_trials(ten): invalid literal for int() with base 10:"
+            " 'ten'",
+        ),
+        (
+            experiment("bayesianoptimization", {"random_state": "-1"}),
+            "random_state should be great or equal than zero",
+        ),
+        (
             experiment("cmaes", {"restart_strategy": "None"}),
             "Failed to create goptuna study and search space: invalid restart_strategy: 'None'",
         ),
@@ -119,6 +140,30 @@ def test_bad_settings_get_katibs_message(subject: Experiment, message: str) -> N
     verdict = validate(subject)
     assert verdict.outcome is Outcome.INVALID
     assert verdict.message == message
+
+
+def test_the_least_n_ei_candidates_admitted_runs_past_the_startup_trials() -> None:
+    """Katib's Optuna service admits ``n_ei_candidates`` 0, and Optuna's TPE then fails at its
+    first model-based ask; ours admits 1 and up, and the search runs on."""
+    settings = {"n_ei_candidates": "1", "n_startup_trials": "0"}
+    server = SuggestionServer(experiment("multivariate-tpe", settings), 3, None)
+    server.start([])
+    held: list[Any] = []
+    for _ in range(3):
+        results = {a["name"]: float(i) for i, a in enumerate(held)}
+        held += server.get_suggestions(held, len(held) + 2, results)
+    assert len(held) == 6
+
+
+def test_sobol_reads_no_setting_not_even_random_state() -> None:
+    """Goptuna's Sobol reads no setting; ours is scrambled by the search's seed alone."""
+
+    def first(settings: dict[str, str]) -> list[Any]:
+        server = SuggestionServer(experiment("sobol", settings), 3, None)
+        server.start([])
+        return [a["parameterAssignments"] for a in server.get_suggestions([], 3)]
+
+    assert first({}) == first({"random_state": "1"}) == first({"random_state": "x"})
 
 
 def test_unknown_settings_are_ignored_by_the_goptuna_algorithms() -> None:

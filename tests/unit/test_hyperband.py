@@ -6,9 +6,11 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from katib_resume.adapters.local.suggestion import SuggestionServer, validate
-from katib_resume.adapters.local.suggestion.hyperband import schedule
+from katib_resume.adapters.local.suggestion.hyperband import _s_max, schedule
 from katib_resume.core.model import Experiment
 from katib_resume.core.observed import Outcome
 
@@ -33,6 +35,18 @@ def experiment(settings: dict[str, str], parallel: int | None = 9) -> Experiment
 SETTINGS = {"r_l": "9", "eta": "3", "resource_name": "epochs"}
 
 
+@given(st.fractions(min_value=Fraction(1, 1000), max_value=10**12), st.integers(2, 10))
+@example(Fraction(243), 3)
+@example(Fraction(243) - Fraction(1, 10**8), 3)
+@example(Fraction(1000), 10)
+def test_s_max_is_the_exact_floor_of_the_logarithm(r_l: Fraction, eta: int) -> None:
+    s_max = _s_max(r_l, eta)
+    if r_l < 1:
+        assert s_max == 0
+    else:
+        assert eta**s_max <= r_l < eta ** (s_max + 1)
+
+
 def test_the_schedule_is_katibs_brackets() -> None:
     rungs = [(r.size, r.resource) for r in schedule(Fraction(9), 3)]
     assert rungs == [(9, "1"), (3, "3"), (1, "9"), (5, "3"), (2, "9"), (3, "9")]
@@ -49,6 +63,16 @@ def test_the_schedule_is_katibs_brackets() -> None:
             {**SETTINGS, "resource_name": "steps"},
             9,
             "value of resource_name setting must be in parameters.",
+        ),
+        ({**SETTINGS, "r_l": "0"}, 9, "r_l must be a positive float number."),
+        ({**SETTINGS, "r_l": "1/2"}, 9, "r_l must be a positive float number."),  # no float
+        ({**SETTINGS, "r_l": "inf"}, 9, "r_l must be a positive float number."),
+        # Katib's float logarithms make s_max 4 here, and its floor 81 (3**4)
+        ({**SETTINGS, "r_l": "243"}, 81, "parallelTrialCount must be not less than 243."),
+        (
+            {**SETTINGS, "eta": "1"},
+            9,
+            "eta must be greater than 1 (a rung keeps 1/eta of the one before)",
         ),
         (
             {**SETTINGS, "eta": "x"},

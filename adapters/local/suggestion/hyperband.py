@@ -26,6 +26,7 @@ import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
 
@@ -62,7 +63,16 @@ def schedule(r_l: Fraction, eta: int) -> tuple[Rung, ...]:
 
 
 def _s_max(r_l: Fraction, eta: int) -> int:
-    return max(0, int(math.log(r_l) / math.log(eta) + 1e-9)) if r_l >= 1 else 0
+    """``floor(log_eta(r_l))``, exactly: the largest ``s`` with ``eta**s <= r_l`` (0 below 1).
+
+    Katib divides two float logarithms, which falls short at some exact powers (``ln 243 /
+    ln 3`` is ``4.999...``: ``s_max`` 4, one bracket fewer, and a ``parallelTrialCount`` floor of
+    81 where the schedule's largest rung is 243); a tolerance would err the other way just below
+    a power. Integer powers cannot."""
+    s = 0
+    while eta ** (s + 1) <= r_l:
+        s += 1
+    return s
 
 
 def read(experiment: Experiment, space: SearchSpace) -> tuple[Fraction, int, str]:
@@ -70,12 +80,7 @@ def read(experiment: Experiment, space: SearchSpace) -> tuple[Fraction, int, str
     given = {s.name: s.value for s in experiment.spec.algorithm.algorithm_settings}
     if not given.get("r_l") or not given.get("resource_name"):
         raise SettingsError("r_l and resource_name must be set.")
-    try:
-        r_l = Fraction(given["r_l"])
-    except (ValueError, ZeroDivisionError):
-        raise SettingsError("r_l must be a positive float number.") from None
-    if r_l <= 0:
-        raise SettingsError("r_l must be a positive float number.")
+    r_l = _r_l(given["r_l"])
     eta = _eta(given.get("eta", ""))
     needed = math.ceil(eta ** _s_max(r_l, eta))
     if parallelism(experiment.spec) < needed:
@@ -83,6 +88,24 @@ def read(experiment: Experiment, space: SearchSpace) -> tuple[Fraction, int, str
     if given["resource_name"] not in {p.name for p in space.parameters}:
         raise SettingsError("value of resource_name setting must be in parameters.")
     return r_l, eta, given["resource_name"]
+
+
+def _r_l(text: str) -> Fraction:
+    """``r_l`` as Katib reads it, ``float(v)``, kept exact (``Decimal``: ``0.1`` is a tenth).
+
+    Katib admits 0 and then fails on ``log(0)``, and an infinity fails its arithmetic; both
+    get its message here, as a text ``float`` cannot read does (``Fraction`` alone would also
+    take ``1/2``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise SettingsError("r_l must be a positive float number.")
+    try:
+        return Fraction(Decimal(text.strip()))
+    except InvalidOperation:
+        return Fraction(value)
 
 
 def _eta(text: str) -> int:

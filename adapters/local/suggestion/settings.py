@@ -23,9 +23,13 @@ validation failure, so the Experiment fails before any Trial.
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from katib_resume.core.field_errors import go_quote
 
 
 class SettingsError(ValueError):
@@ -41,6 +45,15 @@ class Rule:
     default: Any
     valid: Callable[[Any], bool] = lambda _: True
     message: str = ""
+    then: tuple[tuple[Callable[[Any], bool], str], ...] = ()
+    """Checks of ours after Katib's, each with its message: a value Katib's rule admits but
+    its library cannot run with (the Experiment would fail at every ``GetSuggestions``)."""
+
+    def failure(self, value: Any) -> str | None:
+        """The message of the first check ``value`` fails (``{v}`` not yet filled), or None."""
+        if not self.valid(value):
+            return self.message
+        return next((message for valid, message in self.then if not valid(value)), None)
 
 
 def _at_least_zero(default: int | None, message: str) -> Rule:
@@ -58,6 +71,15 @@ def _one_of(default: str, allowed: tuple[str, ...], what: str) -> Rule:
 
 _HYPEROPT_SEED = _at_least_zero(None, "random_state should be great or equal than zero")
 _OPTUNA_SEED = _at_least_zero(None, "random_state should be greate or equal than zero")
+_EI_CANDIDATES = Rule(
+    int,
+    24,
+    lambda v: v >= 0,
+    "n_ei_candidates should be greate or equal than zero",
+    ((lambda v: v > 0, "n_ei_candidates should be great than zero"),),
+)
+"""Katib's Optuna service admits 0, with which Optuna's TPE fails at its first model-based
+ask; 0 is refused in the words Katib's hyperopt service uses for its ``n_EI_candidates``."""
 RULES: dict[str, dict[str, Rule]] = {
     "random": {"random_state": _HYPEROPT_SEED},
     "grid": {"random_state": _OPTUNA_SEED},
@@ -73,9 +95,7 @@ RULES: dict[str, dict[str, Rule]] = {
         "n_startup_trials": _at_least_zero(
             10, "n_startup_trials should be greate or equal than zero"
         ),
-        "n_ei_candidates": _at_least_zero(
-            24, "n_ei_candidates should be greate or equal than zero"
-        ),
+        "n_ei_candidates": _EI_CANDIDATES,
         "random_state": _OPTUNA_SEED,
     },
     "bayesianoptimization": {
@@ -93,19 +113,53 @@ RULES: dict[str, dict[str, Rule]] = {
 """The services that check every name: an unknown one is an error."""
 
 
+_GO_INT = re.compile(r"[+-]?[0-9]+")
+_GO_DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+_GO_HEX = re.compile(r"[+-]?0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+")
+_GO_SPECIAL = {"nan": math.nan} | {
+    sign + word: math.copysign(math.inf, float(sign + "1"))
+    for sign in ("", "+", "-")
+    for word in ("inf", "infinity")
+}
+INT64 = 2**63
+
+
+def _go_error(function: str, text: str, why: str) -> ValueError:
+    return ValueError(f"strconv.{function}: parsing {go_quote(text)}: {why}")
+
+
 def _go_int(text: str) -> int:
-    """Go's ``strconv.Atoi``, with its error text (Goptuna's messages quote it)."""
-    try:
-        return int(text)
-    except ValueError:
-        raise ValueError(f'strconv.Atoi: parsing "{text}": invalid syntax') from None
+    """Go's ``strconv.Atoi`` on a 64-bit machine, with its error texts (Goptuna's messages
+    quote them): ASCII digits after an optional sign, nothing else (Python's ``int`` also
+    takes spaces, ``_`` and other scripts' digits), within ``int64``."""
+    if not _GO_INT.fullmatch(text):
+        raise _go_error("Atoi", text, "invalid syntax")
+    value = int(text)
+    if not -INT64 <= value < INT64:
+        raise _go_error("Atoi", text, "value out of range")
+    return value
 
 
 def _go_float(text: str) -> float:
+    """Go's ``strconv.ParseFloat(text, 64)``: a decimal or hexadecimal literal (Go's ``_``
+    between a hexadecimal literal's digits is not read), or ``inf``, ``infinity`` (signed) or
+    ``nan`` in any case; a literal beyond ``float64`` is ``value out of range``, where Python's
+    ``float`` reads it as an infinity (and also takes spaces and ``_``)."""
+    special = _GO_SPECIAL.get(text.lower())
+    if special is not None:
+        return special
     try:
-        return float(text)
-    except ValueError:
-        raise ValueError(f'strconv.ParseFloat: parsing "{text}": invalid syntax') from None
+        if _GO_DECIMAL.fullmatch(text):
+            value = float(text)
+        elif _GO_HEX.fullmatch(text):
+            value = float.fromhex(text)
+        else:
+            raise _go_error("ParseFloat", text, "invalid syntax")
+    except OverflowError:
+        value = math.inf
+    if math.isinf(value):
+        raise _go_error("ParseFloat", text, "value out of range")
+    return value
 
 
 def _restart(text: str) -> str | None:
@@ -117,7 +171,11 @@ def _restart(text: str) -> str | None:
 GOPTUNA: dict[str, dict[str, Rule]] = {
     "cmaes": {
         "random_state": Rule(_go_int, None),  # unset: the search's seed (Goptuna's is 0)
-        "sigma": Rule(_go_float, 0.0),
+        "sigma": Rule(
+            _go_float,
+            0.0,
+            then=((lambda v: v != math.inf, "sigma must be a finite number, got {v}"),),
+        ),  # Goptuna uses an infinite sigma, and its CMA-ES's numbers turn NaN; so did ours
         "restart_strategy": Rule(_restart, None),
     },
     "sobol": {},
@@ -145,8 +203,9 @@ def read(algorithm: str, given: Mapping[str, str]) -> dict[str, Any]:
             value = rule.parse(text)
         except ValueError as error:
             raise SettingsError(f"failed to validate {name}({text}): {error}") from None
-        if not rule.valid(value):
-            raise SettingsError(rule.message.format(v=text))
+        failure = rule.failure(value)
+        if failure is not None:
+            raise SettingsError(failure.format(v=text))
         values[name] = value
     return values
 
@@ -159,4 +218,7 @@ def _read_goptuna(rules: Mapping[str, Rule], given: Mapping[str, str]) -> dict[s
                 values[name] = rule.parse(given[name])
             except ValueError as error:
                 raise SettingsError(GOPTUNA_FAILURE + str(error)) from None
+            failure = rule.failure(values[name])
+            if failure is not None:
+                raise SettingsError(failure.format(v=given[name]))
     return values
