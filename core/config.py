@@ -51,6 +51,17 @@ class ConfigError(Exception):
     """The katib-config is unusable for a lookup; the message is Katib's, or one clear line."""
 
 
+def missing_config_map(name: str = CONFIG_MAP_NAME) -> ConfigError:
+    """No ConfigMap ``name``: Katib passes the API server's NotFound through, so a user sees
+    ``configmaps "<name>" not found`` (no namespace: the API server's text has none)."""
+    return ConfigError(f'configmaps "{name}" not found')
+
+
+def missing_config_key(name: str = CONFIG_MAP_NAME) -> ConfigError:
+    """ConfigMap ``name`` has no ``katib-config.yaml`` in its data: Katib's text."""
+    return ConfigError(f"failed to find {CONFIG_KEY} in ConfigMap: {name}")
+
+
 def _not_found(what: str, algorithm: str) -> ConfigError:
     return ConfigError(
         f"failed to find {what} config for algorithm: {algorithm} in ConfigMap: {CONFIG_MAP_NAME}"

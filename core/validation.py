@@ -27,7 +27,8 @@ Where we are better than Katib, on purpose:
 * Names from which Kubernetes would refuse the derived object names (a dot, an upper-case
   algorithm, ``<experiment>-<algorithm>`` over 63 characters) or the label values (a name ending
   in ``-``) are denied here instead of failing forever at reconcile time (bugs 20 and 25).
-  Katib's own rule (only anchored at the start, at most 40 characters) keeps its message verbatim.
+  Katib's own rule (only anchored at the start, at most 40 characters) comes first and keeps its
+  message verbatim; a name it rejects gets that message alone, our reasons only follow its pass.
 * Only what a user can edit is compared: both old and new are defaulted before comparing specs,
   so defaults added by a newer release never block a restart (bug 14).
 * An UPDATE that leaves the defaulted spec unchanged (labels, finalizer removal at deletion) is
@@ -160,19 +161,20 @@ def aggregate(texts: Iterable[str]) -> str:
 
 
 def _name_errors(exp: Experiment) -> list[FieldError]:
+    """Katib's rule first: a name it rejects gets its message alone, as Katib answers. Only a
+    name it accepts is checked for the names derived from it (bugs 20 and 25)."""
     name = exp.metadata.name
-    errors = []
     if NAME_RULE.match(name) is None or len(name) > NAME_MAX:
-        errors.append(invalid("metadata.name", name, NAME_RULE_DETAIL))
+        return [invalid("metadata.name", name, NAME_RULE_DETAIL)]
     algorithm = exp.spec.algorithm.algorithm_name
-    for reason in (*derived_name_errors(name, algorithm, exp.namespace), *_label_errors(name)):
-        errors.append(invalid("metadata.name", name, reason))
-    return errors
+    reasons = (*derived_name_errors(name, algorithm, exp.namespace), *_label_errors(name))
+    return [invalid("metadata.name", name, reason) for reason in reasons]
 
 
 def _label_errors(name: str) -> list[str]:
-    """The name is the value of the ``katib.kubeflow.org/experiment`` label of every child."""
-    if len(name) <= LABEL_VALUE_MAX and LABEL_VALUE.fullmatch(name):
+    """The name is the value of the ``katib.kubeflow.org/experiment`` label of every child.
+    Its length needs no check: Katib's rule, which passed, allows fewer characters."""
+    if LABEL_VALUE.fullmatch(name):
         return []
     return [
         f"the label value {go_quote(name)} ({LABEL_EXPERIMENT}) must be at most {LABEL_VALUE_MAX} "

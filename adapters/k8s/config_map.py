@@ -3,13 +3,16 @@
 A watch keeps the ConfigMap in a store of its own, so asking for the config costs nothing and
 an edit takes effect on the next reconcile. The parsed config is kept per ``resourceVersion``:
 the YAML is decoded once per change, not once per reconcile. A missing, unparsable or invalid
-ConfigMap raises ``ConfigError`` with what is wrong and where; the loop retries with backoff
-and the last good config is never silently kept in place of a broken one (an operator who
-broke the ConfigMap must see it, not run on a stale config).
+ConfigMap raises ``ConfigError`` with what is wrong; the loop retries with backoff and the last
+good config is never silently kept in place of a broken one (an operator who broke the ConfigMap
+must see it, not run on a stale config). A missing ConfigMap or key raises Katib's own texts
+(docs/katib-contract.md#katib-config), which a user sees in admission's denials; where we looked
+(the namespace, which Katib's texts do not name) goes to a log line, once per new failure.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 
 import yaml
@@ -18,12 +21,19 @@ from katib_resume.adapters.k8s.resources import resource
 from katib_resume.adapters.k8s.store import Store
 from katib_resume.adapters.k8s.transport import Transport
 from katib_resume.adapters.k8s.watch import KindWatch
-from katib_resume.core.config import ConfigError, KatibConfig, parse_katib_config
+from katib_resume.core.config import (
+    ConfigError,
+    KatibConfig,
+    missing_config_key,
+    missing_config_map,
+    parse_katib_config,
+)
 from katib_resume.core.katib import CONFIG_KEY
 from katib_resume.core.names import CONFIG_MAP_NAME
 from katib_resume.core.objects import version_of
 
 CONFIG_MAPS = resource("v1", "ConfigMap")
+log = logging.getLogger("katib_resume.config")
 
 
 class ConfigMapSource:
@@ -35,6 +45,8 @@ class ConfigMapSource:
         self.stop = threading.Event()
         self.watch = KindWatch(transport, self.store, CONFIG_MAPS, namespace, self.stop)
         self.parsed: tuple[str, KatibConfig] | None = None
+        self.reported = ""
+        """The last failure logged: each reconcile meets it again, the log says it once."""
 
     def start(self, timeout: float = 30.0) -> bool:
         self.watch.start()
@@ -48,23 +60,43 @@ class ConfigMapSource:
         return f"ConfigMap {self.namespace}/{self.name}"
 
     def katib_config(self) -> KatibConfig:
+        try:
+            config = self._current()
+        except ConfigError as error:
+            self._report(error)
+            raise
+        self.reported = ""
+        return config
+
+    def _current(self) -> KatibConfig:
         found = self.store.get(("v1", "ConfigMap", self.namespace, self.name))
         if found is None:
-            raise ConfigError(f"{self.where} not found")
+            raise missing_config_map(self.name)
         version = version_of(found)
         if self.parsed is not None and self.parsed[0] == version and version:
             return self.parsed[1]
-        config = parse_config_map(found, self.where)
+        config = parse_config_map(found, self.where, self.name)
         self.parsed = (version, config)
         return config
 
+    def _report(self, error: ConfigError) -> None:
+        """Log a failure not logged yet, with the namespace its text may not name."""
+        if str(error) != self.reported:
+            self.reported = str(error)
+            log.warning(
+                "katib-config unusable", extra={"configMap": self.where, "error": str(error)}
+            )
 
-def parse_config_map(config_map: dict[str, object], where: str) -> KatibConfig:
-    """The katib-config in ``config_map``'s ``katib-config.yaml`` key."""
+
+def parse_config_map(
+    config_map: dict[str, object], where: str, name: str = CONFIG_MAP_NAME
+) -> KatibConfig:
+    """The katib-config in ``config_map``'s ``katib-config.yaml`` key; ``where`` prefixes the
+    errors that have no Katib text of their own, ``name`` is the ConfigMap's name in Katib's."""
     data = config_map.get("data")
     text = data.get(CONFIG_KEY) if isinstance(data, dict) else None
     if not isinstance(text, str):
-        raise ConfigError(f"{where}: no {CONFIG_KEY} key in its data")
+        raise missing_config_key(name)
     try:
         loaded = yaml.safe_load(text)
     except yaml.YAMLError as error:

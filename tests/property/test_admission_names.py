@@ -1,7 +1,9 @@
-"""Properties of admission: admitted names are valid, ``validate`` is total, restarts are guarded.
+"""Properties of admission: admitted names are valid, a name Katib rejects gets Katib's message
+alone, ``validate`` is total, restarts are guarded.
 
-The Kubernetes name rules are written out here again, independently of ``core.names``, so that
-these tests are an oracle for it rather than a restatement.
+The Kubernetes name rules, and Katib's, are written out here again, independently of
+``core.names`` and ``core.validation``, so that these tests are an oracle for them rather than a
+restatement.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from hypothesis import strategies as st
 
 from katib_resume.core.config import ConfigError
 from katib_resume.core.defaults import default_experiment
+from katib_resume.core.field_errors import go_quote
 from katib_resume.core.model import Experiment
 from katib_resume.core.names import pv_name, service_name
 from katib_resume.core.validation import Decision, validate
@@ -22,6 +25,12 @@ from katib_resume.core.validation import Decision, validate
 DNS1035_LABEL = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
 DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+KATIB_NAME = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")  # re.match: anchored at the start only
+KATIB_NAME_DETAIL = (  # Katib's message, its trailing space included
+    "name must consist of lower case alphanumeric characters or '-', start with an alphabetic "
+    "character, and end with an alphanumeric character (e.g. 'my-name', or 'abc-123', regex used "
+    "for validation is '^[a-z]([-a-z0-9]*[a-z0-9])?)') and may not be longer than 40 characters. "
+)
 ENABLED = {"katib.kubeflow.org/metrics-collector-injection": "enabled"}
 POLICIES = ("Never", "LongRunning", "FromVolume")
 
@@ -36,6 +45,16 @@ def is_pv_name(value: str) -> bool:
 
 def is_label_value(value: str) -> bool:
     return len(value) <= 63 and LABEL_VALUE.fullmatch(value) is not None
+
+
+def katib_accepts(name: str) -> bool:
+    return len(name) <= 40 and KATIB_NAME.match(name) is not None
+
+
+def derives_valid_names(name: str, algorithm: str, namespace: str) -> bool:
+    service = f"{name}-{algorithm}"
+    pv = f"{service}-{namespace}"
+    return is_service_name(service) and is_pv_name(pv) and is_label_value(name)
 
 
 class Catalog:
@@ -131,6 +150,59 @@ def test_admitted_experiments_derive_valid_names(
         assert is_pv_name(pv_name(name, algorithm, namespace))
         assert is_label_value(name)
         assert is_label_value(service_name(name, algorithm))
+
+
+# --- (a') a name Katib rejects is denied with Katib's message alone -----------------------------
+
+ADMISSIBLE: dict[str, Any] = {  # admitted once defaulted, whatever its name (see (c) below)
+    "resumePolicy": "FromVolume",
+    "maxTrialCount": 5,
+    "objective": {"type": "minimize", "objectiveMetricName": "loss"},
+    "parameters": [
+        {"name": "lr", "parameterType": "double", "feasibleSpace": {"min": "0", "max": "1"}}
+    ],
+}
+algorithms = st.sampled_from(["random", "tpe", "bayesianoptimization"]) | names.filter(bool)
+
+
+def admissible(name: str, algorithm: str, namespace: str) -> Experiment:
+    spec = {**ADMISSIBLE, "algorithm": {"algorithmName": algorithm}, "trialTemplate": TEMPLATE}
+    meta = {"name": name, "namespace": namespace}
+    return default_experiment(build({"metadata": meta, "spec": spec}))
+
+
+@settings(deadline=None)
+@given(name=names, algorithm=algorithms, namespace=namespaces)
+def test_a_name_katib_rejects_gets_exactly_katibs_message(
+    name: str, algorithm: str, namespace: str
+) -> None:
+    """Katib's clients match its message: our derived-name reasons never join it."""
+    decision = validate(admissible(name, algorithm, namespace), namespace_labels=ENABLED)
+    event("Katib rejects" if not katib_accepts(name) else "Katib accepts")
+    if not katib_accepts(name):
+        expected = f"metadata.name: Invalid value: {go_quote(name)}: {KATIB_NAME_DETAIL}"
+        assert decision.message == expected
+        assert [(e.kind, e.field) for e in decision.errors] == [("Invalid", "metadata.name")]
+
+
+katib_names = st.tuples(st.sampled_from("abcz"), names).map(lambda t: (t[0] + t[1])[:40])
+"""Names Katib's rule accepts: a lower-case letter first, at most 40 characters."""
+
+
+@settings(deadline=None)
+@given(name=katib_names, algorithm=algorithms, namespace=namespaces)
+def test_a_name_katib_accepts_is_denied_only_for_the_names_it_derives(
+    name: str, algorithm: str, namespace: str
+) -> None:
+    """Past Katib's rule, the name is denied exactly when a derived name is invalid, and with
+    our reasons only (Katib's message would be false there)."""
+    assert katib_accepts(name)
+    decision = validate(admissible(name, algorithm, namespace), namespace_labels=ENABLED)
+    valid = derives_valid_names(name, algorithm, namespace)
+    event("derived names valid" if valid else "a derived name invalid")
+    assert decision.allowed == valid
+    assert all(e.field == "metadata.name" for e in decision.errors)
+    assert KATIB_NAME_DETAIL not in decision.message
 
 
 # --- (b) validate is total: it returns a decision for anything ---------------------------------

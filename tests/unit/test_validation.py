@@ -279,8 +279,7 @@ EDITABLE_TEXT = (
 )
 def test_create_message_is_katibs_text(new: Experiment, text: str) -> None:
     decision = validate(new, catalog=FakeCatalog())
-    assert not decision.allowed
-    assert decision.errors[0].text == text  # "9lives" also breaks the derived Service name
+    assert decision.message == text  # alone: "9lives" breaks the Service name too, unsaid
 
 
 def test_restart_messages_are_katibs_text() -> None:
@@ -486,10 +485,19 @@ LABEL_TEXT = (
 )
 
 
-def test_the_label_value_rule_starts_at_64_characters() -> None:
-    at_limit, over = "a" * 63, "a" * 64
-    assert LABEL_TEXT.format(at_limit) not in validate(fake_instance(name=at_limit)).message
-    assert LABEL_TEXT.format(over) in validate(fake_instance(name=over)).message
+@pytest.mark.parametrize(
+    "name", ["a" * 41, "a" * 64, "9lives", "Fake", "-fake", "a" * 41 + "."], ids=repr
+)
+def test_a_name_katib_rejects_gets_katibs_message_alone(name: str) -> None:
+    """Katib's rule first: the label value and derived names it would also break go unsaid."""
+    decision = validate(fake_instance(name=name))
+    assert decision.message == NAME_TEXT.format(name)
+    assert kinds(decision) == [("Invalid", "metadata.name")]
+
+
+def test_a_name_katib_accepts_is_denied_with_the_label_value_rule_alone() -> None:
+    assert validate(fake_instance(name="fake-")).message == LABEL_TEXT.format("fake-")
+    assert validate(fake_instance(name="a" * 40)).allowed
 
 
 def test_zero_failed_trials_allowed_and_counts_equal_to_the_limit_are_allowed() -> None:
