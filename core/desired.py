@@ -98,11 +98,13 @@ def _substitutions(
     substitutions: dict[str, str] = {}
     for entry in template.get("trialParameters", ()):
         reference = entry.get("reference")
-        meta = trial_meta.parse(reference) if isinstance(reference, str) else None
+        if not isinstance(reference, str):
+            continue
+        meta = trial_meta.parse(reference)
         if meta is not None:
             found = trial_meta.value(meta, assignment["name"], experiment.namespace, run)
         else:
-            found = values.get(reference) if isinstance(reference, str) else None
+            found = values.get(reference)
         if found is not None:
             substitutions[f"${{trialParameters.{entry['name']}}}"] = found
     return substitutions
