@@ -53,8 +53,9 @@ from katib_resume.adapters.fake import load
 from katib_resume.adapters.fake.persistence import STATE_FILE
 from katib_resume.app.cli.main import main as cli
 from katib_resume.app.cli.run import create, run_to_completion
-from katib_resume.app.embedded.bootstrap import Options, session
+from katib_resume.app.embedded.bootstrap import session
 from katib_resume.app.embedded.driver import settle
+from katib_resume.app.embedded.options import Options
 from katib_resume.app.embedded.runtime import Runtime
 from katib_resume.app.loop.keys import Key
 from katib_resume.core.actions import ObjectRef

@@ -33,8 +33,8 @@ from katib_resume.adapters.grpc.api import GET_SUGGESTIONS, decode, encode
 from katib_resume.adapters.grpc.codec import experiment_wire, trial_wire
 from katib_resume.adapters.grpc.server import ApiServer
 from katib_resume.app.suggestion.service import SuggestionApi
-from katib_resume.core.kube import Manifest
-from katib_resume.core.trials import TrialPhase
+from katib_resume.core.manifest import Manifest
+from katib_resume.core.trial_phases import TrialPhase
 
 NAME = "served"
 EXPERIMENT: Manifest = {

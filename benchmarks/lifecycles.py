@@ -32,7 +32,7 @@ from katib_resume.adapters.fake.store import Store
 from katib_resume.app.loop.informer import Change, Informer, Watched
 from katib_resume.core.actions import EventType, ObjectRef
 from katib_resume.core.digest import Digest
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.objects import Cursor, Delta
 from katib_resume.core.ports import Cluster
 from tests.support.sim import Sim

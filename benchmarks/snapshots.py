@@ -14,8 +14,8 @@ from typing import Any
 
 from katib_resume.app.loop.reconcile import gather
 from katib_resume.core import model
-from katib_resume.core.kube import Manifest
 from katib_resume.core.lifecycle.suggestion import derive
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.observed import Observed, Outcome, Validation
 from tests.integration.test_resume_sequences import experiment, first_run
 from tests.support.harness import Bench

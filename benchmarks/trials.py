@@ -34,7 +34,8 @@ import optuna
 import yaml
 
 from katib_resume.app.cli.run import create, run_to_completion
-from katib_resume.app.embedded.bootstrap import Options, session
+from katib_resume.app.embedded.bootstrap import session
+from katib_resume.app.embedded.options import Options
 from katib_resume.core.model import Experiment
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "from-volume-resume.yaml"

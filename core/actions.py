@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 EventType = Literal["Normal", "Warning"]
 

@@ -23,22 +23,15 @@ from __future__ import annotations
 from collections.abc import Container, Mapping
 
 from katib_resume.core.defaults import default_experiment
+from katib_resume.core.denied import Denied
 from katib_resume.core.lifecycle.experiment import EXPERIMENT, ExperimentFacts, derive
 from katib_resume.core.model import Experiment
 from katib_resume.core.trials import has_budget
-from katib_resume.core.validation import AlgorithmCatalog, Decision, is_restartable, validate
+from katib_resume.core.validation import AlgorithmCatalog, is_restartable, validate
 
 NO_VOLUMES: Container[str] = frozenset()
 """No PersistentVolume exists (a preview of a first run)."""
 RESTART = "restart_requested"
-
-
-class Denied(Exception):
-    """Admission refused the Experiment: ``str()`` is Katib's message, ``decision`` the rest."""
-
-    def __init__(self, decision: Decision) -> None:
-        super().__init__(decision.message)
-        self.decision = decision
 
 
 def admit(

@@ -13,17 +13,23 @@ time kept), so that a message never lies about the present.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime
-from enum import StrEnum
 
+from katib_resume.core.condition_spec import ConditionSpec, Status
 from katib_resume.core.kube import KubeModel, KubeTime
 
-
-class Status(StrEnum):
-    TRUE = "True"
-    FALSE = "False"
-    UNKNOWN = "Unknown"
+__all__ = [
+    "Condition",
+    "ConditionSpec",
+    "Conditions",
+    "Status",
+    "find",
+    "is_true",
+    "remove_condition",
+    "renew_condition",
+    "set_all",
+    "set_condition",
+]
 
 
 class Condition(KubeModel):
@@ -33,24 +39,6 @@ class Condition(KubeModel):
     message: str = ""
     last_update_time: KubeTime | None = None
     last_transition_time: KubeTime | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ConditionSpec:
-    """A condition without timestamps: what the lifecycle wants a condition to say."""
-
-    type: str
-    status: Status
-    reason: str
-    message: str
-
-    def matches(self, condition: Condition | None) -> bool:
-        return (
-            condition is not None
-            and condition.status == self.status
-            and condition.reason == self.reason
-            and condition.message == self.message
-        )
 
 
 Conditions = tuple[Condition, ...]

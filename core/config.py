@@ -29,7 +29,8 @@ from katib_resume.core.katib import (
     SUGGESTION_PORT,
     SUGGESTION_PORT_NAME,
 )
-from katib_resume.core.kube import KubeModel, Manifest
+from katib_resume.core.kube import KubeModel
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.names import CONFIG_MAP_NAME
 
 PULL_POLICIES = frozenset({"Always", "IfNotPresent", "Never"})

@@ -16,12 +16,35 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import cached_property
 from types import MappingProxyType
+from typing import Annotated
 
-from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import (
+    Field,
+    PlainSerializer,
+    PlainValidator,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
+from pydantic_core import PydanticCustomError
 
 from katib_resume.core.katib import DEFAULT_ACCESS_MODE, DEFAULT_STORAGE, RECLAIM_POLICY_DELETE
-from katib_resume.core.kube import KubeModel, Manifest
-from katib_resume.core.quantity import Quantity, QuantityValue, parse_quantity
+from katib_resume.core.kube import KubeModel
+from katib_resume.core.manifest import Manifest
+from katib_resume.core.quantity import Quantity, QuantityError, parse_quantity
+
+
+def _validate(raw: object) -> Quantity:
+    try:
+        return parse_quantity(raw)
+    except QuantityError as error:
+        raise PydanticCustomError("quantity", "{problem}", {"problem": str(error)}) from None
+
+
+QuantityValue = Annotated[
+    Quantity, PlainValidator(_validate), PlainSerializer(str, return_type=str)
+]
+"""A quantity field of a pydantic model: parsed on input, written back as the original text."""
+
 
 ResourceList = dict[str, QuantityValue]
 

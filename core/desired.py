@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from katib_resume.core import trial_meta
 from katib_resume.core.katib import API_VERSION, FINALIZER_PV_CLEANUP, LABEL_EXPERIMENT
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Experiment
 from katib_resume.core.policy import traits
 

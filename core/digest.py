@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import NamedTuple
 
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 Kind = tuple[str, str]
 _MASK = (1 << 64) - 1

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from itertools import compress
 from operator import and_, itemgetter, methodcaller, truth
 
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 Pair = tuple[str, str]
 """An index field and its value (``Index.fields``)."""

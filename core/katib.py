@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Final
 
 from katib_resume.core import addresses
-from katib_resume.core.conditions import ConditionSpec, Status
+from katib_resume.core.condition_spec import ConditionSpec, Status
 
 API_VERSION: Final = "kubeflow.org/v1beta1"
 GROUP = "kubeflow.org"

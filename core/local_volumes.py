@@ -30,7 +30,7 @@ from katib_resume.core.katib import (
     DEFAULT_SUGGESTION_STORAGE_CLASS,
     LOCAL_VOLUME_LABELS,
 )
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 
 @dataclass(frozen=True, slots=True)

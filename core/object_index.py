@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from operator import itemgetter
 
 from katib_resume.core.index_fill import Positions, placed
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 Kind = tuple[str, str]
 Name = tuple[str, str]

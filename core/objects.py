@@ -28,7 +28,7 @@ from typing import Protocol, runtime_checkable
 
 from katib_resume.core.digest import Digest, Digests
 from katib_resume.core.katib import LABEL_EXPERIMENT
-from katib_resume.core.kube import Manifest, has_labels
+from katib_resume.core.manifest import Manifest, has_labels
 from katib_resume.core.object_index import EVERY, OWNER, Cursor, Delta, Index
 
 Kind = tuple[str, str]

@@ -15,12 +15,12 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 from katib_resume.core.actions import EventType, ObjectRef
-from katib_resume.core.kube import Manifest
-from katib_resume.core.observed import Assignments, Validation
+from katib_resume.core.manifest import Manifest
 
 if TYPE_CHECKING:
     from katib_resume.core.config import KatibConfig
     from katib_resume.core.model import Suggestion
+    from katib_resume.core.observed import Assignments, Validation
 
 
 class ClusterError(Exception):

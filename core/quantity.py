@@ -17,7 +17,8 @@ The grammar is the one of ``k8s.io/apimachinery/pkg/api/resource``::
     decimalSI       ::= m | "" | k | M | G | T | P | E
     decimalExponent ::= ( "e" | "E" ) [ "+" | "-" ] digits
 
-``QuantityValue`` is the annotation pydantic models use, so that a bad quantity becomes a one-line
+``QuantityValue`` (``core/config_specs.py``, kept there so that reading a quantity imports no
+pydantic) is the annotation pydantic models use, so that a bad quantity becomes a one-line
 validation error at its field path. YAML turns an unquoted ``2`` or ``0.5`` into a number; those
 are accepted as their decimal text.
 """
@@ -28,10 +29,6 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
-from typing import Annotated
-
-from pydantic import PlainSerializer, PlainValidator
-from pydantic_core import PydanticCustomError
 
 BINARY_SUFFIXES = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 DECIMAL_SUFFIXES = {"m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
@@ -92,16 +89,3 @@ def _value(match: re.Match[str]) -> Fraction:
     if suffix in BINARY_SUFFIXES:
         return mantissa * (1 << BINARY_SUFFIXES[suffix])
     return mantissa * Fraction(10) ** DECIMAL_SUFFIXES[suffix]
-
-
-def _validate(raw: object) -> Quantity:
-    try:
-        return parse_quantity(raw)
-    except QuantityError as error:
-        raise PydanticCustomError("quantity", "{problem}", {"problem": str(error)}) from None
-
-
-QuantityValue = Annotated[
-    Quantity, PlainValidator(_validate), PlainSerializer(str, return_type=str)
-]
-"""A quantity field of a pydantic model: parsed on input, written back as the original text."""

@@ -31,7 +31,7 @@ from katib_resume.core.katib import (
     SUGGESTION_PORT_NAME,
     VOLUME_NAME,
 )
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Suggestion
 from katib_resume.core.names import service_name
 from katib_resume.core.policy import traits

@@ -42,14 +42,8 @@ from katib_resume.core.objective import (
     reaches_goal,
     strategy_for,
 )
-from katib_resume.core.trials import (
-    FIELD_OF,
-    TrialCounts,
-    TrialPhase,
-    classify,
-    is_own,
-    own_trials,
-)
+from katib_resume.core.trial_phases import TrialPhase
+from katib_resume.core.trials import FIELD_OF, TrialCounts, classify, is_own, own_trials
 
 Basis = tuple[str, str, str | None, ObjectiveSpec | None]
 """What a ledger was folded for: the Experiment's namespace, name, UID and objective."""

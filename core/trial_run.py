@@ -19,7 +19,7 @@ from typing import Any
 
 from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
 from katib_resume.core.katib_trial import DEFAULT_TRIAL_RESOURCES, LABEL_TRIAL
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model.trial import Trial
 
 Kind = tuple[str, str]

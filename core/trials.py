@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 
 from katib_resume.core import objective
 from katib_resume.core.conditions import ConditionSpec, is_true
@@ -32,6 +31,11 @@ from katib_resume.core.katib import (
 )
 from katib_resume.core.model.experiment import Experiment, ExperimentSpec, ExperimentStatus
 from katib_resume.core.model.trial import Trial
+from katib_resume.core.trial_phases import (
+    STATUS_KEYS,
+    TRIAL_STATUS_KEYS,
+    TrialPhase,
+)
 
 # The objective half of trial accounting lives in ``core.objective``; it is offered here too so
 # that a caller finds everything that reads the Trials of an Experiment in one place.
@@ -39,33 +43,6 @@ Optimum = objective.Optimum
 best_trial = objective.best_trial
 goal_reached = objective.goal_reached
 
-
-class TrialPhase(StrEnum):
-    """A Trial's phase for counting. Member order is Katib's first-match order
-    (docs/katib-contract.md#trial-phases).
-
-    Every phase but ``PENDING`` is the Trial condition type that, when True, puts a Trial in it.
-    """
-
-    KILLED = "Killed"
-    FAILED = "Failed"
-    SUCCEEDED = "Succeeded"
-    EARLY_STOPPED = "EarlyStopped"
-    RUNNING = "Running"
-    METRICS_UNAVAILABLE = "MetricsUnavailable"
-    PENDING = "Pending"
-
-
-COMPLETED_PHASES = frozenset(
-    {
-        TrialPhase.SUCCEEDED,
-        TrialPhase.FAILED,
-        TrialPhase.KILLED,
-        TrialPhase.EARLY_STOPPED,
-        TrialPhase.METRICS_UNAVAILABLE,
-    }
-)
-"""The phases of a Trial that will not run again, whatever its outcome (the one definition)."""
 
 _PHASES = tuple(TrialPhase)
 """The phases in Katib's first-match order (iterating an enum class is slow: once is enough)."""
@@ -216,34 +193,11 @@ def trials_to_delete(spec: ExperimentSpec, counts: TrialCounts) -> int:
     return max(counts.active - parallelism(spec), 0)
 
 
-_STATUS_KEYS: tuple[tuple[TrialPhase, str, str], ...] = (
-    (TrialPhase.SUCCEEDED, "trialsSucceeded", "succeededTrialList"),
-    (TrialPhase.FAILED, "trialsFailed", "failedTrialList"),
-    (TrialPhase.KILLED, "trialsKilled", "killedTrialList"),
-    (TrialPhase.PENDING, "trialsPending", "pendingTrialList"),
-    (TrialPhase.RUNNING, "trialsRunning", "runningTrialList"),
-    (TrialPhase.EARLY_STOPPED, "trialsEarlyStopped", "earlyStoppedTrialList"),
-    (TrialPhase.METRICS_UNAVAILABLE, "trialMetricsUnavailable", "metricsUnavailableTrialList"),
-)
-
-
-COMPLETED_STATUS_KEYS = tuple(key for phase, key, _ in _STATUS_KEYS if phase in COMPLETED_PHASES)
-"""The status counters of the completed phases: their sum is the Trials completed."""
-
-
 def has_budget(spec: ExperimentSpec, made: int) -> bool:
     """Room for another Trial after ``made``: no ``maxTrialCount``, or one above it (the
     controller's restart guard; admission denies a restart whose budget has none)."""
     budget = spec.max_trial_count
     return budget is None or budget > made
-
-
-TRIAL_LIST_KEYS = tuple(list_key for _, _, list_key in _STATUS_KEYS)
-"""The status fields that name the Trials of each phase (sorted lists of names)."""
-TRIAL_STATUS_KEYS = frozenset(
-    key for _, count_key, list_key in _STATUS_KEYS for key in (count_key, list_key)
-) | {"trials"}
-"""Every status field ``status_counts`` owns, whether or not it writes it this time."""
 
 
 def status_counts(counts: TrialCounts) -> dict[str, object]:
@@ -254,9 +208,9 @@ def status_counts(counts: TrialCounts) -> dict[str, object]:
     that has just become empty: use ``replace_status_counts`` for that.
     """
     fields: dict[str, object] = {"trials": counts.total}
-    for phase, count_key, _ in _STATUS_KEYS:
+    for phase, count_key, _ in STATUS_KEYS:
         fields[count_key] = counts.count(phase)
-    for phase, _, list_key in _STATUS_KEYS:
+    for phase, _, list_key in STATUS_KEYS:
         if counts.names(phase):
             fields[list_key] = list(counts.names(phase))
     return fields

@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 
 from katib_resume.core.config import SuggestionConfig
 from katib_resume.core.katib import ANNOTATION_OWNER, ANNOTATION_OWNER_UID, RECLAIM_POLICY_DELETE
-from katib_resume.core.kube import Manifest
 from katib_resume.core.local_volumes import VolumeSource, volume_source
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import PersistentVolume, PersistentVolumeClaim, Suggestion
 from katib_resume.core.names import pv_name, service_name
 from katib_resume.core.resources import owner_reference

@@ -37,7 +37,7 @@ from katib_resume.adapters.fake.store import (
     select,
 )
 from katib_resume.core.actions import ObjectRef
-from katib_resume.core.kube import Manifest, format_time
+from katib_resume.core.manifest import Manifest, format_time
 from katib_resume.core.ports import AlreadyExists, Conflict, Invalid, NotFound
 
 Admission = Callable[[Manifest], None]

@@ -32,7 +32,7 @@ from katib_resume.adapters.fake.store import Store, select
 from katib_resume.adapters.fake.watch import WatchEvent
 from katib_resume.core.actions import EventType, ObjectRef
 from katib_resume.core.digest import Digest
-from katib_resume.core.kube import Manifest, format_time
+from katib_resume.core.manifest import Manifest, format_time
 from katib_resume.core.ports import NotFound
 
 T = TypeVar("T")

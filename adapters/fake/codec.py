@@ -8,7 +8,7 @@ from typing import Any
 import orjson
 
 from katib_resume.adapters.fake.lazy import head_of, plain
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 
 def encode(value: Any) -> str:

@@ -25,8 +25,8 @@ from typing import Any
 
 from katib_resume.adapters.fake.splices import REBASE, lists_of, replay, splices
 from katib_resume.core.katib import API_VERSION
-from katib_resume.core.kube import Manifest
-from katib_resume.core.trials import TRIAL_LIST_KEYS
+from katib_resume.core.manifest import Manifest
+from katib_resume.core.trial_phases import TRIAL_LIST_KEYS
 
 Key = tuple[str, str, str, str]
 SPLIT: dict[tuple[str, str], tuple[str, str]] = {

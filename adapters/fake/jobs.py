@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from katib_resume.adapters.fake.api import ApiServer
 from katib_resume.core.actions import ObjectRef
-from katib_resume.core.kube import Manifest, format_time
+from katib_resume.core.manifest import Manifest, format_time
 
 JOB = ("batch/v1", "Job")
 POD = ("v1", "Pod")

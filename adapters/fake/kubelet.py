@@ -23,7 +23,7 @@ from katib_resume.adapters.fake.api import ApiServer
 from katib_resume.adapters.fake.reclaim import mounted_claims
 from katib_resume.adapters.fake.volumes import deleting, phase
 from katib_resume.core.actions import ObjectRef
-from katib_resume.core.kube import Manifest, format_time
+from katib_resume.core.manifest import Manifest, format_time
 
 AVAILABLE = ("True", "MinimumReplicasAvailable", "Deployment has minimum availability.")
 UNAVAILABLE = (

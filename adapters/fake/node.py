@@ -15,7 +15,7 @@ import posixpath
 import shutil
 from pathlib import Path
 
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 
 class OutsideVolumeRoot(ValueError):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 Key = tuple[str, str, str, str]
 

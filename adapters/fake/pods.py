@@ -33,7 +33,7 @@ from katib_resume.adapters.fake.groups import reap
 from katib_resume.adapters.fake.jobs import LABEL_JOB_NAME, POD, phase
 from katib_resume.adapters.fake.processes import Container, StartError
 from katib_resume.core.actions import ObjectRef
-from katib_resume.core.kube import Manifest, format_time
+from katib_resume.core.manifest import Manifest, format_time
 from katib_resume.core.ports import ClusterError
 
 MAX_GRACE = 30.0

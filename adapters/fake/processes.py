@@ -37,7 +37,7 @@ from katib_resume.adapters.fake.groups import (
     remember,
     signal_group,
 )
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 CLOSE_GRACE = 2.0
 """Seconds a group gets between SIGTERM and SIGKILL when the command itself ends."""

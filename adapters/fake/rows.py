@@ -27,7 +27,7 @@ from katib_resume.adapters.fake.store import Store, key_of
 from katib_resume.adapters.fake.watch import WatchEvent, WatchLog
 from katib_resume.adapters.fake.window import StoredWindow, Unread
 from katib_resume.core.actions import ObjectRef
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 Snapshot = legacy.Snapshot
 """The store, the Kubernetes Events (as saved) and the world's own state (``None``: none yet)."""

@@ -41,7 +41,7 @@ from typing import Any
 
 from katib_resume.adapters.fake.codec import decode, encode, encode_head
 from katib_resume.adapters.fake.items import side_rows, without_list
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 WINDOW = 100
 """Revisions of the watch kept on disk: a consumer further behind relists (``Gone``)."""

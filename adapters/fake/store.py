@@ -28,7 +28,7 @@ from katib_resume.adapters.fake.sqlite import Journal
 from katib_resume.adapters.fake.watch import EventKind, WatchEvent, WatchLog
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.digest import Digest, Digests
-from katib_resume.core.kube import Manifest, has_labels
+from katib_resume.core.manifest import Manifest, has_labels
 
 CLUSTER_SCOPED = frozenset({"PersistentVolume", "Namespace", "StorageClass"})
 Key = tuple[str, str, str, str]

@@ -26,7 +26,7 @@ from __future__ import annotations
 from katib_resume.adapters.fake.api import ApiServer
 from katib_resume.adapters.fake.clone import clone
 from katib_resume.core.actions import ObjectRef
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.quantity import QuantityError, parse_quantity
 
 PROVISIONER = "fake.katib-resume.kubeflow.org/hostpath"

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from katib_resume.adapters.fake.watch import EventKind, WatchEvent, WatchLog
 from katib_resume.core.actions import ObjectRef
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 Load = Callable[[], Manifest]
 _UNREAD: Manifest = {}

@@ -18,8 +18,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from katib_resume.adapters.grpc.api import Wire
-from katib_resume.core.kube import Manifest
-from katib_resume.core.trials import TrialPhase
+from katib_resume.core.manifest import Manifest
+from katib_resume.core.trial_phases import TrialPhase
 
 PARAMETER_TYPE = {
     "double": "DOUBLE",

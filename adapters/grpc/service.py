@@ -53,11 +53,12 @@ from katib_resume.adapters.grpc.endpoints import Endpoints
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.addresses import DB_MANAGER_ADDRESS, SUGGESTION_TIMEOUT
 from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Experiment, Suggestion, Trial
 from katib_resume.core.observed import VALID, Assignments, Outcome, Validation
 from katib_resume.core.ports import Cluster, NotFound, Unavailable
-from katib_resume.core.trials import COMPLETED_PHASES, classify, is_own
+from katib_resume.core.trial_phases import COMPLETED_PHASES
+from katib_resume.core.trials import classify, is_own
 
 COMPARISONS = {"EQUAL": "equal", "LESS": "less", "GREATER": "greater"}
 """The wire's ``ComparisonType`` as Katib's Trial spec spells it."""

@@ -18,7 +18,7 @@ from google.protobuf import json_format
 
 from katib_resume.adapters.grpc.api import CLASSES, TRIAL_CONDITIONS
 from katib_resume.adapters.grpc.codec import objective_manifest, phase_name
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 _TRIAL = CLASSES["Trial"]
 _CONDITIONS = dict(enumerate(TRIAL_CONDITIONS))  # the enum's numbers, as ``api`` declares them

@@ -31,7 +31,7 @@ from katib_resume.adapters.k8s.store import Change, Store
 from katib_resume.adapters.k8s.transport import MERGE_PATCH, Transport
 from katib_resume.adapters.k8s.watch import KindWatch
 from katib_resume.core.actions import EventType, ObjectRef
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.objects import Cursor, Delta, key_of, older, version_of
 from katib_resume.core.ports import AlreadyExists, ClusterError, Conflict, NotFound
 from katib_resume.core.resources import CONTROLLED_KINDS

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from katib_resume.adapters.k8s.patches import guarded
 from katib_resume.adapters.k8s.resources import resource
 from katib_resume.adapters.k8s.transport import MERGE_PATCH, Transport
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.objects import version_of
 from katib_resume.core.ports import AlreadyExists, ClusterError, Conflict, NotFound
 

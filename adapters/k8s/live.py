@@ -14,7 +14,7 @@ from katib_resume.adapters.k8s.cluster import KubeCluster
 from katib_resume.adapters.k8s.resources import path_of, resource
 from katib_resume.adapters.k8s.transport import Transport
 from katib_resume.core.actions import ObjectRef
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 
 class LiveCluster(KubeCluster):

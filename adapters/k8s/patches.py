@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 
 def merge_diff(old: Any, new: Any) -> Any:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from katib_resume.core.actions import ObjectRef
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.resources import RBAC_API_VERSION
 
 

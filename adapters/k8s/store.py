@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.objects import Cursor, Delta, Key, Objects, key_of, older, version_of
 from katib_resume.core.ports import Gone
 

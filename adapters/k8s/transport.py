@@ -32,7 +32,7 @@ from typing import Any
 from kubernetes.client import ApiClient, ApiException
 
 from katib_resume.adapters.k8s.errors import from_status, transport_error
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.ports import ClusterError, Unavailable
 
 Query = Sequence[tuple[str, str]]

@@ -24,7 +24,7 @@ import time
 from katib_resume.adapters.k8s.resources import Resource
 from katib_resume.adapters.k8s.store import Store
 from katib_resume.adapters.k8s.transport import Transport
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.objects import version_of
 from katib_resume.core.ports import ClusterError, Gone
 

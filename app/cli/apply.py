@@ -23,12 +23,13 @@ from katib_resume.app.cli.edit import apply_edit
 from katib_resume.app.cli.embedded_flags import DEFAULT_SEED
 from katib_resume.app.cli.kinds import EXPERIMENT
 from katib_resume.app.cli.run import create
-from katib_resume.app.common.inputs import InputError, load_experiment
+from katib_resume.app.common.errors import InputError
+from katib_resume.app.common.inputs import load_experiment
 from katib_resume.app.embedded.bootstrap import session
 from katib_resume.app.embedded.driver import DEFAULT_NAMESPACE, options
 from katib_resume.app.embedded.runtime import Runtime
 from katib_resume.core.defaults import default_experiment
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Experiment
 from katib_resume.core.ports import NotFound
 

@@ -1,10 +1,10 @@
 """The commands behind ``katib-resume``: read inputs, call the core, print, pick the exit status.
 
-``plan``, ``validate`` and ``diagram`` live here; the commands on the embedded cluster live in
-one module each (``run``, ``apply``, ``get``, ``describe``, ``edit``, ``delete``, ``demo``), the
-controller, the webhook and the manifests in their own packages; ``handlers.HANDLERS`` says
-which function runs which command. An admission denial from any of them is ``Denied``: Katib's
-message on stderr and exit status 1, in this one place.
+``plan``, ``validate`` and ``diagram`` live in ``offline``; the commands on the embedded cluster
+live in one module each (``run``, ``apply``, ``get``, ``describe``, ``edit``, ``delete``,
+``demo``), the controller, the webhook and the manifests in their own packages;
+``handlers.HANDLERS`` says which function runs which command. An admission denial from any of
+them is ``Denied``: Katib's message on stderr and exit status 1, in this one place.
 """
 
 from __future__ import annotations
@@ -13,13 +13,8 @@ import argparse
 import sys
 
 from katib_resume.app.cli.handlers import HANDLERS
-from katib_resume.app.cli.preview import Denied, created_objects
-from katib_resume.app.common.inputs import InputError, load_config, load_experiment
-from katib_resume.app.common.output import as_list, one_line, render
-from katib_resume.core.config import ConfigError
-from katib_resume.core.defaults import default_experiment
-from katib_resume.core.lifecycle import LIFECYCLES
-from katib_resume.core.validation import validate
+from katib_resume.app.common.output import one_line
+from katib_resume.core.denied import Denied
 
 EXIT_OK, EXIT_DENIED = 0, 1
 
@@ -30,31 +25,3 @@ def run(args: argparse.Namespace) -> int:
     except Denied as denied:
         print(one_line(str(denied)), file=sys.stderr)
         return EXIT_DENIED
-
-
-def plan(args: argparse.Namespace) -> int:
-    experiment = load_experiment(args.filename)
-    config = load_config(args.config)
-    try:
-        objects = created_objects(experiment, config)
-    except (Denied, ConfigError) as error:
-        raise InputError(f"{args.filename}: {error}") from None
-    sys.stdout.write(render(as_list(objects), args.output))
-    return EXIT_OK
-
-
-def validate_command(args: argparse.Namespace) -> int:
-    new = default_experiment(load_experiment(args.filename))  # the mutating webhook runs first
-    old = default_experiment(load_experiment(args.old)) if args.old else None
-    config = load_config(args.config)
-    decision = validate(new, old, catalog=config, existing_pvs=frozenset(args.existing_pv))
-    if decision.allowed:
-        print(f"allowed: Experiment {new.namespace}/{new.metadata.name}")
-        return EXIT_OK
-    print(one_line(decision.message), file=sys.stderr)
-    return EXIT_DENIED
-
-
-def diagram(args: argparse.Namespace) -> int:
-    sys.stdout.write(LIFECYCLES[args.lifecycle].diagram())
-    return EXIT_OK

@@ -31,7 +31,7 @@ from katib_resume.adapters.fake.node import host_dir
 from katib_resume.app.cli.get import select, selector_of
 from katib_resume.app.cli.kinds import EVENT, EXPERIMENT, PV, PVC, Resource, find, targets
 from katib_resume.app.cli.manifest_targets import Chosen, file_targets, named_targets
-from katib_resume.app.common.inputs import InputError, NotFoundError
+from katib_resume.app.common.errors import InputError, NotFoundError
 from katib_resume.app.embedded.bootstrap import session
 from katib_resume.app.embedded.driver import (
     namespace,
@@ -43,7 +43,7 @@ from katib_resume.app.embedded.driver import (
 from katib_resume.app.embedded.runtime import Runtime
 from katib_resume.app.loop.keys import Key, key_of
 from katib_resume.core.actions import ObjectRef
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.ports import Cluster, NotFound
 from katib_resume.core.resources import CONTROLLED_KINDS
 

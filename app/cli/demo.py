@@ -27,18 +27,19 @@ from katib_resume.adapters.fake.node import host_dir, host_path
 from katib_resume.app.cli.delete import delete_experiment
 from katib_resume.app.cli.edit import apply_edit
 from katib_resume.app.cli.kinds import EXPERIMENT, PV, PVC, SUGGESTION
-from katib_resume.app.cli.preview import Denied
 from katib_resume.app.cli.restart import Children, children, restart_report, wait_until_running
 from katib_resume.app.cli.run import create, run_to_completion
 from katib_resume.app.common.inputs import load_experiment
-from katib_resume.app.embedded.bootstrap import Options, session
+from katib_resume.app.embedded.bootstrap import session
 from katib_resume.app.embedded.driver import condition_text, last_condition
+from katib_resume.app.embedded.options import Options
 from katib_resume.app.embedded.runtime import Runtime
+from katib_resume.core.denied import Denied
 from katib_resume.core.katib import (
     DEFAULT_LOCAL_VOLUME_PATH_PREFIX,
     DEFAULT_SUGGESTION_STORAGE_CLASS,
 )
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Experiment
 from katib_resume.core.names import pv_name
 from katib_resume.core.volumes import per_volume_path

@@ -19,10 +19,10 @@ from katib_resume.adapters.fake import FakeCluster
 from katib_resume.app.cli.describe_fields import Fields, kind_fields
 from katib_resume.app.cli.get import select, selector_of
 from katib_resume.app.cli.kinds import EVENT, Resource, targets
-from katib_resume.app.common.inputs import InputError
+from katib_resume.app.common.errors import InputError
 from katib_resume.app.common.output import age, parse_time, table
 from katib_resume.app.embedded.driver import namespace, read_cluster
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 EXIT_OK, EXIT_NOT_FOUND = 0, 1
 Row = tuple[str, str, str, str, str]

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from katib_resume.app.cli.kinds import EXPERIMENT, PV, find
 from katib_resume.app.cli.restart import Children, children, restart_report, wait_until_running
-from katib_resume.app.common.inputs import InputError
+from katib_resume.app.common.errors import InputError
 from katib_resume.app.embedded.bootstrap import LOCK_FILE, opened, session
 from katib_resume.app.embedded.driver import namespace, options, require_state
 from katib_resume.core.admission import admit, restarts
@@ -102,7 +102,7 @@ def apply_edit(runtime: Runtime, ns: str, name: str, changes: dict[str, int]) ->
 def store_edit(
     cluster: Cluster, config: KatibConfig, ns: str, name: str, changes: dict[str, int]
 ) -> Edited:
-    """Admit and store the UPDATE; ``core.admission.Denied`` if admission refuses it.
+    """Admit and store the UPDATE; ``core.denied.Denied`` if admission refuses it.
 
     What is stored is the edited object itself: it was defaulted when it was created, and an
     edit of the three counts leaves nothing new to default. Only the Experiment and the

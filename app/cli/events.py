@@ -10,7 +10,7 @@ lists what happened to NAME, and a name printed by ``-o name`` finds its Event a
 from __future__ import annotations
 
 from katib_resume.adapters.fake import Event
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 
 def event_manifest(event: Event, sequence: int) -> Manifest:

@@ -24,9 +24,9 @@ from katib_resume.app.cli.events import event_manifest, event_matches
 from katib_resume.app.cli.kinds import EVENT, Resource, Target, find, targets
 from katib_resume.app.cli.printers import print_objects
 from katib_resume.app.cli.selector import Selector, SelectorError, matches, parse
-from katib_resume.app.common.inputs import InputError, NotFoundError, RequestError
+from katib_resume.app.common.errors import InputError, NotFoundError, RequestError
 from katib_resume.app.embedded.driver import DEFAULT_NAMESPACE, namespace, read_cluster
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 EXIT_OK, EXIT_NOT_FOUND = 0, 1
 

@@ -19,19 +19,19 @@ Command = Callable[[argparse.Namespace], int]
 
 
 def _plan(args: argparse.Namespace) -> int:
-    from katib_resume.app.cli.commands import plan
+    from katib_resume.app.cli.offline import plan
 
     return plan(args)
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from katib_resume.app.cli.commands import validate_command
+    from katib_resume.app.cli.offline import validate_command
 
     return validate_command(args)
 
 
 def _diagram(args: argparse.Namespace) -> int:
-    from katib_resume.app.cli.commands import diagram
+    from katib_resume.app.cli.offline import diagram
 
     return diagram(args)
 

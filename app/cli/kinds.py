@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from katib_resume.app.common.inputs import InputError, NotFoundError
+from katib_resume.app.common.errors import InputError, NotFoundError
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import API_VERSION
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.ports import Cluster, NotFound
 
 

@@ -328,7 +328,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from katib_resume.app.cli.commands import (
         run,  # after parsing: --help never pays for the core's imports
     )
-    from katib_resume.app.common.inputs import InputError, NotFoundError, RequestError
+    from katib_resume.app.common.errors import InputError, NotFoundError, RequestError
     from katib_resume.app.common.output import one_line
 
     try:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from katib_resume.app.cli.kinds import ALIASES, Resource, targets
-from katib_resume.app.common.inputs import InputError, read_yaml
+from katib_resume.app.common.errors import InputError
+from katib_resume.app.common.inputs import read_yaml
 from katib_resume.app.embedded.driver import DEFAULT_NAMESPACE
 
 Chosen = list[tuple[Resource, str, str]]

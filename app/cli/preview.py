@@ -9,10 +9,11 @@ carry none.
 
 from __future__ import annotations
 
-from katib_resume.core.admission import NO_VOLUMES, Denied, admit
+from katib_resume.core.admission import NO_VOLUMES, admit
 from katib_resume.core.config import ConfigError, KatibConfig
+from katib_resume.core.denied import Denied
 from katib_resume.core.desired import desired_suggestion
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Experiment, Suggestion
 from katib_resume.core.observed import Observed
 from katib_resume.core.plan.children import ensure

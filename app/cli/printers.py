@@ -17,9 +17,9 @@ from datetime import datetime
 from katib_resume.app.cli.kinds import Resource
 from katib_resume.app.cli.tables import rows
 from katib_resume.app.cli.template import Template, TemplateError, compile_template
-from katib_resume.app.common.inputs import RequestError
+from katib_resume.app.common.errors import RequestError
 from katib_resume.app.common.output import as_list, render, table
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 Groups = Sequence[tuple[Resource, Sequence[Manifest]]]
 JSONPATH = "jsonpath="

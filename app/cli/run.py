@@ -23,7 +23,8 @@ from contextlib import contextmanager
 from katib_resume.app.cli.kinds import EXPERIMENT, PV, SUGGESTION, TRIAL, find
 from katib_resume.app.cli.runnable import refuse_unrunnable
 from katib_resume.app.cli.tables import objective_value
-from katib_resume.app.common.inputs import InputError, load_experiment
+from katib_resume.app.common.errors import InputError
+from katib_resume.app.common.inputs import load_experiment
 from katib_resume.app.common.output import table
 from katib_resume.app.embedded.bootstrap import session
 from katib_resume.app.embedded.driver import (
@@ -43,11 +44,11 @@ from katib_resume.app.embedded.runtime import Runtime
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.admission import admit
 from katib_resume.core.katib import ANNOTATION_SEED, LABEL_EXPERIMENT
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Experiment, Trial
 from katib_resume.core.objective import best_trial
 from katib_resume.core.ports import AlreadyExists, NotFound
-from katib_resume.core.trials import COMPLETED_STATUS_KEYS
+from katib_resume.core.trial_phases import COMPLETED_STATUS_KEYS
 
 EXIT_OK = 0
 
@@ -88,7 +89,7 @@ def _focus(experiment: Experiment | None, ns: str | None) -> list[tuple[str, str
 
 
 def create(runtime: Runtime, experiment: Experiment, ns: str | None, seed: int) -> ObjectRef:
-    """Admit, default and create ``experiment``; ``core.admission.Denied`` if refused."""
+    """Admit, default and create ``experiment``; ``core.denied.Denied`` if refused."""
     experiment = _in_namespace(experiment, ns)
     cluster = runtime.cluster
     if _current(runtime, EXPERIMENT.ref(experiment.namespace, experiment.metadata.name)):

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from katib_resume.adapters.local.suggestion import SettingsError, medianstop
 from katib_resume.adapters.local.suggestion import validate as validate_algorithm
-from katib_resume.core.admission import Denied
 from katib_resume.core.defaults import default_experiment
+from katib_resume.core.denied import Denied
 from katib_resume.core.model import Experiment
 from katib_resume.core.observed import Outcome
 from katib_resume.core.validation import Decision

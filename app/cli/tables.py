@@ -26,7 +26,7 @@ from katib_resume.app.cli.kinds import (
 )
 from katib_resume.app.common.output import age
 from katib_resume.app.embedded.driver import last_condition
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 Cell = Callable[[Manifest], str]
 Column = tuple[str, Cell]

@@ -24,7 +24,7 @@ from katib_resume.app.loop.informer import ChangeLog
 from katib_resume.app.loop.keys import Key, Resync, every_key, keys_of
 from katib_resume.app.loop.reconcile import Parsed
 from katib_resume.app.loop.trial_reconcile import TrialWiring
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.ports import Clock, ConfigSource, Gone, SuggestionService
 
 log = logging.getLogger("katib_resume.controller")

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from katib_resume.app.cluster.host import Host
 from katib_resume.app.cluster.httpd import TEXT, Answer, ProbeServer, parse_address
 from katib_resume.app.common import process
-from katib_resume.app.common.inputs import InputError
+from katib_resume.app.common.errors import InputError
 from katib_resume.app.common.logs import configure
 from katib_resume.app.common.wiring import (
     DEFAULT_NAMESPACE,

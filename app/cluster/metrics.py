@@ -23,7 +23,7 @@ from prometheus_client.registry import Collector
 from katib_resume.app.loop.controller import Outcome
 from katib_resume.app.loop.keys import Key
 from katib_resume.core.katib import API_VERSION
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.ports import Cluster
 
 

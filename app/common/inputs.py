@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from katib_resume.app.common.errors import InputError
 from katib_resume.core.config import ConfigError, KatibConfig, parse_katib_config
 from katib_resume.core.katib import API_VERSION
 from katib_resume.core.local_volumes import with_local_volumes
@@ -24,20 +25,6 @@ EMBEDDED_HEADER = (
     "# Katib's shipped katib-config in the local volume mode (docs/local-volumes.md),\n"
     "# written by the first command on this state directory.\n"
 )
-
-
-class InputError(Exception):
-    """Bad input from the user: the message is the whole story (exit status 2)."""
-
-
-class RequestError(InputError):
-    """A request kubectl would refuse with exit status 1: a selector or an output template that
-    does not parse (scripts written for kubectl test for 1, not for our 2)."""
-
-
-class NotFoundError(RequestError):
-    """The object asked for does not exist: kubectl's ``Error from server (NotFound): ...``
-    line, printed as it is, exit status 1."""
 
 
 def read_text(path: str) -> str:

@@ -12,9 +12,7 @@ import json
 from collections.abc import Sequence
 from datetime import datetime
 
-import yaml
-
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 GAP = "   "
 
@@ -26,6 +24,8 @@ def as_list(items: Sequence[Manifest]) -> Manifest:
 def render(document: Manifest, output: str) -> str:
     if output == "json":
         return json.dumps(document, indent=2) + "\n"
+    import yaml  # here: a table, the default output, needs none of it (a command's start-up)
+
     return yaml.safe_dump(document, sort_keys=False, default_flow_style=False)
 
 

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from katib_resume.app.common.inputs import InputError
+from katib_resume.app.common.errors import InputError
 
 if TYPE_CHECKING:
     from katib_resume.adapters.k8s.transport import Transport

@@ -37,12 +37,9 @@ from katib_resume.adapters.fake import FakeCluster, FakeWorld, StateFileError, l
 from katib_resume.adapters.fake.persistence import STATE_FILE, close, exists
 from katib_resume.adapters.local.observations import FILE as OBSERVATIONS_FILE
 from katib_resume.adapters.local.observations import SqliteObservationLog
-from katib_resume.app.common.inputs import (
-    InputError,
-    embedded_config_text,
-    load_config,
-    read_stored_yaml,
-)
+from katib_resume.app.common.errors import InputError
+from katib_resume.app.common.inputs import embedded_config_text, load_config, read_stored_yaml
+from katib_resume.app.embedded.options import Options
 from katib_resume.app.loop.keys import Key
 from katib_resume.core.config import ConfigError, KatibConfig, parse_katib_config
 
@@ -52,18 +49,6 @@ if TYPE_CHECKING:
 CONFIG_FILE = "katib-config.yaml"
 LOCK_FILE = ".lock"
 _STOPS = (signal.SIGTERM, signal.SIGHUP)
-
-
-@dataclass(frozen=True, slots=True)
-class Options:
-    """What every embedded command shares (the common flags)."""
-
-    state_dir: Path
-    config: str | None = None
-    seed: int = 1
-    trial_command: bool = False
-    focus: frozenset[tuple[str, str]] | None = None
-    """(namespace, name) of the Experiments the command advances; ``None``: all of them."""
 
 
 @dataclass(frozen=True, slots=True)

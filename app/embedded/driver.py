@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING
 from katib_resume.adapters import heap
 from katib_resume.adapters.fake import FakeCluster, StateFileError
 from katib_resume.adapters.fake.persistence import exists, read
-from katib_resume.app.common.inputs import InputError, NotFoundError
-from katib_resume.app.embedded.bootstrap import Options
+from katib_resume.app.common.errors import InputError, NotFoundError
+from katib_resume.app.embedded.options import Options
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import API_VERSION
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.ports import Cluster, NotFound
 
 if TYPE_CHECKING:  # the runtime (and the suggestion service's algorithms) only where one runs

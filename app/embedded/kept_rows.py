@@ -20,7 +20,7 @@ import orjson
 from katib_resume.app.embedded.results import Results
 from katib_resume.app.loop.versions import Seen
 from katib_resume.core.trial_ledger import TrialRecord
-from katib_resume.core.trials import TrialPhase
+from katib_resume.core.trial_phases import TrialPhase
 
 UNREADABLE = (orjson.JSONDecodeError, ValueError, KeyError, TypeError, IndexError)
 """What reading a damaged summary raises."""

@@ -23,7 +23,7 @@ from typing import Any, NamedTuple, cast
 from pydantic import BaseModel
 
 from katib_resume.app.loop.reconcile import ModelT, Parsed
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Suggestion
 
 LONG_LISTS: dict[type[BaseModel], tuple[str, str]] = {Suggestion: ("status", "suggestions")}

@@ -26,7 +26,7 @@ from katib_resume.app.loop.keys import Key
 from katib_resume.app.loop.trial_book import basis_text
 from katib_resume.app.loop.versions import seen_of
 from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Experiment, Trial
 from katib_resume.core.model.experiment import ObjectiveSpec
 from katib_resume.core.objects import Cursor, IndexedCache, key_of, version_of

@@ -31,7 +31,7 @@ from katib_resume.app.loop.keys import Key, key_of
 from katib_resume.app.loop.reconcile import Parsed
 from katib_resume.core.actions import EventType, ObjectRef
 from katib_resume.core.katib import ANNOTATION_SEED, API_VERSION, LABEL_EXPERIMENT
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Deployment, Experiment, Suggestion, Trial
 from katib_resume.core.names import service_name
 from katib_resume.core.objects import EVERY, Cursor, IndexedCache

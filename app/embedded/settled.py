@@ -26,7 +26,7 @@ from operator import not_
 from katib_resume.app.loop.keys import Key, key_of
 from katib_resume.app.loop.versions import Seen, seen_of
 from katib_resume.core.katib_trial import TRIAL_FINALIZER
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 _ENDED = frozenset({"Succeeded", "Failed", "MetricsUnavailable", "EarlyStopped", "Killed"})
 

@@ -32,7 +32,7 @@ from typing import Literal, Protocol
 
 from katib_resume.core.actions import EventType, ObjectRef
 from katib_resume.core.digest import Digest
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.objects import Cursor, Delta, Objects, newer, version_of
 from katib_resume.core.ports import AlreadyExists, Cluster, ClusterError, Conflict, Gone, NotFound
 from katib_resume.core.resources import CONTROLLED_KINDS

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from katib_resume.core.katib import ANNOTATION_OWNER, API_VERSION, LABEL_EXPERIMENT
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.ports import Cluster
 
 

@@ -32,7 +32,7 @@ from katib_resume.core.actions import (
 )
 from katib_resume.core.config import KatibConfig
 from katib_resume.core.katib import API_VERSION
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import (
     Deployment,
     Experiment,

@@ -19,7 +19,7 @@ from katib_resume.app.loop.reconcile import Parsed, apply
 from katib_resume.core.actions import Action, ObjectRef
 from katib_resume.core.config import KatibConfig
 from katib_resume.core.katib import API_VERSION
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model.trial import Trial
 from katib_resume.core.observation import MetricRow, ObservationLog, metric_names
 from katib_resume.core.plan import Plan

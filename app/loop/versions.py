@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from operator import itemgetter, methodcaller
 
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 Seen = tuple[str | None, str, str | None]
 """An object's namespace, name and ``resourceVersion``, as its metadata holds them."""

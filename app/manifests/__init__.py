@@ -24,7 +24,7 @@ from katib_resume.app.manifests.pod_webhook import pod_webhook_configuration
 from katib_resume.app.manifests.rbac import rbac
 from katib_resume.app.manifests.webhooks import cert_manager_objects, webhook_configurations
 from katib_resume.app.manifests.workloads import workloads
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 __all__ = ["Options", "default_image", "generate", "render"]
 

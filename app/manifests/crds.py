@@ -16,7 +16,7 @@ from importlib import resources
 
 import yaml
 
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 FILES = ("crd-experiment.yaml", "crd-suggestion.yaml", "crd-trial.yaml")
 

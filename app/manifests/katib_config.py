@@ -19,8 +19,8 @@ import yaml
 from katib_resume.app.manifests import names
 from katib_resume.app.manifests.options import Options
 from katib_resume.core.katib import CONFIG_KEY
-from katib_resume.core.kube import Manifest
 from katib_resume.core.local_volumes import with_local_volumes
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.names import CONFIG_MAP_NAME
 
 OWN_ALGORITHMS = (

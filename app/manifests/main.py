@@ -15,9 +15,9 @@ import re
 import sys
 from pathlib import Path
 
+from katib_resume.app.common.errors import InputError
 from katib_resume.app.common.inputs import (
     SHIPPED_ORIGIN,
-    InputError,
     config_from_text,
     read_text,
     shipped_config_text,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Final
 
 from katib_resume.core.katib import DEFAULT_SUGGESTION_STORAGE_CLASS
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 APP: Final = "katib-resume"
 CONTROLLER: Final = "katib-resume-controller"

@@ -29,7 +29,7 @@ from katib_resume.app.manifests.webhooks import (
     outside_install,
 )
 from katib_resume.core.katib import NAMESPACE_INJECTION_LABEL
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 EXCLUDED_CONDITION = "exclude-katib-resume-controller"
 

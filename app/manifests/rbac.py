@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from katib_resume.app.manifests import names
 from katib_resume.core.katib import GROUP
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 RBAC_API_VERSION = "rbac.authorization.k8s.io/v1"
 READ = ("get", "list", "watch")

@@ -25,7 +25,7 @@ from katib_resume.app.common import wiring
 from katib_resume.app.manifests import names
 from katib_resume.app.manifests.options import Options
 from katib_resume.core.katib import GROUP
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 ADMISSION_API_VERSION = "admissionregistration.k8s.io/v1"
 CERT_MANAGER_API_VERSION = "cert-manager.io/v1"

@@ -20,7 +20,7 @@ import copy
 from katib_resume.app.common import wiring
 from katib_resume.app.manifests import names
 from katib_resume.app.manifests.options import Options
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.names import CONFIG_MAP_NAME
 
 REPLICAS = 2

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from katib_resume.adapters.local.suggestion import SettingsError, SpaceError
 from katib_resume.adapters.local.suggestion.algorithms import seed_of
 from katib_resume.adapters.local.suggestion.assignments import name_for
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Experiment
 
 SLACK = 16

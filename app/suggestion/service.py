@@ -49,7 +49,7 @@ from katib_resume.adapters.local.suggestion import (
 from katib_resume.app.suggestion import trial_memo
 from katib_resume.app.suggestion.issue_order import in_issue_order
 from katib_resume.app.suggestion.trial_memo import Known, TrialMemo
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import AlgorithmSpec, Experiment
 from katib_resume.core.observed import Outcome
 

@@ -23,7 +23,7 @@ from katib_resume.adapters import heap
 from katib_resume.adapters.grpc import trial_message
 from katib_resume.adapters.grpc.api import Wire
 from katib_resume.adapters.grpc.codec import trial_manifest
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.objective import parse_number
 
 _FAILED = ("Failed", "Killed")

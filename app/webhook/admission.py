@@ -37,9 +37,10 @@ from katib_resume.app.webhook.patch import json_patch
 from katib_resume.app.webhook.pod import PodInjector
 from katib_resume.app.webhook.review import JUDGED, Malformed, Request, allowed, denied
 from katib_resume.core.addresses import DB_MANAGER_ADDRESS
-from katib_resume.core.admission import Denied, admit
+from katib_resume.core.admission import admit
 from katib_resume.core.defaults import default_experiment
-from katib_resume.core.kube import Manifest
+from katib_resume.core.denied import Denied
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Experiment
 from katib_resume.core.ports import Cluster, ConfigSource
 from katib_resume.core.validation import volume_lookup_error

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from katib_resume.core.config import ConfigError, KatibConfig, MetricsCollectorConfig
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.names import CONFIG_MAP_NAME
 
 STDOUT, FILE, TF_EVENT, PROMETHEUS = "StdOut", "File", "TensorFlowEvent", "PrometheusMetric"

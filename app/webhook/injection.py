@@ -32,7 +32,7 @@ from katib_resume.app.webhook.wrap import wrapped
 from katib_resume.core.config import MetricsCollectorConfig
 from katib_resume.core.katib import EARLY_STOPPING_PORT
 from katib_resume.core.katib_trial import LABEL_TRIAL
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.names import service_name
 
 TRIAL_ENV = "KATIB_TRIAL_NAME"

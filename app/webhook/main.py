@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from katib_resume.app.common import process
-from katib_resume.app.common.inputs import InputError
+from katib_resume.app.common.errors import InputError
 
 if TYPE_CHECKING:
     from katib_resume.core.ports import Cluster, ConfigSource

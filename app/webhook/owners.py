@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import API_VERSION
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.ports import Cluster, ClusterError
 
 TRIAL_KIND = "Trial"

@@ -18,7 +18,7 @@ from typing import Any
 
 import jsonpatch
 
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 
 def json_patch(old: Any, new: Any) -> list[Manifest]:

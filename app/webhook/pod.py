@@ -20,7 +20,7 @@ from katib_resume.app.webhook.trial_view import trial_view
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.config import ConfigError, KatibConfig, MetricsCollectorConfig
 from katib_resume.core.katib import API_VERSION
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.ports import Cluster, ClusterError, ConfigSource, NotFound
 
 SERVER_ERROR = 500

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from katib_resume.core.katib import GROUP
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 API_VERSION = "admission.k8s.io/v1"
 KIND = "AdmissionReview"

@@ -37,7 +37,7 @@ from katib_resume.app.webhook.review import (
     parse_request,
     uid_of,
 )
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 VALIDATE, MUTATE, HEALTHZ = wiring.VALIDATE_PATH, wiring.MUTATE_PATH, wiring.HEALTHZ_PATH
 MUTATE_POD = wiring.POD_PATH

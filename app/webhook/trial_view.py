@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from katib_resume.app.webhook.collector import Collector, Refused, collector_of
 from katib_resume.core.katib import LABEL_EXPERIMENT
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 
 @dataclass(frozen=True, slots=True)

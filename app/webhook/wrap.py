@@ -18,7 +18,7 @@ from __future__ import annotations
 import posixpath
 
 from katib_resume.app.webhook.collector import STDOUT, Refused
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 COMPLETED, EARLY_STOPPED = "completed", "early-stopped"
 SHELLS = frozenset({"sh", "bash"})

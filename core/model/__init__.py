@@ -1,6 +1,7 @@
 """Typed models of Katib's resources and of the objects a Suggestion owns."""
 
-from katib_resume.core.kube import KubeModel, KubeTime, Manifest, format_time
+from katib_resume.core.kube import KubeModel, KubeTime
+from katib_resume.core.manifest import Manifest, format_time
 from katib_resume.core.model.children import (
     Deployment,
     OwnedObject,

@@ -12,7 +12,8 @@ from pydantic import Field
 
 from katib_resume.core.conditions import Conditions
 from katib_resume.core.katib import API_VERSION
-from katib_resume.core.kube import KubeModel, KubeTime, Manifest
+from katib_resume.core.kube import KubeModel, KubeTime
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model.experiment import ObjectiveSpec
 from katib_resume.core.model.meta import ObjectMeta
 

@@ -16,7 +16,7 @@ from functools import partial
 
 from katib_resume.core.actions import Action, Create, Delete, ObjectRef, RecordEvent
 from katib_resume.core.config import KatibConfig
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import (
     Deployment,
     OwnedObject,

@@ -30,7 +30,6 @@ from katib_resume.core.katib import (
     EXP_MAX_TRIALS,
     SuggestionCondition,
 )
-from katib_resume.core.kube import Manifest, format_time
 from katib_resume.core.lifecycle.experiment import (
     COMPLETIONS,
     EXPERIMENT,
@@ -39,6 +38,7 @@ from katib_resume.core.lifecycle.experiment import (
     derive,
     mark,
 )
+from katib_resume.core.manifest import Manifest, format_time
 from katib_resume.core.model import Experiment, Suggestion, Trial
 from katib_resume.core.plan.provision import provision
 from katib_resume.core.plan.result import Step, event_reason

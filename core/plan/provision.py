@@ -18,9 +18,9 @@ from katib_resume.core.desired import desired_trial
 from katib_resume.core.katib import SuggestionCondition
 from katib_resume.core.model import Experiment, Suggestion, Trial
 from katib_resume.core.trial_ledger import TrialLedger
+from katib_resume.core.trial_phases import TrialPhase
 from katib_resume.core.trials import (
     TrialCounts,
-    TrialPhase,
     classify,
     own_trials,
     trials_to_create,

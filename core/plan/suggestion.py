@@ -26,7 +26,6 @@ from katib_resume.core.conditions import ConditionSpec, Status
 from katib_resume.core.config import ConfigError, KatibConfig
 from katib_resume.core.katib import SuggestionCondition as S
 from katib_resume.core.katib import SuggestionReason
-from katib_resume.core.kube import Manifest, format_time
 from katib_resume.core.lifecycle.suggestion import (
     STATES,
     SUGGESTION,
@@ -39,6 +38,7 @@ from katib_resume.core.lifecycle.suggestion import (
     derive,
     mark,
 )
+from katib_resume.core.manifest import Manifest, format_time
 from katib_resume.core.model import Suggestion
 from katib_resume.core.names import service_name
 from katib_resume.core.observed import Observed, Outcome

@@ -25,8 +25,8 @@ from datetime import datetime
 
 from katib_resume.core.actions import AddFinalizer, Create, RemoveFinalizer, Requeue
 from katib_resume.core.katib_trial import TRIAL_FINALIZER, JobEvent
-from katib_resume.core.kube import Manifest, format_time
 from katib_resume.core.lifecycle.trial import TrialSignals, TrialState, derive
+from katib_resume.core.manifest import Manifest, format_time
 from katib_resume.core.model.trial import Trial
 from katib_resume.core.observation import MetricRow
 from katib_resume.core.plan.result import Step

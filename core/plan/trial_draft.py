@@ -23,7 +23,6 @@ from katib_resume.core.actions import (
     UpdateStatus,
 )
 from katib_resume.core.conditions import Conditions
-from katib_resume.core.kube import Manifest, format_time
 from katib_resume.core.lifecycle.states import NO_REPORT, Report
 from katib_resume.core.lifecycle.trial import (
     COMPLETED,
@@ -33,6 +32,7 @@ from katib_resume.core.lifecycle.trial import (
     TrialState,
     mark,
 )
+from katib_resume.core.manifest import Manifest, format_time
 from katib_resume.core.model.trial import Trial
 from katib_resume.core.observation import Metric, MetricRow, TrialKey
 from katib_resume.core.plan.result import Step

@@ -14,7 +14,7 @@ import pytest
 from katib_resume.adapters.fake import ControllerCrash, FakeCluster, FakeWorld, Invalid
 from katib_resume.adapters.fake.watch import WatchLog
 from katib_resume.core.actions import ObjectRef
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.ports import (
     AlreadyExists,
     ClusterError,

@@ -15,7 +15,7 @@ from katib_resume.adapters.fake.jobs import finished
 from katib_resume.adapters.fake.pods import SimulatedRuntime
 from katib_resume.adapters.fake.processes import ProcessRuntime
 from katib_resume.core.actions import ObjectRef
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.ports import Unavailable
 from tests.support.pids import alive
 

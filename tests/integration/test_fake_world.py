@@ -11,7 +11,7 @@ import pytest
 from katib_resume.adapters.fake import FakeCluster, FakeWorld, OutsideVolumeRoot
 from katib_resume.adapters.fake.reclaim import PV_PROTECTION, PVC_PROTECTION
 from katib_resume.core.actions import ObjectRef
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.ports import NotFound
 
 NS = "ns"

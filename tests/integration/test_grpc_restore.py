@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from katib_resume.adapters.grpc.codec import experiment_wire, trial_wire
 from katib_resume.adapters.local.suggestion import unparsed
 from katib_resume.app.suggestion.service import SuggestionApi
-from katib_resume.core.kube import Manifest
-from katib_resume.core.trials import TrialPhase
+from katib_resume.core.manifest import Manifest
+from katib_resume.core.trial_phases import TrialPhase
 
 NAME = "restored"
 EXPERIMENT: Manifest = {

@@ -24,7 +24,7 @@ from katib_resume.adapters.k8s.store import ChangeType, Store
 from katib_resume.adapters.k8s.transport import Retry, Transport
 from katib_resume.adapters.k8s.watch import KindWatch
 from katib_resume.core.actions import ObjectRef
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.ports import Conflict, NotFound
 from tests.support.kube_mock import MockServer
 from tests.support.waiting import eventually

@@ -19,8 +19,9 @@ from katib_resume.adapters.fake.persistence import STATE_FILE, close, read
 from katib_resume.app.cli.delete import delete_experiment
 from katib_resume.app.cli.edit import apply_edit
 from katib_resume.app.cli.run import create, run_to_completion
-from katib_resume.app.embedded.bootstrap import Options, session
+from katib_resume.app.embedded.bootstrap import session
 from katib_resume.app.embedded.kept import Summaries
+from katib_resume.app.embedded.options import Options
 from katib_resume.app.loop.keys import Key
 from katib_resume.app.loop.versions import seen_of
 from katib_resume.core.actions import ObjectRef

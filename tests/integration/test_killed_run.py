@@ -18,7 +18,7 @@ from katib_resume.adapters.fake import FakeCluster
 from katib_resume.adapters.fake.persistence import STATE_FILE, read
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import API_VERSION
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from tests.support.pids import alive, gone_soon
 from tests.support.trials import run_instead
 

@@ -23,7 +23,7 @@ import yaml
 
 from katib_resume.app.cli.handlers import HANDLERS
 from katib_resume.app.cli.main import build_parser, hoist_flags, main
-from tests.support.imports import imported_by
+from tests.support.imports import MODEL_LIBRARIES, imported_by
 from tests.support.state_dir import committed
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -500,3 +500,20 @@ def test_looking_and_editing_import_no_search_library(state: Path, command: list
     """``get``, ``describe`` and ``edit`` run no suggestion service, so a user waits for none of
     its imports (they made each of these commands about a second slower)."""
     assert imported_by([*command, "-n", NS, "--state-dir", str(state)]) == (0, [])
+
+
+@pytest.mark.parametrize(
+    ("command", "wanted"),
+    [
+        (["get", "experiments"], []),
+        (["get", "trials", "-o", "json"], []),
+        (["get", "experiments", "-o", "yaml"], ["yaml"]),
+    ],
+)
+def test_getting_imports_no_model_library(
+    state: Path, command: list[str], wanted: list[str]
+) -> None:
+    """``get`` reads and prints stored objects as they are: it parses no model, runs no
+    lifecycle and writes YAML only when asked to (the probe sees an import when there is one)."""
+    argv = [*command, "-n", NS, "--state-dir", str(state)]
+    assert imported_by(argv, MODEL_LIBRARIES) == (0, wanted)

@@ -20,7 +20,7 @@ from katib_resume.adapters.grpc import Endpoints, GrpcSuggestionService
 from katib_resume.adapters.local.suggestion.pbt_record import GENERATION, PARENT
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Suggestion
 from katib_resume.core.observed import Outcome
 from tests.support.served import Served as Serving

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from katib_resume.core.actions import ObjectRef
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from tests.support.sim import CHILD, NAMESPACE, Sim, local_config
 
 FOREIGN = "somebody-elses-volume"

@@ -18,7 +18,7 @@ import pytest
 from katib_resume.adapters.fake.clone import clone
 from katib_resume.adapters.fake.store import Store
 from katib_resume.core.actions import ObjectRef
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from tests.support.sim import Sim
 
 Kept = list[tuple[Manifest, Manifest]]

@@ -14,7 +14,7 @@ from katib_resume.adapters.fake import FakeClock, FakeCluster, FakeWorld
 from katib_resume.app.embedded.runtime import METRICS_WAIT, Runtime
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import API_VERSION
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from tests.support.pids import gone_soon
 from tests.support.sim import NAME, NAMESPACE, example, local_config
 

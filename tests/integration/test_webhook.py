@@ -23,7 +23,7 @@ from katib_resume.app.webhook import MUTATE, VALIDATE, Admission
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.config import ConfigError, KatibConfig
 from katib_resume.core.defaults import default_experiment
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Experiment
 from katib_resume.core.ports import Unavailable
 from tests.support.delegating import DelegatingCluster

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from katib_resume.app.cli.main import build_parser
-from katib_resume.app.common.inputs import InputError
+from katib_resume.app.common.errors import InputError
 from katib_resume.app.webhook.main import webhook
 from tests.support.webhook import VALIDATE_OK, Certs, Client, shipped_config, world
 

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from katib_resume.app.loop.keys import Key
 from katib_resume.app.loop.queue import WorkQueue
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from tests.support.sim import Sim
 
 Name = tuple[str, str | None, str]

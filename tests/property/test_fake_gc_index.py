@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from katib_resume.adapters.fake import FakeCluster
 from katib_resume.core.actions import ObjectRef
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 NAMES = [f"o{i}" for i in range(6)]
 OP = st.tuples(st.sampled_from(["create", "delete", "collect"]), st.sampled_from(NAMES),

@@ -21,7 +21,7 @@ from katib_resume.adapters.grpc.codec import (
     trial_manifest,
     trial_wire,
 )
-from katib_resume.core.trials import TrialPhase
+from katib_resume.core.trial_phases import TrialPhase
 
 text = st.text(min_size=1, max_size=12)
 names = st.text("abcdefghijklmnopqrstuvwxyz0123456789-", min_size=1, max_size=20)

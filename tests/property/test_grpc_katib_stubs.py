@@ -18,7 +18,7 @@ from hypothesis import given
 
 from katib_resume.adapters.grpc.api import decode, encode
 from katib_resume.adapters.grpc.codec import experiment_wire, trial_wire
-from katib_resume.core.trials import TrialPhase
+from katib_resume.core.trial_phases import TrialPhase
 from tests.property.test_grpc_codec import experiments, trials
 
 katib_api: Any = pytest.importorskip("kubeflow.katib.katib_api_pb2")

@@ -16,7 +16,7 @@ from katib_resume.app.embedded.kept_rows import (
     records_of,
 )
 from katib_resume.core.trial_ledger import TrialRecord
-from katib_resume.core.trials import TrialPhase
+from katib_resume.core.trial_phases import TrialPhase
 
 _names = st.sampled_from(["t1", "t2", "t3"])
 _text_or_number = st.one_of(_names, _names, st.integers(0, 3))

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from katib_resume.core.trial_ledger import TrialLedger, TrialRecord
-from katib_resume.core.trials import TrialPhase
+from katib_resume.core.trial_phases import TrialPhase
 
 _NAMES = st.sampled_from([f"t{i}" for i in range(12)])
 _KEYS = st.one_of(

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from katib_resume.core.katib import LABEL_EXPERIMENT
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.objects import EVERY, Cursor, Objects, key_of
 
 KINDS = [("v1", "Pod"), ("kubeflow.org/v1beta1", "Trial")]

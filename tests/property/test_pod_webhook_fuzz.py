@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from katib_resume.adapters.fake import FakeCluster
 from katib_resume.app.webhook import MUTATE_POD, Admission, Incoming, Reply
 from katib_resume.core.actions import ObjectRef
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from tests.property.test_webhook_fuzz import broken, encode, fuzz_settings, run_direct
 from tests.support.delegating import DelegatingCluster
 from tests.support.documents import paths

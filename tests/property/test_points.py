@@ -14,7 +14,7 @@ from katib_resume.adapters.local.suggestion import encoded
 from katib_resume.adapters.local.suggestion.assignments import assignment
 from katib_resume.adapters.local.suggestion.points import FINDS, Points, Seen, seen_of
 from katib_resume.adapters.local.suggestion.space import Point
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 tricky = st.sampled_from(['"', "\\", '"}', '"parameterAssignments":[', '{"name":"x","value":"1"}'])
 texts = st.one_of(st.text(max_size=5), tricky, st.sampled_from(["0.1", "1", "a"]))

@@ -20,7 +20,7 @@ from katib_resume.app.loop.informer import Informer, Relisted
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.digest import Digests
 from katib_resume.core.katib import API_VERSION
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.ports import ClusterError
 
 KINDS = ((API_VERSION, "Trial"), (API_VERSION, "Experiment"), ("v1", "Service"))

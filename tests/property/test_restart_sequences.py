@@ -25,7 +25,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 from katib_resume.app.loop.keys import Key
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import API_VERSION
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from tests.support.sim import CHILD, NAMESPACE, PV_NAME, Sim, local_config
 
 LIFECYCLES = int(os.environ.get("RESTART_LIFECYCLES", "2000"))

@@ -28,7 +28,7 @@ from katib_resume.app.loop.keys import Key
 from katib_resume.app.loop.trial_book import TrialBook, _Page
 from katib_resume.app.loop.versions import seen_of
 from katib_resume.core.katib import API_VERSION
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from tests.property.test_settled_trials import _damaged, damages
 from tests.property.test_trial_plan import _play, events
 from tests.support.trial_player import TrialPlayer

@@ -15,7 +15,7 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from katib_resume.app.embedded.settled import settled
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model.trial import Trial
 from katib_resume.core.plan.trial import TrialContext, decide_trial
 from tests.property.test_trial_plan import _play, events

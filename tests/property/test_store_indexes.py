@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from katib_resume.adapters.fake.owners import OwnerIndex
 from katib_resume.adapters.fake.store import Store, key_of
 from katib_resume.core.actions import ObjectRef
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 UIDS = [f"u{n}" for n in range(6)]
 owners = st.lists(

@@ -15,7 +15,7 @@ from katib_resume.app.loop.keys import Key
 from katib_resume.app.loop.reconcile import Parsed
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Experiment, Trial
 from katib_resume.core.ports import NotFound
 from katib_resume.core.trial_ledger import ledger_of

@@ -24,8 +24,8 @@ from katib_resume.core.katib import (
 from katib_resume.core.model.experiment import ExperimentSpec
 from katib_resume.core.model.trial import Trial
 from katib_resume.core.objective import goal_reached
+from katib_resume.core.trial_phases import TrialPhase
 from katib_resume.core.trials import (
-    TrialPhase,
     classify,
     completion,
     count_trials,

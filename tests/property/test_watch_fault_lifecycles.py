@@ -27,7 +27,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from tests.support.sim import Sim
 
 LIFECYCLES = int(os.environ.get("WATCH_FAULT_LIFECYCLES", "40"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from katib_resume.core.actions import EventType, ObjectRef
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.ports import Cluster
 
 

@@ -26,7 +26,7 @@ from katib_resume.core.katib import (
     FINALIZER_PV_CLEANUP,
     LABEL_EXPERIMENT,
 )
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Suggestion
 from katib_resume.core.observed import VALID, Assignments, Validation
 from katib_resume.core.plan import Plan

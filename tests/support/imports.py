@@ -15,14 +15,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 SEARCH_LIBRARIES = ("optuna", "scipy", "numpy", "sklearn")
 """What only the suggestion service uses: about a second of imports between them."""
+MODEL_LIBRARIES = ("pydantic", "transitions", "yaml")
+"""What reading and printing stored objects needs none of: the models, the lifecycle machines
+and YAML (about two thirds of a short command's start-up)."""
 
 
-def imported_by(argv: list[str]) -> tuple[int, list[str]]:
-    """The exit code of ``katib-resume ARGV...`` and the search libraries it imported."""
+def imported_by(
+    argv: list[str], libraries: tuple[str, ...] = SEARCH_LIBRARIES
+) -> tuple[int, list[str]]:
+    """The exit code of ``katib-resume ARGV...`` and which of ``libraries`` it imported."""
     probe = (
         "import contextlib, io, sys; from katib_resume.app.cli.main import main\n"
         f"with contextlib.redirect_stdout(io.StringIO()): code = main({argv!r})\n"
-        f"print(code, *sorted(m for m in {SEARCH_LIBRARIES!r} if m in sys.modules))"
+        f"print(code, *sorted(m for m in {libraries!r} if m in sys.modules))"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=False

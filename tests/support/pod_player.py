@@ -25,7 +25,7 @@ from katib_resume.adapters.k8s.transport import Transport
 from katib_resume.app.embedded.runtime import StaticConfig
 from katib_resume.app.webhook import MUTATE_POD, Admission, Incoming, JsonLog, handle
 from katib_resume.core.actions import ObjectRef
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.observation import MetricRow, TrialKey
 from katib_resume.core.ports import Cluster
 from tests.support import harness

@@ -15,7 +15,7 @@ from typing import Any
 
 from katib_resume.adapters.fake import FakeCluster
 from katib_resume.app.webhook import MUTATE_POD, Admission, Incoming, JsonLog, handle
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from tests.support.trials import new_trial
 from tests.support.webhook import apply_patch, namespace, shipped_config
 

@@ -10,7 +10,7 @@ from katib_resume.adapters.grpc import Endpoints, GrpcSuggestionService
 from katib_resume.adapters.grpc.server import ApiServer
 from katib_resume.app.suggestion.service import SuggestionApi
 from katib_resume.core.katib import GRPC_HEALTH_SERVICE
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 
 class Served:

@@ -21,7 +21,7 @@ from katib_resume.core.actions import ObjectRef
 from katib_resume.core.config import KatibConfig
 from katib_resume.core.defaults import default_experiment
 from katib_resume.core.katib import ANNOTATION_SEED, API_VERSION, LABEL_EXPERIMENT
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Experiment
 from katib_resume.core.validation import validate
 from tests.support.harness import load

@@ -22,7 +22,7 @@ from katib_resume.core.actions import (
     Requeue,
     UpdateStatus,
 )
-from katib_resume.core.kube import Manifest, format_time
+from katib_resume.core.manifest import Manifest, format_time
 from katib_resume.core.model.trial import Trial
 from katib_resume.core.observation import metric_names
 from katib_resume.core.plan.trial import TrialContext, decide_trial, wants_observation

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from katib_resume.core.katib_trial import JOB_FAILURE_CONDITION, JOB_SUCCESS_CONDITION
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 
 def batch_job(name: str = "", namespace: str = "default") -> Manifest:

@@ -23,7 +23,7 @@ import trustme
 from katib_resume.adapters.fake import FakeCluster
 from katib_resume.app.embedded.runtime import StaticConfig
 from katib_resume.app.webhook import Admission, JsonLog, Limits, WebhookServer, create_server
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.ports import Cluster, ConfigSource
 from tests.support import harness
 

@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
-from katib_resume.core.admission import NO_VOLUMES, Denied, admit, restarts
+from katib_resume.core.admission import NO_VOLUMES, admit, restarts
 from katib_resume.core.defaults import default_experiment
+from katib_resume.core.denied import Denied
 from katib_resume.core.model import Experiment
 from tests.unit.test_validation import (
     FAILED,

@@ -18,7 +18,7 @@ from typing import Any
 from katib_resume.adapters.fake import FakeCluster
 from katib_resume.adapters.fake.observations import FakeObservationLog
 from katib_resume.adapters.local.trials.collector import LABEL_JOB_NAME, Collector
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.observation import MetricRow, TrialKey
 from tests.support.pods import NAMESPACE, created_job, stdout_trial, trial_world
 

@@ -20,7 +20,7 @@ from katib_resume.adapters.k8s.config_map import ConfigMapSource
 from katib_resume.adapters.k8s.connect import to_url
 from katib_resume.app.webhook import VALIDATE, Admission, Incoming, JsonLog, handle
 from katib_resume.core.config import ConfigError, missing_config_key, missing_config_map
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from tests.support import harness
 from tests.support.kube_mock import config_map
 from tests.support.pods import DB, answer, created_job, job_pod, trial_world

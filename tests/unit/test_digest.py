@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from katib_resume.core.digest import EMPTY, Digest, Digests, fingerprint
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 KIND = ("v1", "Service")
 

@@ -15,8 +15,8 @@ from typing import Any
 from katib_resume.adapters.fake.clock import EPOCH
 from katib_resume.core.actions import UpdateStatus
 from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
-from katib_resume.core.kube import Manifest, format_time
 from katib_resume.core.lifecycle.experiment import ExperimentState
+from katib_resume.core.manifest import Manifest, format_time
 from katib_resume.core.model import Experiment, Trial
 from katib_resume.core.plan.experiment import _status, _with_optimal, decide_experiment
 from katib_resume.core.trial_ledger import ledger_of

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from katib_resume.adapters.grpc.codec import algorithm_wire, experiment_wire, trial_wire
-from katib_resume.core.trials import TrialPhase
+from katib_resume.core.trial_phases import TrialPhase
 
 
 def metrics_seen(objective: dict[str, Any]) -> list[dict[str, str]]:

@@ -9,7 +9,7 @@ it is remembered; the watch's echo of the same version is then not logged a seco
 from __future__ import annotations
 
 from katib_resume.adapters.k8s.store import Store
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 
 def job(version: str) -> Manifest:

@@ -8,7 +8,8 @@ from datetime import UTC, datetime, timedelta, timezone
 import pydantic
 import pytest
 
-from katib_resume.core.kube import KubeModel, KubeTime, format_time, has_labels
+from katib_resume.core.kube import KubeModel, KubeTime
+from katib_resume.core.manifest import format_time, has_labels
 
 
 def test_times_are_rfc3339_in_utc_with_whole_seconds() -> None:

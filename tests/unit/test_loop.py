@@ -16,7 +16,7 @@ from katib_resume.app.loop.keys import Key, key_of
 from katib_resume.app.loop.queue import WorkQueue
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import ANNOTATION_OWNER
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.ports import TooLarge
 from tests.support.sim import Sim
 

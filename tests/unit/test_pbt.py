@@ -24,7 +24,7 @@ from katib_resume.adapters.local.suggestion.pbt_rules import Member, breed, pert
 from katib_resume.adapters.local.suggestion.pbt_volume import PARTIAL, prepare
 from katib_resume.adapters.local.suggestion.space import Parameter
 from katib_resume.app.cli.runnable import refuse_unrunnable
-from katib_resume.core.admission import Denied
+from katib_resume.core.denied import Denied
 from katib_resume.core.model import Experiment
 from katib_resume.core.observed import Outcome
 

@@ -20,7 +20,7 @@ from katib_resume.app.webhook.owners import MAX_READS
 from katib_resume.app.webhook.wrap import wrapped
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.config import parse_katib_config
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from tests.support import harness
 from tests.support.delegating import DelegatingCluster
 from tests.support.pods import (

@@ -14,7 +14,7 @@ from katib_resume.adapters.fake.persistence import read
 from katib_resume.app.loop.informer import Informer
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import API_VERSION
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.resources import CONTROLLED_KINDS
 
 TRIAL = (API_VERSION, "Trial")

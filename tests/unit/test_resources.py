@@ -12,7 +12,7 @@ import yaml
 
 from katib_resume.core.config import ConfigError, KatibConfig, parse_katib_config
 from katib_resume.core.config_specs import HostPathConfig, VolumeSpecConfig
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Suggestion
 from katib_resume.core.resources import (
     CONTROLLED_KINDS,

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from katib_resume.adapters.local.suggestion.encoded import canonical
 from katib_resume.adapters.local.suggestion.saved_order import in_saved_order, names
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 # Names and values with what could confuse a reader of the bytes: quotes, backslashes, commas,
 # braces, non-ASCII (escaped by ``canonical``), and the very text an item starts with.

@@ -17,7 +17,7 @@ from katib_resume.app.embedded.services import ServiceHost
 from katib_resume.app.loop.informer import Informer
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Experiment, Trial
 from katib_resume.core.ports import NotFound
 

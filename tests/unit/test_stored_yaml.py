@@ -6,12 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from katib_resume.app.common.inputs import (
-    InputError,
-    embedded_config_text,
-    read_stored_yaml,
-    read_yaml,
-)
+from katib_resume.app.common.errors import InputError
+from katib_resume.app.common.inputs import embedded_config_text, read_stored_yaml, read_yaml
 
 
 def test_the_stored_config_reads_as_the_pure_loader_reads_it(tmp_path: Path) -> None:

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from katib_resume.core.model.experiment import ExperimentSpec, ExperimentStatus
+from katib_resume.core.trial_phases import COMPLETED_STATUS_KEYS
 from katib_resume.core.trials import (
-    COMPLETED_STATUS_KEYS,
     TrialCounts,
     counts_match,
     has_budget,

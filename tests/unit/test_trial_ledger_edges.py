@@ -10,7 +10,7 @@ from katib_resume.core.katib import LABEL_EXPERIMENT
 from katib_resume.core.model.experiment import ObjectiveSpec
 from katib_resume.core.model.trial import Trial
 from katib_resume.core.trial_ledger import TrialLedger, TrialRecord, advance, ledger_of
-from katib_resume.core.trials import TrialPhase
+from katib_resume.core.trial_phases import TrialPhase
 from tests.unit.test_trials import experiment, trial
 
 

@@ -11,7 +11,7 @@ from katib_resume.core.conditions import Conditions, Status
 from katib_resume.core.katib_trial import TrialCondition as C
 from katib_resume.core.lifecycle import LIFECYCLES, TRIAL, IllegalTransition, TrialFacts
 from katib_resume.core.lifecycle.trial import TrialState, condition_for, derive, mark
-from katib_resume.core.trials import TrialPhase
+from katib_resume.core.trial_phases import TrialPhase
 
 T = TrialState
 NOW = datetime(2026, 1, 1, tzinfo=UTC)

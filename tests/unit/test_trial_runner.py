@@ -25,12 +25,13 @@ from katib_resume.adapters.local.trials import (
 from katib_resume.app.loop.informer import Informer
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model.experiment import ObjectiveSpec
 from katib_resume.core.model.trial import Trial
 from katib_resume.core.objective import best_trial, goal_reached
 from katib_resume.core.ports import ClusterError, Conflict, NotFound, Unavailable
-from katib_resume.core.trials import TrialPhase, classify
+from katib_resume.core.trial_phases import TrialPhase
+from katib_resume.core.trials import classify
 from tests.support.delegating import DelegatingCluster
 
 NS = "kubeflow"

@@ -16,10 +16,9 @@ from katib_resume.core.katib import (
 from katib_resume.core.model.experiment import Experiment, ExperimentSpec, ObjectiveSpec
 from katib_resume.core.model.trial import Trial
 from katib_resume.core.objective import Optimum, best_trial, goal_reached, parse_metric
+from katib_resume.core.trial_phases import COMPLETED_PHASES, TrialPhase
 from katib_resume.core.trials import (
-    COMPLETED_PHASES,
     TrialCounts,
-    TrialPhase,
     classify,
     completion,
     count_trials,

@@ -7,7 +7,7 @@ import pytest
 from katib_resume.adapters.fake import FakeCluster
 from katib_resume.adapters.fake.watch_faults import WatchFaults
 from katib_resume.core.katib import API_VERSION
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.ports import Gone
 
 

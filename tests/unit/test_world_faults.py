@@ -9,7 +9,7 @@ import pytest
 from katib_resume.adapters.fake import FakeCluster, FakeWorld
 from katib_resume.adapters.fake.world_faults import Tick, WorldFaults
 from katib_resume.core.actions import ObjectRef
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 NS = "ns"
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 
 @runtime_checkable

@@ -23,7 +23,7 @@ from typing import Any
 from katib_resume.adapters.local.suggestion.known import Known, Names
 from katib_resume.adapters.local.suggestion.points import Points
 from katib_resume.adapters.local.suggestion.space import Point
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
 SUFFIX_LENGTH = 8

@@ -24,7 +24,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 KEPT = 32
 """Searches whose encoding is kept (a suggestion server serves one Experiment per search)."""

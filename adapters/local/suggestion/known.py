@@ -31,7 +31,7 @@ from typing import Any
 
 from katib_resume.adapters.local.suggestion import encoded
 from katib_resume.adapters.local.suggestion.nonfinite import admitted, has_nan
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 Value = float | None
 FINDS = 2

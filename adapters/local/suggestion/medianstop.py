@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from katib_resume.adapters.local.suggestion.nonfinite import admitted
 from katib_resume.adapters.local.suggestion.settings import SettingsError
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import AlgorithmSpec
 
 NAME = "medianstop"

@@ -42,7 +42,7 @@ from katib_resume.adapters.local.suggestion.space import (
     SearchSpace,
     parse_space,
 )
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Experiment
 
 

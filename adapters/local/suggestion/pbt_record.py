@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from katib_resume.adapters.local.suggestion.nonfinite import INFINITIES, Stored
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 GENERATION = "pbt.suggestion.katib.kubeflow.org/generation"
 PARENT = "pbt.suggestion.katib.kubeflow.org/parent"

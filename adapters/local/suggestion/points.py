@@ -28,7 +28,7 @@ from typing import Any, overload
 
 from katib_resume.adapters.local.suggestion import encoded
 from katib_resume.adapters.local.suggestion.space import Point
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 FINDS = 8
 """Searches of the bytes before the set is built (each is a pass over them)."""

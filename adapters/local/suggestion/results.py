@@ -15,7 +15,8 @@ from collections.abc import Iterable, Mapping
 
 from katib_resume.core.model import Experiment, Trial
 from katib_resume.core.objective import ObjectiveType, observed_raw, parse_number, strategy_for
-from katib_resume.core.trials import TrialPhase, classify
+from katib_resume.core.trial_phases import TrialPhase
+from katib_resume.core.trials import classify
 
 Results = Mapping[int, float | None]
 """What a search knows of the issued points' Trials, by assignment index: the objective value,

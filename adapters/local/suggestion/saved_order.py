@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from itertools import count, repeat
 from operator import itemgetter
 
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 _END = b',"parameterAssignments":'
 _START = b'{"name":"'

@@ -43,7 +43,7 @@ from katib_resume.adapters.local.suggestion import encoded
 from katib_resume.adapters.local.suggestion.assignments import all_well_formed
 from katib_resume.adapters.local.suggestion.checksum import CHECKSUMS
 from katib_resume.adapters.local.suggestion.unparsed import Unparsed
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 FILE_NAME = "suggestion-state.json"
 FORMAT = "katib-resume/suggestion-state"

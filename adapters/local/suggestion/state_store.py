@@ -66,7 +66,7 @@ from katib_resume.adapters.local.suggestion import cursor_delta, encoded, journa
 from katib_resume.adapters.local.suggestion import state as snapshot
 from katib_resume.adapters.local.suggestion.state import SearchState, StateProblem
 from katib_resume.adapters.local.suggestion.unparsed import Unparsed
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 JOURNAL_NAME = "suggestion-state.journal"
 SEPARATOR = b"\t"

@@ -42,7 +42,7 @@ from operator import itemgetter
 import orjson
 
 from katib_resume.adapters.local.suggestion.assignments import all_well_formed
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 
 COMMA = ord(",")
 _KEYS = ("name", "parameterAssignments")

@@ -23,7 +23,7 @@ from pathlib import Path
 from katib_resume.adapters.local.trials.objective import assignments_of, synthetic_metrics
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import API_VERSION
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.metrics_log import MetricsLogError, parse_log
 from katib_resume.core.model.trial import Trial
 from katib_resume.core.observation import ObservationLog, TrialKey, metric_names

@@ -20,9 +20,9 @@ from typing import Any
 
 from katib_resume.adapters.local.trials.metrics import MetricRecord
 from katib_resume.core.conditions import Conditions, ConditionSpec, Status, is_true
-from katib_resume.core.kube import Manifest, format_time
 from katib_resume.core.lifecycle.states import Report
 from katib_resume.core.lifecycle.trial import TrialState, condition_for, mark
+from katib_resume.core.manifest import Manifest, format_time
 from katib_resume.core.model.trial import Trial
 
 T = TrialState

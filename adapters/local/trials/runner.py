@@ -42,7 +42,7 @@ from katib_resume.adapters.local.trials.outcome import (
 )
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import API_VERSION
-from katib_resume.core.kube import Manifest
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model.trial import Trial
 from katib_resume.core.objects import EVERY, Cursor, IndexedCache, key_of
 from katib_resume.core.ports import Cluster, ClusterError, NotFound
