@@ -22,8 +22,8 @@ from katib_resume.app.cli.kinds import (
     Resource,
 )
 from katib_resume.app.cli.tables import columns
-from katib_resume.core.katib import ANNOTATION_SEED, LABEL_EXPERIMENT
-from katib_resume.core.kube import Manifest
+from katib_resume.core.katib import ANNOTATION_SEED
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Experiment, Trial
 from katib_resume.core.names import service_name
 from katib_resume.core.objective import best_trial
@@ -50,13 +50,7 @@ def experiment_fields(cluster: FakeCluster, obj: Manifest) -> Fields:
     experiment = Experiment.model_validate(obj)
     spec, status = experiment.spec, experiment.status
     objective = spec.objective
-    trials = [
-        Trial.model_validate(raw)
-        for raw in cluster.list(
-            TRIAL.api_version, TRIAL.kind, experiment.namespace, {LABEL_EXPERIMENT: _name(obj)}
-        )
-    ]
-    best = best_trial(objective, trials)
+    best = best_trial(objective, _optimal_trial(cluster, experiment))
     metric = objective.objective_metric_name if objective else None
     return [
         ("Resume policy", spec.resume_policy or "Never"),
@@ -71,6 +65,20 @@ def experiment_fields(cluster: FakeCluster, obj: Manifest) -> Fields:
         ("Best trial", f"{best.trial} ({metric}={best.value:g})" if best else "<none>"),
         ("Seed", experiment.metadata.annotations.get(ANNOTATION_SEED, "<none>")),
     ]
+
+
+def _optimal_trial(cluster: FakeCluster, experiment: Experiment) -> list[Trial]:
+    """The Trial the controller last recorded as the best (``currentOptimalTrial``), parsed
+    alone: ``describe`` of an Experiment of 5,000 Trials took seconds parsing every one of them
+    to find the same Trial. None while no Trial has a value, or once that Trial is gone."""
+    optimal = (experiment.status.model_extra or {}).get("currentOptimalTrial")
+    name = optimal.get("bestTrialName") if isinstance(optimal, dict) else None
+    if not name or not isinstance(name, str):
+        return []
+    try:
+        return [Trial.model_validate(cluster.get(TRIAL.ref(experiment.namespace, name)))]
+    except NotFound:
+        return []
 
 
 def _budget(experiment: Experiment) -> str:

@@ -83,7 +83,7 @@ def test_a_damaged_trial_is_one_line_naming_the_state_for_every_command(
         )
     edit = ("edit", "experiment", NAME, "--max-trial-count", 20)
     assert cli(capsys, "-n", NS, *edit, "--state-dir", state)[0] == 0  # reads no Trial
-    for command in (("get", "trials"), ("describe", "experiment", NAME), ("run", NAME)):
+    for command in (("get", "trials"), ("describe", "trial", name), ("run", NAME)):
         code, _, err = cli(capsys, "-n", NS, *command, "--state-dir", state)
         assert code == 2, command
         (line,) = errors(err)
