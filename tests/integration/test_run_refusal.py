@@ -12,12 +12,12 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "from-volume-resume.yaml"
-LOG_RATE = {
+LOG_RATE: dict[str, Any] = {
     "name": "lr",
     "parameterType": "double",
     "feasibleSpace": {"min": "0.001", "max": "0.1", "step": "0.001", "distribution": "logUniform"},
 }
-MOMENTUM = {
+MOMENTUM: dict[str, Any] = {
     "name": "momentum",
     "parameterType": "double",
     "feasibleSpace": {"min": "0.5", "max": "0.9", "step": "0.1"},

@@ -73,7 +73,7 @@ def scaled(draw: st.DrawFn) -> dict[str, Any]:
     log scale with ``min > 0``)."""
     scale = draw(st.sampled_from(["logUniform", "normal", "logNormal"]))
     kind = draw(st.sampled_from([ints(), doubles(stepped=True), doubles(stepped=False)]))
-    parameter = draw(kind)
+    parameter: dict[str, Any] = draw(kind)
     space = parameter["feasibleSpace"]
     if scale != "normal":  # moved above zero, the width kept
         floor = Decimal(1) if parameter["parameterType"] == "int" else Decimal("0.01")
