@@ -12,6 +12,16 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "from-volume-resume.yaml"
+LOG_RATE: dict[str, Any] = {
+    "name": "lr",
+    "parameterType": "double",
+    "feasibleSpace": {"min": "0.001", "max": "0.1", "step": "0.001", "distribution": "logUniform"},
+}
+MOMENTUM: dict[str, Any] = {
+    "name": "momentum",
+    "parameterType": "double",
+    "feasibleSpace": {"min": "0.5", "max": "0.9", "step": "0.1"},
+}
 
 
 def with_algorithm(tmp_path: Path, **spec: Any) -> Path:
@@ -34,6 +44,23 @@ def with_algorithm(tmp_path: Path, **spec: Any) -> Path:
             },
             "Validation failed: ValidateAlgorithmSettings Error: gamma should be in the range of"
             " (0, 1)",
+        ),
+        (
+            {"algorithm": {"algorithmName": "grid"}, "parameters": [LOG_RATE, MOMENTUM]},
+            "Validation failed: ValidateAlgorithmSettings Error: parameter 'lr': distribution"
+            " 'logUniform' is not supported by grid, whose values step uniformly from min to max"
+            " (random samples logUniform)",
+        ),
+        (
+            {
+                "algorithm": {"algorithmName": "random"},
+                "parameters": [
+                    {**LOG_RATE, "feasibleSpace": {**LOG_RATE["feasibleSpace"], "min": "0"}},
+                    MOMENTUM,
+                ],
+            },
+            "Validation failed: ValidateAlgorithmSettings Error: parameter 'lr': a logUniform"
+            " distribution needs min > 0, got 0",
         ),
         (
             {"algorithm": {"algorithmName": "enas"}},

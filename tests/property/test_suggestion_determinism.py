@@ -5,7 +5,7 @@ server stopped and restarted from its volume, or its state file deleted or damag
 rebuilt from the trial history, or never given a volume at all) hands out exactly the assignments
 of a run that was never interrupted; so does a run whose responses are sometimes lost and asked
 for again, in batches of any size. No name is issued twice, a grid point never repeats, and every
-value lies in the space.
+value lies in the space, on every distribution random samples.
 """
 
 from __future__ import annotations
@@ -68,9 +68,25 @@ FINITE = st.one_of(
 
 
 @st.composite
+def scaled(draw: st.DrawFn) -> dict[str, Any]:
+    """An ``int`` or a ``double``, stepped or not, on a distribution random alone samples (a
+    log scale with ``min > 0``)."""
+    scale = draw(st.sampled_from(["logUniform", "normal", "logNormal"]))
+    kind = draw(st.sampled_from([ints(), doubles(stepped=True), doubles(stepped=False)]))
+    parameter: dict[str, Any] = draw(kind)
+    space = parameter["feasibleSpace"]
+    if scale != "normal":  # moved above zero, the width kept
+        floor = Decimal(1) if parameter["parameterType"] == "int" else Decimal("0.01")
+        shift = floor - min(Decimal(space["min"]), Decimal(0))
+        space["min"], space["max"] = (str(Decimal(space[k]) + shift) for k in ("min", "max"))
+    space["distribution"] = scale
+    return parameter
+
+
+@st.composite
 def experiments(draw: st.DrawFn) -> Experiment:
     algorithm = draw(st.sampled_from(["random", "grid"]))
-    kinds = FINITE if algorithm == "grid" else st.one_of(FINITE, doubles(stepped=False))
+    kinds = FINITE if algorithm == "grid" else st.one_of(FINITE, doubles(stepped=False), scaled())
     parameters = [
         {"name": f"p{i}", **kind}
         for i, kind in enumerate(draw(st.lists(kinds, min_size=1, max_size=3)))

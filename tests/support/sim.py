@@ -42,10 +42,15 @@ def local_config() -> KatibConfig:
     return embedded_config()
 
 
-def example(policy: str, max_trials: int | None, parallel: int, seed: int) -> Manifest:
+def example(
+    policy: str, max_trials: int | None, parallel: int, seed: int, distribution: str = ""
+) -> Manifest:
+    """Katib's example as asked for; ``distribution`` (unless empty) on each parameter."""
     raw: Manifest = load("from-volume-resume.yaml")  # a private copy
     spec = raw["spec"]
     spec.update(resumePolicy=policy, parallelTrialCount=parallel)
+    for parameter in spec["parameters"] if distribution else ():
+        parameter["feasibleSpace"]["distribution"] = distribution
     spec.pop("maxFailedTrialCount", None)
     if max_trials is None:
         spec.pop("maxTrialCount")
@@ -66,6 +71,7 @@ class Sim:
         seed: int = 1,
         config: KatibConfig | None = None,
         relist_seconds: float = RELIST_SECONDS,
+        distribution: str = "",
     ) -> None:
         self.relist_seconds = relist_seconds
         """How often the controller lists its cache again from the API server."""
@@ -73,7 +79,7 @@ class Sim:
         self.world = FakeWorld(self.cluster, root / "volumes")
         self.config = config or _shipped_config()
         self.policy = policy
-        self._example = example(policy, max_trials, parallel, seed)
+        self._example = example(policy, max_trials, parallel, seed, distribution)
         self.apply_example()
         self.runtime = self._runtime()
 

@@ -11,10 +11,10 @@ new state *before* it adopts it (a failed save leaves the old state in place), a
 ``replay(history)`` turns a trial history back into a cursor when the saved state is lost.
 
 Random search draws the ``k``-th point from its own generator, seeded by the search's seed and
-``k`` (one draw per parameter, in parameter order), so the ``k``-th point of a seed is always the
-same and a cursor is one integer: a saved state does not carry a generator's 625 words, and
-resuming at point ``k`` costs nothing. The ``random_state`` setting, like in Katib's services,
-overrides the seed the server was given.
+``k`` (one draw per parameter, in parameter order, on the parameter's distribution: ``scaled``),
+so the ``k``-th point of a seed is always the same and a cursor is one integer: a saved state
+does not carry a generator's 625 words, and resuming at point ``k`` costs nothing. The
+``random_state`` setting, like in Katib's services, overrides the seed the server was given.
 
 Grid search draws the Cartesian product's cells in an order the seed alone fixes (a seeded
 permutation of the cells' indexes, ``permutation``), as Katib's grid draws each cell at random
@@ -30,7 +30,7 @@ import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from katib_resume.adapters.local.suggestion import hyperband, medianstop, pbt
+from katib_resume.adapters.local.suggestion import hyperband, medianstop, pbt, scaled
 from katib_resume.adapters.local.suggestion import settings as katib_settings
 from katib_resume.adapters.local.suggestion.hyperband import HyperbandSearch
 from katib_resume.adapters.local.suggestion.permutation import LIMIT, Permutation
@@ -124,7 +124,7 @@ class RandomSearch:
     def point(self, index: int) -> Point:
         """The ``index``-th point of this seed's sequence (a string seed is hashed with SHA-512
         by ``random.Random``, so neighbouring indexes give unrelated generators)."""
-        return self.space.sample(random.Random(f"{self.seed}/{index}"))
+        return scaled.point(self.space, random.Random(f"{self.seed}/{index}"))
 
     def replay(self, history: Sequence[Point]) -> tuple[Any, int | None]:
         """Past the history, noting the first point that is not our own."""
@@ -202,8 +202,10 @@ def build(experiment: Experiment, seed: int) -> Search:
     used = seed_of(experiment, seed)  # the settings first, as Katib's services check
     space = parse_space((experiment.spec.model_extra or {}).get("parameters"))
     if algorithm == "grid":
+        _check_uniform(space)
         _check_steps(space)
         return GridSearch(space, used)
+    scaled.check(space)
     return RandomSearch(space, used)
 
 
@@ -279,6 +281,19 @@ def _hyperband(experiment: Experiment, seed: int) -> HyperbandSearch:
 def _given(experiment: Experiment) -> dict[str, str]:
     """The settings as written; the last of a repeated name wins, as in Katib's services."""
     return {s.name: s.value for s in experiment.spec.algorithm.algorithm_settings}
+
+
+def _check_uniform(space: SearchSpace) -> None:
+    """A grid steps uniformly from min to max: under a ``logUniform`` (or normal) label that
+    would be a search the user did not ask for, so it is refused (Katib's Optuna grid ignored
+    the label), naming the algorithm that samples it."""
+    for index, parameter in enumerate(space.parameters):
+        scale = space.scale(index)
+        if scale and not parameter.choices:
+            raise SpaceError(
+                f"parameter {parameter.name!r}: distribution {scale!r} is not supported by grid,"
+                f" whose values step uniformly from min to max (random samples {scale})"
+            )
 
 
 def _check_steps(space: SearchSpace) -> None:

@@ -32,7 +32,12 @@ from optuna.distributions import (
     IntDistribution,
 )
 
-from katib_resume.adapters.local.suggestion.space import Parameter, SearchSpace, SpaceError
+from katib_resume.adapters.local.suggestion.space import (
+    Parameter,
+    SearchSpace,
+    SpaceError,
+    needs_positive_min,
+)
 
 _PROTO_NAMES = {"normal": "NORMAL", "logNormal": "LOG_NORMAL"}
 
@@ -54,10 +59,7 @@ def distribution(parameter: Parameter, scale: str) -> BaseDistribution:
         )
     low, high = parameter.low, parameter.high
     if scale == "logUniform":
-        if low <= 0:
-            raise SpaceError(
-                f"parameter {parameter.name!r}: a logUniform distribution needs min > 0, got {low}"
-            )
+        needs_positive_min(parameter, scale)
         if parameter.type == "int":
             return IntDistribution(int(low), int(high), log=True)
         return FloatDistribution(float(low), float(high), log=True)

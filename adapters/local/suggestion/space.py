@@ -13,8 +13,9 @@ of the list's entries.
 
 Every parameter but a ``double`` without ``step`` is a finite *axis* (``count`` values, the
 ``i``-th given by ``value(i)``); grid search enumerates the Cartesian product of the axes by
-index, without materialising it, and random search draws an index uniformly. A ``double`` without
-``step`` is continuous and only random search can sample it.
+index, without materialising it, and random search draws an index uniformly (on another of
+Katib's distributions, the index nearest to its draw: ``scaled``). A ``double`` without ``step``
+is continuous and only random search can sample it.
 """
 
 from __future__ import annotations
@@ -28,10 +29,11 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 TYPES = ("double", "int", "discrete", "categorical")
-DISTRIBUTIONS = ("", "uniform")
-"""What random and grid search sample (``""`` is the unset distribution, read as uniform)."""
-ALL_DISTRIBUTIONS = (*DISTRIBUTIONS, "logUniform", "normal", "logNormal")
-"""Katib's CRD spellings: the Optuna algorithms read them and say which they support."""
+UNIFORM = ("", "uniform")
+"""The uniform distribution's spellings (``""`` is the unset distribution, read as uniform)."""
+ALL_DISTRIBUTIONS = (*UNIFORM, "logUniform", "normal", "logNormal")
+"""Katib's CRD spellings: every algorithm reads them and says which it samples."""
+LOG_SCALES = ("logUniform", "logNormal")
 
 Point = tuple[tuple[str, str], ...]
 """One assignment's values: ``(parameter name, rendered value)`` pairs in parameter order."""
@@ -125,10 +127,11 @@ class SearchSpace:
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
-def parse_space(raw: Any, distributions: tuple[str, ...] = DISTRIBUTIONS) -> SearchSpace:
+def parse_space(raw: Any, distributions: tuple[str, ...] = ALL_DISTRIBUTIONS) -> SearchSpace:
     """``spec.parameters`` as Katib's JSON, checked; raises ``SpaceError``.
 
-    ``distributions`` are those the caller samples (uniform alone for random and grid).
+    ``distributions`` are those admitted (by default Katib's); what an algorithm cannot sample
+    of them, it refuses in its own words (``algorithms``, ``optuna_space``).
     """
     if not isinstance(raw, list) or not raw:
         raise SpaceError("spec.parameters must be a non-empty list of parameters")
@@ -153,15 +156,22 @@ def _parameter(position: int, item: Any, distributions: tuple[str, ...]) -> tupl
         raise SpaceError(f"parameter {name!r}: feasibleSpace must be a mapping")
     distribution = space.get("distribution", "")
     if distribution not in distributions:
-        uniformly = " (this suggestion service samples uniformly)"
-        raise SpaceError(
-            f"parameter {name!r}: distribution {distribution!r} is not supported"
-            + (uniformly if distributions == DISTRIBUTIONS else "")
-        )
+        raise SpaceError(f"parameter {name!r}: distribution {distribution!r} is not supported")
     scale = "" if distribution == "uniform" else str(distribution)
     if type_ in ("discrete", "categorical"):
         return Parameter(name, type_, choices=_choices(name, type_, space.get("list"))), scale
     return _numeric(name, type_, space), scale
+
+
+def needs_positive_min(parameter: Parameter, scale: str) -> None:
+    """Raise ``SpaceError`` for a log ``scale`` whose ``min`` is not > 0: Katib admitted it and
+    then its services failed or silently moved ``min`` (#2678). A ``min`` too small for a float
+    (``1e-400``) is refused too: its logarithm is no number."""
+    if scale in LOG_SCALES and (parameter.low <= 0 or float(parameter.low) <= 0.0):
+        raise SpaceError(
+            f"parameter {parameter.name!r}: a {scale} distribution needs min > 0,"
+            f" got {parameter.low}"
+        )
 
 
 def _choices(name: str, type_: str, raw: Any) -> tuple[str, ...]:
