@@ -33,5 +33,5 @@ def imported_by(
         [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=False
     )
     assert done.returncode == 0, done.stderr
-    code, *libraries = done.stdout.split()
-    return int(code), libraries
+    code, *found = done.stdout.split()
+    return int(code), found
