@@ -2,7 +2,8 @@
 equal those read result by result: told results of every kind a cursor keeps (numbers of
 either sign, ``None`` for a failure, the infinities' texts, equal values told twice), running
 trials anywhere (inside the column, and after its end), assignments that are no trial, and
-entries past the assignments; and so does the count of complete trials. A format 3 ``told``
+entries past the assignments; and so do the running trials (``untold_of``, which skips its pass
+where none can be) and the count of complete trials. A format 3 ``told``
 (a dict by index text) becomes the column that reads as format 3 read it, and a column set
 entry by entry (``told_with``) is the column of all the results told."""
 
@@ -61,6 +62,8 @@ def test_results_and_the_best_trial_equal_those_read_one_by_one(
     expected = [_one_by_one(whole)[i] for i in kept]
     assert results == expected
     untold = expected.count(UNTOLD)
+    running = told.untold_of(saved, kept, len(whole), types, results)
+    assert running == {index for index, r in zip(kept, expected, strict=True) if r is UNTOLD}
     assert told.complete_of(results, untold, types) == count_complete(results)
     for maximize in (False, True):
         assert told.best(results, untold, types, maximize) == best_of(expected, maximize)
