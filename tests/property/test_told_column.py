@@ -43,11 +43,14 @@ def _saved(column: list[Any]) -> list[Any]:
 @example([1.0, UNTOLD, 1.0, None], 0, [], None)  # equal values: the first trial that has it
 @example(["inf", 3.0, "-inf"], 2, [-100.0], None)  # an entry past the assignments: not read
 @example([UNTOLD, UNTOLD], 0, [], None)  # nothing told: no best
+@example([UNTOLD], 0, [None], None)  # a stray after a running trial: still past it
 def test_results_and_the_best_trial_equal_those_read_one_by_one(
     column: list[Any], later: int, strays: list[Any], data: Any
 ) -> None:
     whole = column + [UNTOLD] * later  # assignments after the column's end: untold
-    saved = _saved(column) + (strays if not later else [])
+    saved = _saved(column)
+    if strays and not later:  # entries past the assignments: after every one of them
+        saved = _saved(column) + [told.UNTOLD_TEXT] * (len(column) - len(saved)) + strays
     kept: Any = range(len(whole))
     if data is not None:
         kept = (
