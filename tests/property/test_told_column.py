@@ -2,7 +2,8 @@
 equal those read result by result: told results of every kind a cursor keeps (numbers of
 either sign, ``None`` for a failure, the infinities' texts, equal values told twice), running
 trials anywhere (inside the column, and after its end), assignments that are no trial, and
-entries past the assignments; and so does the count of complete trials. A format 3 ``told``
+entries past the assignments; and so do the running trials (``untold_of``, which skips its pass
+where none can be) and the count of complete trials. A format 3 ``told``
 (a dict by index text) becomes the column that reads as format 3 read it, and a column set
 entry by entry (``told_with``) is the column of all the results told."""
 
@@ -42,11 +43,14 @@ def _saved(column: list[Any]) -> list[Any]:
 @example([1.0, UNTOLD, 1.0, None], 0, [], None)  # equal values: the first trial that has it
 @example(["inf", 3.0, "-inf"], 2, [-100.0], None)  # an entry past the assignments: not read
 @example([UNTOLD, UNTOLD], 0, [], None)  # nothing told: no best
+@example([UNTOLD], 0, [None], None)  # a stray after a running trial: still past it
 def test_results_and_the_best_trial_equal_those_read_one_by_one(
     column: list[Any], later: int, strays: list[Any], data: Any
 ) -> None:
     whole = column + [UNTOLD] * later  # assignments after the column's end: untold
-    saved = _saved(column) + (strays if not later else [])
+    saved = _saved(column)
+    if strays and not later:  # entries past the assignments: after every one of them
+        saved = _saved(column) + [told.UNTOLD_TEXT] * (len(column) - len(saved)) + strays
     kept: Any = range(len(whole))
     if data is not None:
         kept = (
@@ -61,6 +65,8 @@ def test_results_and_the_best_trial_equal_those_read_one_by_one(
     expected = [_one_by_one(whole)[i] for i in kept]
     assert results == expected
     untold = expected.count(UNTOLD)
+    running = told.untold_of(saved, kept, len(whole), types, results)
+    assert running == {index for index, r in zip(kept, expected, strict=True) if r is UNTOLD}
     assert told.complete_of(results, untold, types) == count_complete(results)
     for maximize in (False, True):
         assert told.best(results, untold, types, maximize) == best_of(expected, maximize)

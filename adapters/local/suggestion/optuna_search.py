@@ -41,7 +41,7 @@ import optuna
 from katib_resume.adapters import heap
 from katib_resume.adapters.local.suggestion import columns, told_column
 from katib_resume.adapters.local.suggestion.cursor_delta import same
-from katib_resume.adapters.local.suggestion.live_study import UNTOLD, Live
+from katib_resume.adapters.local.suggestion.live_study import Live
 from katib_resume.adapters.local.suggestion.nonfinite import stored
 from katib_resume.adapters.local.suggestion.optuna_space import distributions, reader, render
 from katib_resume.adapters.local.suggestion.points import seen_of
@@ -170,7 +170,7 @@ class OptunaSearch:
         told = cursor["told"]
         types = self._checked[1] if self._checked[0] is told else told_column.types_of(told)
         results = told_column.results_of(told, kept, len(issued), types)
-        untold = set(compress(kept, map(is_, results, repeat(UNTOLD))))
+        untold = told_column.untold_of(told, kept, len(issued), types, results)
         attrs = cursor["trial_attrs"]
         best = told_column.best(results, len(untold), types, self.maximize)
         attributed = range(len(kept) if attrs else 0)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence, Set
 from itertools import compress, repeat
-from operator import is_not
+from operator import is_, is_not
 from typing import Any
 
 from katib_resume.adapters.local.suggestion.live_study import UNTOLD, Result
@@ -68,6 +68,21 @@ def results_of(
     return list(map(results.__getitem__, kept))
 
 
+def untold_of(
+    told: Sequence[Any],
+    kept: Sequence[int],
+    count: int,
+    types: Set[type],
+    results: Sequence[Result],
+) -> set[int]:
+    """The ``kept`` assignments whose result (``results``, as ``results_of`` reads them) is
+    ``UNTOLD``. One is only where the column holds a text (``UNTOLD_TEXT``) or ends before the
+    last of the ``count`` assignments: else none is, and no pass over the results is taken."""
+    if str not in types and len(told) >= count:
+        return set()
+    return set(compress(kept, map(is_, results, repeat(UNTOLD))))
+
+
 def complete_of(results: Sequence[Result], untold: int, types: Set[type]) -> int:
     """How many of ``results`` are complete, ``untold`` of them being ``UNTOLD``: the
     failures are counted only if the column holds one."""
@@ -85,7 +100,8 @@ def best(results: Sequence[Result], untold: int, types: Set[type], maximize: boo
         values = list(compress(values, map(is_not, values, repeat(None))))
     if not values:
         return None
-    return list(results).index(max(values) if maximize else min(values))
+    found = max(values) if maximize else min(values)
+    return (results if isinstance(results, list) else list(results)).index(found)
 
 
 def from_version_3(told: Any, count: int) -> list[Any]:

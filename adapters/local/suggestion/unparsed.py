@@ -126,8 +126,9 @@ def encoding(items: Sequence[Manifest], *, sort: bool = True) -> bytes | None:
     value of a type JSON has not); another text than ``canonical``'s for some strings (which
     then only fails to match). Unsorted (``sort=False``), the keys in each dict's own order:
     the canonical text where they are in sorted order already, as ``assignment`` makes them."""
+    whole = items if type(items) in (list, tuple) else list(items)  # (a copy touches each)
     try:
-        return orjson.dumps(list(items), option=orjson.OPT_SORT_KEYS if sort else None)
+        return orjson.dumps(whole, option=orjson.OPT_SORT_KEYS if sort else None)
     except TypeError:  # orjson.JSONEncodeError is a TypeError
         return None
 
