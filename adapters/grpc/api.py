@@ -109,7 +109,13 @@ def _messages() -> list[descriptor_pb2.DescriptorProto]:
         ),
         _message(
             "FeasibleSpace",
-            [Field("max", 1), Field("min", 2), Field("list", 3, repeated=True), Field("step", 4)],
+            [
+                Field("max", 1),
+                Field("min", 2),
+                Field("list", 3, repeated=True),
+                Field("step", 4),
+                Field("distribution", 5, ENUM, "Distribution"),
+            ],
         ),
         _message(
             "ObjectiveSpec",
@@ -277,6 +283,7 @@ def _db_manager_messages() -> list[descriptor_pb2.DescriptorProto]:
 PARAMETER_TYPES = ["UNKNOWN_TYPE", "DOUBLE", "INT", "DISCRETE", "CATEGORICAL"]
 OBJECTIVE_TYPES = ["UNKNOWN", "MINIMIZE", "MAXIMIZE"]
 COMPARISON_TYPES = ["UNKNOWN_COMPARISON", "EQUAL", "LESS", "GREATER"]
+DISTRIBUTIONS = ["DISTRIBUTION_UNSPECIFIED", "UNIFORM", "LOG_UNIFORM", "NORMAL", "LOG_NORMAL"]
 TRIAL_CONDITIONS = [
     "CREATED", "RUNNING", "SUCCEEDED", "KILLED", "FAILED", "METRICSUNAVAILABLE", "EARLYSTOPPED",
     "UNKNOWN",
@@ -344,6 +351,7 @@ def _file() -> descriptor_pb2.FileDescriptorProto:
             _enum("ParameterType", PARAMETER_TYPES),
             _enum("ObjectiveType", OBJECTIVE_TYPES),
             _enum("ComparisonType", COMPARISON_TYPES),
+            _enum("Distribution", DISTRIBUTIONS),
         ]
     )
     for service_name in ("Suggestion", "EarlyStopping", "DBManager"):

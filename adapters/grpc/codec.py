@@ -5,7 +5,10 @@ The encoders turn the Kubernetes JSON of an Experiment and its Trials into the d
 decoders do the reverse for a suggestion service written in Python (and for the round-trip
 property test). Objects come from the cluster and were written by others, so the encoders read
 leniently: a missing field is left at its protobuf default, a number where Katib has a string is
-sent as its text, an unknown enum spelling becomes the enum's ``UNKNOWN`` member.
+sent as its text, an unknown enum spelling becomes the enum's ``UNKNOWN`` member (for a
+parameter's ``distribution``, ``DISTRIBUTION_UNSPECIFIED``, which every service reads as uniform).
+The decoders give a parameter the CRD's ``distribution`` spelling, so a service reads the space
+exactly as the embedded runtime reads the Experiment (``distribution_manifest``).
 
 A Trial's observation carries one value per metric, picked by the metric's strategy in the
 Trial's objective (``metricStrategies``: min, max or latest). A metric without a strategy gets
@@ -28,6 +31,14 @@ PARAMETER_TYPE = {
     "categorical": "CATEGORICAL",
 }
 OBJECTIVE_TYPE = {"minimize": "MINIMIZE", "maximize": "MAXIMIZE"}
+DISTRIBUTION = {
+    "uniform": "UNIFORM",
+    "logUniform": "LOG_UNIFORM",
+    "normal": "NORMAL",
+    "logNormal": "LOG_NORMAL",
+}
+"""``feasibleSpace.distribution``'s CRD spellings, matched exactly as Katib's controller does;
+any other (empty, ``unknown``) is ``DISTRIBUTION_UNSPECIFIED`` = 0, which proto3 does not send."""
 CONDITION = {
     TrialPhase.PENDING: "CREATED",
     TrialPhase.RUNNING: "RUNNING",
@@ -108,6 +119,7 @@ def parameter_wire(parameter: Mapping[str, Any]) -> Wire:
     space = _map(parameter.get("feasibleSpace"))
     feasible: Wire = {key: _text(space.get(key)) for key in FEASIBLE_KEYS}
     feasible["list"] = [_text(item) for item in _list(space.get("list"))]
+    feasible["distribution"] = DISTRIBUTION.get(_text(space.get("distribution")))
     kind = PARAMETER_TYPE.get(_text(parameter.get("parameterType")).lower(), "UNKNOWN_TYPE")
     return compact(
         {
@@ -186,6 +198,7 @@ def trial_wire(trial: Manifest, phase: TrialPhase) -> Wire:
 
 _PARAMETER_TYPE_OF = {wire: kube for kube, wire in PARAMETER_TYPE.items()}
 _OBJECTIVE_TYPE_OF = {wire: kube for kube, wire in OBJECTIVE_TYPE.items()}
+_DISTRIBUTION_OF = {wire: kube for kube, wire in DISTRIBUTION.items()}
 PHASE_OF = {wire: phase for phase, wire in CONDITION.items()}
 
 
@@ -215,10 +228,26 @@ def objective_manifest(wire: Wire) -> Manifest:
     )
 
 
+def distribution_manifest(value: Any) -> str:
+    """``feasibleSpace.distribution`` of the enum as decoded: a name, or the number of one this
+    API does not have (a newer Katib's), which no algorithm samples.
+
+    Unspecified (absent or 0) is no distribution, which every algorithm reads as uniform, as
+    Katib's Python services read ``None``. An unknown number becomes its digits, a spelling the
+    search space refuses for every algorithm (``distribution '7' is not supported``): Katib's
+    services have no law for it either (hyperopt leaves the parameter out of its space and
+    fails at the first draw, Optuna raises on the enum's name), and ours say so when the
+    settings are validated."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return "" if value == 0 else str(value)
+    return _DISTRIBUTION_OF.get(str(value), "")
+
+
 def parameter_manifest(wire: Wire) -> Manifest:
     space = wire.get("feasible_space", {})
     feasible = {key: space.get(key, "") for key in FEASIBLE_KEYS}
     feasible["list"] = list(space.get("list", []))
+    feasible["distribution"] = distribution_manifest(space.get("distribution", 0))
     return compact(
         {
             "name": wire.get("name", ""),

@@ -32,6 +32,10 @@ pairs = st.lists(
 )
 
 
+DISTRIBUTIONS = ("uniform", "logUniform", "normal", "logNormal")
+"""The CRD's spellings of Katib's ``Distribution`` enum (each survives the wire)."""
+
+
 def _drop_empty(value: dict[str, Any]) -> dict[str, Any]:
     return {key: item for key, item in value.items() if item not in ({}, [])}
 
@@ -42,7 +46,13 @@ parameters = st.fixed_dictionaries(
         "parameterType": st.sampled_from(["double", "int", "discrete", "categorical"]),
         "feasibleSpace": st.fixed_dictionaries(
             {},
-            optional={"min": text, "max": text, "step": text, "list": st.lists(text, min_size=1)},
+            optional={
+                "min": text,
+                "max": text,
+                "step": text,
+                "list": st.lists(text, min_size=1),
+                "distribution": st.sampled_from(DISTRIBUTIONS),
+            },
         ),
     }
 ).map(_drop_empty)

@@ -15,11 +15,12 @@ import pytest
 from google.protobuf import json_format
 from google.protobuf.message import Message
 from hypothesis import given
+from hypothesis import strategies as st
 
 from katib_resume.adapters.grpc.api import decode, encode
 from katib_resume.adapters.grpc.codec import experiment_wire, trial_wire
 from katib_resume.core.trial_phases import TrialPhase
-from tests.property.test_grpc_codec import experiments, trials
+from tests.property.test_grpc_codec import DISTRIBUTIONS, experiments, trials
 
 katib_api: Any = pytest.importorskip("kubeflow.katib.katib_api_pb2")
 
@@ -38,6 +39,42 @@ def _both_ways(name: str, wire: dict[str, Any]) -> None:
 @given(experiments)
 def test_katibs_generated_experiment_agrees_with_ours(experiment: dict[str, Any]) -> None:
     _both_ways("Experiment", experiment_wire(experiment))
+
+
+KATIB_ENUM = {  # Katib's CRD constants and the names of its generated enum, side by side
+    "uniform": "UNIFORM",
+    "logUniform": "LOG_UNIFORM",
+    "normal": "NORMAL",
+    "logNormal": "LOG_NORMAL",
+}
+
+
+@given(st.lists(st.one_of(st.sampled_from((*DISTRIBUTIONS, "unknown", "")), st.text()), min_size=1))
+def test_katibs_generated_code_reads_each_parameters_distribution(spellings: list[str]) -> None:
+    """What Katib's controller sends for a CRD spelling: its enum value, by the name Katib's
+    own generated code gives it; unspecified (0) for any other spelling."""
+    parameters = [
+        {"name": f"p{i}", "parameterType": "double", "feasibleSpace": {"distribution": spelling}}
+        for i, spelling in enumerate(spellings)
+    ]
+    experiment = {"metadata": {"name": "e"}, "spec": {"parameters": parameters}}
+    theirs = katib_api.Experiment.FromString(encode("Experiment", experiment_wire(experiment)))
+    got = [p.feasible_space.distribution for p in theirs.spec.parameter_specs.parameters]
+    want = [
+        katib_api.Distribution.Value(KATIB_ENUM[s]) if s in KATIB_ENUM else 0 for s in spellings
+    ]
+    assert got == want
+
+
+def test_a_feasible_space_is_byte_for_byte_katibs() -> None:
+    for name in ("DISTRIBUTION_UNSPECIFIED", "UNIFORM", "LOG_UNIFORM", "NORMAL", "LOG_NORMAL"):
+        number = katib_api.Distribution.Value(name)
+        theirs = katib_api.FeasibleSpace(max="1", min="0.01", step="0.1", distribution=number)
+        ours = encode(
+            "FeasibleSpace", {"max": "1", "min": "0.01", "step": "0.1", "distribution": name}
+        )
+        assert ours == theirs.SerializeToString(), name
+        assert decode("FeasibleSpace", theirs.SerializeToString()) == _as_dict(theirs)
 
 
 @given(trials())

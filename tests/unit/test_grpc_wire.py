@@ -181,3 +181,34 @@ def test_validation_requests_carry_their_one_field() -> None:
     )
     assert data == ld(1, ld(1, b"m"))
     assert encode("ValidateAlgorithmSettingsReply", {}) == b""
+
+
+def space_bytes(distribution: str | int | None) -> bytes:
+    """The ``FeasibleSpace`` bytes of a request whose one parameter has ``distribution``."""
+    space: dict[str, object] = {"min": "1", "max": "9"}
+    if distribution is not None:
+        space["distribution"] = distribution
+    parameter = {"name": "lr", "parameter_type": "DOUBLE", "feasible_space": space}
+    experiment = {"spec": {"parameter_specs": {"parameters": [parameter]}}}
+    data = encode("GetSuggestionsRequest", {"experiment": experiment})
+    return sub(sub(sub(sub(sub(data, 1), 2), 1), 1), 3)
+
+
+def test_a_distribution_is_field_5_a_varint_of_katibs_enum() -> None:
+    numbers = {"UNIFORM": 1, "LOG_UNIFORM": 2, "NORMAL": 3, "LOG_NORMAL": 4}
+    for name, number in numbers.items():
+        space = space_bytes(name)
+        assert fields(space)[5] == [(VARINT, number)], name
+        assert space.endswith(tag(5, VARINT) + bytes([number])), "after max, min (field order)"
+    # proto3: the zero value is not written, so unspecified and absent are the same bytes
+    assert 5 not in fields(space_bytes("DISTRIBUTION_UNSPECIFIED"))
+    assert space_bytes("DISTRIBUTION_UNSPECIFIED") == space_bytes(None)
+
+
+def test_a_distribution_written_by_hand_decodes_and_an_unknown_number_is_kept() -> None:
+    space = ld(1, b"9") + ld(2, b"1") + tag(5, VARINT) + b"\x02"
+    assert decode("FeasibleSpace", space) == {"max": "9", "min": "1", "distribution": "LOG_UNIFORM"}
+    # a number this API does not have (a newer Katib's) parses, and comes back as the number
+    newer = ld(2, b"1") + tag(5, VARINT) + b"\x09"
+    assert decode("FeasibleSpace", newer) == {"min": "1", "distribution": 9}
+    assert encode("FeasibleSpace", decode("FeasibleSpace", newer)) == newer
