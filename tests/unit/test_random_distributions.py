@@ -203,6 +203,18 @@ def test_a_distribution_is_part_of_the_space_digest() -> None:
     assert len(digests | {plain.fingerprint()}) == 4
 
 
+@pytest.mark.parametrize("algorithm", ["random", "grid", "tpe"])
+def test_unknown_is_read_as_uniform_as_katib_reads_it(algorithm: str) -> None:
+    """Katib admits ``distribution: unknown`` (the API's unspecified) and its services sample it
+    uniformly; the gRPC wire carries it as unspecified, so both paths read it alike."""
+    spelled = param("x", "double", min="1", max="2", step="0.5", distribution="unknown")
+    plain = param("x", "double", min="1", max="2", step="0.5", distribution="uniform")
+    assert space_of(spelled) == space_of(plain)
+    assert space_of(spelled).fingerprint() == space_of(plain).fingerprint()
+    verdict = validate(experiment(algorithm, spelled))
+    assert verdict.outcome is Outcome.VALID, verdict.message
+
+
 # Validation: what random admits, what it and grid refuse
 
 

@@ -29,8 +29,10 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 TYPES = ("double", "int", "discrete", "categorical")
-UNIFORM = ("", "uniform")
-"""The uniform distribution's spellings (``""`` is the unset distribution, read as uniform)."""
+UNIFORM = ("", "uniform", "unknown")
+"""The uniform distribution's spellings: ``""`` is the unset distribution and ``unknown``
+Katib's CRD spelling of the API's unspecified one, both read as uniform as Katib's services
+read them (and as the gRPC wire carries them: ``adapters/grpc/codec.py``)."""
 ALL_DISTRIBUTIONS = (*UNIFORM, "logUniform", "normal", "logNormal")
 """Katib's CRD spellings: every algorithm reads them and says which it samples."""
 LOG_SCALES = ("logUniform", "logNormal")
@@ -157,7 +159,7 @@ def _parameter(position: int, item: Any, distributions: tuple[str, ...]) -> tupl
     distribution = space.get("distribution", "")
     if distribution not in distributions:
         raise SpaceError(f"parameter {name!r}: distribution {distribution!r} is not supported")
-    scale = "" if distribution == "uniform" else str(distribution)
+    scale = "" if distribution in UNIFORM else str(distribution)
     if type_ in ("discrete", "categorical"):
         return Parameter(name, type_, choices=_choices(name, type_, space.get("list"))), scale
     return _numeric(name, type_, space), scale
