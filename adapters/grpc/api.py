@@ -4,9 +4,9 @@ No generated ``_pb2`` module and no proto text: the messages the controller exch
 suggestion service and with katib-db-manager's observation log are declared below as a
 ``FileDescriptorProto`` (field names, numbers and types are the facts of Katib's wire format)
 and turned into message classes in a private descriptor pool, so nothing clashes with another
-copy of Katib's API loaded in the same process. Only what the controller calls is declared
-(``nas_config`` and the early-stopping service's rule calls are left out): proto3 skips fields
-a side does not know, so a service built from Katib's full file talks to this one unchanged.
+copy of Katib's API loaded in the same process. Only what the controller and the suggestion
+server exchange is declared (``nas_config`` and ``SetTrialStatus`` are left out): proto3 skips
+fields a side does not know, so a service built from Katib's full file talks to this one unchanged.
 
 Callers exchange plain dictionaries in protobuf's JSON mapping with the proto field names
 (``encode`` / ``decode``): typed code cannot see the attributes of dynamic message classes,
