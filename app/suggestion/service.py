@@ -19,7 +19,7 @@ volume Katib mounts at ``volumeMountPath`` for FromVolume), so a restarted pod c
   Katib sends every Trial in every call; each Trial is decoded once, when its content is new
   (``trial_memo``), so a call's cost beyond C-level passes is what changed.
 - ``ValidateAlgorithmSettings`` and ``ValidateEarlyStoppingSettings``: INVALID_ARGUMENT with
-  Katib's message.
+  Katib's message; so is a ``GetSuggestions`` for settings or a space that validation refuses.
 - ``GetEarlyStoppingRules``: ``medianstop``'s rule. Katib's service averages the first
   ``start_step`` values of each succeeded Trial's observation log, read from Katib's DB
   manager; this one has no DB client and uses the value the request carries for each succeeded
@@ -42,6 +42,7 @@ from katib_resume.adapters.grpc.codec import algorithm_manifest, experiment_mani
 from katib_resume.adapters.grpc.server import Refused, WithTrailers
 from katib_resume.adapters.local.suggestion import (
     SettingsError,
+    SpaceError,
     StartReport,
     SuggestionServer,
     medianstop,
@@ -91,6 +92,18 @@ class SuggestionApi:
         return {}
 
     def get_suggestions(self, request: Wire) -> Wire:
+        """See the module docstring. An Experiment its validation refuses (asked without
+        ``ValidateAlgorithmSettings`` first: Katib's controller always asks it first) is
+        refused the same way, ``INVALID_ARGUMENT`` and the message, not an exception; the
+        refusing server is not kept, so the next request is judged afresh."""
+        try:
+            return self._suggestions(request)
+        except (SettingsError, SpaceError) as error:
+            with self.lock:
+                self.servers.pop(str(request.get("experiment", {}).get("name", "")), None)
+            raise Refused(INVALID, str(error)) from None
+
+    def _suggestions(self, request: Wire) -> Wire:
         experiment = _experiment(request)
         total = int(request.get("total_request_number", 0))
         held = max(0, total - int(request.get("current_request_number", 0)))

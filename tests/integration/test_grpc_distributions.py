@@ -198,3 +198,32 @@ def test_a_distribution_number_this_api_lacks_is_refused_and_the_server_serves_o
     assert refused.details() == "parameter 'lr': distribution '7' is not supported"
     known = katib_experiment(katib_api, "random", katib_api.LOG_UNIFORM, "0.1")
     assert katib_validate(served, katib_api, known) is None
+
+
+def test_get_suggestions_without_validation_first_refuses_as_validation_does(
+    serve: Callable[[dict[str, Any]], Served],
+) -> None:
+    """Katib's controller validates first, a client need not: the refusal is the same verdict
+    (``INVALID_ARGUMENT``, the message), not the server's exception as ``UNKNOWN``."""
+    katib_api: Any = pytest.importorskip("kubeflow.katib.katib_api_pb2")
+    served = serve(experiment("grid", rate("uniform")))
+    request = katib_api.GetSuggestionsRequest(
+        experiment=katib_experiment(katib_api, "grid", katib_api.LOG_UNIFORM, "0.1"),
+        current_request_number=1,
+        total_request_number=1,
+    )
+    with grpc.insecure_channel(served.endpoint) as channel:
+        call: grpc.UnaryUnaryMultiCallable[Any, Any] = channel.unary_unary(
+            "/api.v1.beta1.Suggestion/GetSuggestions",
+            request_serializer=lambda m: m.SerializeToString(),
+            response_deserializer=katib_api.GetSuggestionsReply.FromString,
+        )
+        with pytest.raises(grpc.RpcError) as refused:
+            call(request, timeout=10)
+        assert refused.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+        assert refused.value.details() == GRID_MESSAGE
+        good = katib_experiment(katib_api, "grid", katib_api.UNIFORM, "0.1")
+        reply = call(katib_api.GetSuggestionsRequest(
+            experiment=good, current_request_number=1, total_request_number=1
+        ), timeout=10)  # fmt: skip
+        assert len(reply.parameter_assignments) == 1  # the server serves on
