@@ -51,7 +51,9 @@ class Refused(Exception):
         self.code, self.details = code, details
 
 
-def _health_classes() -> dict[str, type[Message]]:
+def _health_classes() -> dict[str, Any]:
+    """The health service's message classes, made at run time: their fields are not known to
+    the type checker (``Any``: types-protobuf 7.35 types ``Message()`` without keywords)."""
     proto = descriptor_pb2.FileDescriptorProto(
         name="grpc/health/v1/health.proto", package=HEALTH_PACKAGE, syntax="proto3"
     )
@@ -144,4 +146,5 @@ class ApiServer:
         service = json_format.MessageToDict(request).get("service", "")
         if service not in self.healthy:
             context.abort(grpc.StatusCode.NOT_FOUND, f"unknown service {service}")
-        return HEALTH["HealthCheckResponse"](status=1)  # SERVING
+        reply: Message = HEALTH["HealthCheckResponse"](status=1)  # SERVING
+        return reply

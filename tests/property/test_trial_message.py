@@ -25,7 +25,7 @@ from katib_resume.app.suggestion.trial_memo import TrialMemo, known
 texts = st.text(max_size=6)
 pairs = st.lists(st.tuples(texts, texts), max_size=3)
 labels = st.dictionaries(st.text(min_size=1, max_size=4), texts, max_size=3)
-TRIAL = CLASSES["Trial"]
+TRIAL: Any = CLASSES["Trial"]  # a run-time class: its fields are not typed
 
 
 @st.composite
