@@ -16,7 +16,7 @@ from katib_resume.app.cli.handlers import HANDLERS
 from katib_resume.app.common.output import one_line
 from katib_resume.core.denied import Denied
 
-EXIT_OK, EXIT_DENIED = 0, 1
+EXIT_DENIED = 1
 
 
 def run(args: argparse.Namespace) -> int:

@@ -89,10 +89,6 @@ def _budget(experiment: Experiment) -> str:
     )
 
 
-def _name(obj: Manifest) -> str:
-    return str(obj["metadata"]["name"])
-
-
 def suggestion_fields(cluster: FakeCluster, obj: Manifest) -> Fields:
     meta, spec, status = obj["metadata"], obj.get("spec") or {}, obj.get("status") or {}
     algorithm = str((spec.get("algorithm") or {}).get("algorithmName", ""))
