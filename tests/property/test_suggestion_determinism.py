@@ -24,7 +24,6 @@ from hypothesis import strategies as st
 
 from katib_resume.adapters.local.suggestion import FILE_NAME, SuggestionServer, parse_space
 from katib_resume.adapters.local.suggestion.checksum import CHECKSUMS
-from katib_resume.adapters.local.suggestion.optuna_search import points_in
 from katib_resume.adapters.local.suggestion.space import ALL_DISTRIBUTIONS
 from katib_resume.core.model import Experiment, Manifest
 
@@ -431,6 +430,6 @@ def check_varied(subject: Experiment, assignments: list[Manifest]) -> None:
     """No two items of the space's points repeat while a finite space has points left."""
     space = parse_space((subject.spec.model_extra or {})["parameters"], ALL_DISTRIBUTIONS)
     points = [tuple(v["value"] for v in a["parameterAssignments"]) for a in assignments]
-    size = points_in(space)
+    size = space.size
     if size is None or len(points) <= size:
         assert len(set(points)) == len(points)

@@ -269,7 +269,7 @@ class OptunaSearch:
         return point, trial.number
 
     def _exhausted(self, seen: Set[Point]) -> bool:
-        size = points_in(self.space)
+        size = self.space.size
         return size is not None and len(seen) >= size
 
     def _redraw(self, index: int, seen: Set[Point]) -> Point | None:
@@ -300,17 +300,3 @@ class OptunaSearch:
                 return None
             params[name] = value
         return params
-
-
-def points_in(space: SearchSpace) -> int | None:
-    """How many distinct points the space has; ``None`` if it is continuous (a double whose
-    ``min`` is its ``max`` counts as one point)."""
-    size = 1
-    for parameter in space.parameters:
-        count = parameter.count
-        if count is None:
-            if parameter.low != parameter.high:
-                return None
-            count = 1
-        size *= count
-    return size
