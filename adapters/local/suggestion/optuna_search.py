@@ -128,7 +128,7 @@ class OptunaSearch:
         """Drop the live study (its asks were not saved): the next draw rebuilds it."""
         self._live = None
 
-    def finished(self, cursor: Any) -> bool:
+    def finished(self, cursor: Any, issued: Sequence[Point]) -> bool:
         """Never: a sampler can always ask again (on a used-up finite space, a repeat)."""
         return False
 
