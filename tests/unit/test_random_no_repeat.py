@@ -224,3 +224,30 @@ def test_a_restored_draw_reads_no_point(tmp_path: Path, monkeypatch: pytest.Monk
     assert again.start(held).source == "restored"
     assert len(again.get_suggestions(held, 303)) == 3
     assert reads == []
+
+
+def test_a_call_does_not_build_the_set_of_every_point_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The set built by one call moves to the next call's points (``Points.extended``): a
+    server that appends to its journal (no bytes kept to search) builds it once, not per call."""
+    parameters = [{**INTS[0], "feasibleSpace": {"min": "0", "max": "999999"}}, INTS[1]]
+    server = started(tmp_path, parameters)
+    held = server.get_suggestions([], 300)
+    builds: list[int] = []
+    real = points_module.Seen._whole
+
+    def counted(self: points_module.Seen) -> set[Point]:
+        if not self.built:
+            builds.append(1)
+        return real(self)
+
+    monkeypatch.setattr(points_module.Seen, "_whole", counted)
+    for _ in range(20):
+        held += server.get_suggestions(held, len(held) + 2)
+    assert len(builds) <= 1
+    assert len(set(values(held))) == len(held) == 340
+    assert (
+        server.get_suggestions(held, len(held) + 20)
+        == started(None, parameters).get_suggestions([], len(held) + 20)[len(held) :]
+    )
