@@ -174,24 +174,28 @@ def unlimited(cluster: Cluster, ref: ObjectRef) -> str | None:
 
 
 def small_grid(cluster: Cluster, ref: ObjectRef) -> str | None:
-    """What a run of a grid with fewer cells than its ``maxTrialCount`` does, said when it
-    starts: Katib's service refuses such an Experiment, ours runs every cell and succeeds
+    """What a run of a grid, or a random search of a finite space, with fewer points than its
+    ``maxTrialCount`` does, said when it starts: Katib's grid service refuses such an
+    Experiment and its random one repeats points, ours runs every point once and succeeds
     (``docs/algorithms.md``), which a user who set the budget expects to be told."""
     spec = cluster.get(ref).get("spec") or {}
     budget = spec.get("maxTrialCount")
-    if (spec.get("algorithm") or {}).get("algorithmName") != "grid" or type(budget) is not int:
+    algorithm = (spec.get("algorithm") or {}).get("algorithmName")
+    if algorithm not in ("grid", "random") or type(budget) is not int:
         return None
     from katib_resume.adapters.local.suggestion import SpaceError, parse_space
 
     try:  # (imported here: the commands that only look at the state never need it)
-        cells = parse_space(spec.get("parameters")).grid_size
+        space = parse_space(spec.get("parameters"))
     except SpaceError:
         return None  # the service's validation says what is wrong
-    if cells is None or cells >= budget:
+    size = space.grid_size if algorithm == "grid" else space.size
+    if size is None or size >= budget:
         return None
+    kind, each = ("grid", "cell") if algorithm == "grid" else ("space", "point")
     return (
-        f"Experiment {ref.namespace}/{ref.name} searches a grid of {cells} cells, fewer than its "
-        f"maxTrialCount {budget}: it succeeds once every cell has run"
+        f"Experiment {ref.namespace}/{ref.name} searches a {kind} of {size} {each}s, fewer than "
+        f"its maxTrialCount {budget}: it succeeds once every {each} has run"
     )
 
 

@@ -77,7 +77,7 @@ def _decide(
         observed.trials,
         now,
         ledger=observed.ledger,
-        exhausted=observed.exhausted,
+        exhausted=_exhausted(observed),
     )
     if suggestion is None or state is None:
         return Plan(decided.actions, decided.step)
@@ -88,3 +88,10 @@ def _decide(
     )
     step, actions = decide_suggestion(observed, suggestion, context, config, now, before=state)
     return Plan((*decided.actions, *actions), decided.step, step)
+
+
+def _exhausted(observed: Observed) -> str:
+    """The service's "no more", once its answer brought no assignment: the last ones of an
+    exhausted search (a grid's last cell asked for with two more) are Trials still to run,
+    which no count of active Trials holds yet (the next ask, which brings none, ends it)."""
+    return "" if observed.assignments else observed.exhausted

@@ -136,8 +136,13 @@ class _Signals:
     @property
     def is_suggestion_end_reached(self) -> bool:
         """The service has no point left (an exhausted grid, hyperband's last rung) and every
-        Trial it gave has finished: Katib's fourth completion rule, which it never reaches."""
-        return bool(self.exhausted) and self.has_trials and self.counts.active == 0
+        Trial it gave has finished: Katib's fourth completion rule, which it never reaches. An
+        assignment recorded without its Trial yet (the last cell of a grid, recorded by the
+        reconcile before) is a Trial still to run."""
+        if not self.exhausted or not self.has_trials or self.counts.active:
+            return False
+        recorded = 0 if self.suggestion is None else len(self.suggestion.status.suggestions)
+        return recorded <= self.counts.total
 
     @property
     def has_trials(self) -> bool:

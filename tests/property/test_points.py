@@ -67,3 +67,30 @@ def test_seen_of_points_uses_the_bytes_kept_for_them() -> None:
     assert isinstance(seen, Seen) and seen._body is not None
     assert (("x", "1"),) in seen and (("x", "3"),) not in seen
     assert isinstance(seen_of([(("x", "1"),)]), set)
+
+
+@settings(max_examples=200)
+@given(
+    batches=st.lists(st.lists(points, max_size=4), min_size=1, max_size=5),
+    asks=st.lists(st.integers(0, FINDS + 2), min_size=5, max_size=5),
+    probe=st.lists(points, max_size=4),
+)
+def test_a_set_moved_to_the_extended_points_is_theirs(
+    batches: list[list[Point]], asks: list[int], probe: list[Point]
+) -> None:
+    """A server's calls: a search asks the points' set (some times, so that it may be built),
+    adds its new points, the points are extended with them; each call's set is the set of that
+    call's points, whether it was moved from the call before or made anew, and the points left
+    behind make their own."""
+    drawn: list[Point] = []
+    current = Points(_issued(drawn))
+    for batch, count in zip(batches, asks, strict=False):
+        seen = current.seen()
+        for point in [*probe, *drawn][:count]:
+            assert (point in seen) == (point in drawn)
+        for point in batch:
+            seen.add(point)
+        before, drawn = current, drawn + batch
+        current = current.extended(_issued(drawn), batch)
+        assert set(current.seen()) == set(drawn)
+        assert set(before.seen()) == set(drawn[: len(drawn) - len(batch)])

@@ -2,8 +2,9 @@
 
 Every value is one a Trial may receive (inside ``[min, max]``; a stepped one on its grid
 ``min + i * step``, an ``int`` an integer's text), a draw is a monotone function of its one
-quantile (so the law is the one named, truncated, not clipped), and spelling ``uniform`` out
-changes neither a point nor the space's digest.
+quantile (so the law is the one named, truncated, not clipped), spelling ``uniform`` out
+changes neither a point nor the space's digest, and on a few values, where every law's draws
+repeat, each value comes once and then the search is exhausted.
 """
 
 from __future__ import annotations
@@ -114,3 +115,35 @@ def test_uniform_spelled_out_changes_nothing(
     assert [RandomSearch(ours, seed).point(k) for k in range(10)] == [
         RandomSearch(theirs, seed).point(k) for k in range(10)
     ]
+
+
+@given(
+    scale=st.sampled_from(SCALES),
+    low=st.integers(1, 50),
+    count=st.integers(1, 12),
+    stepped=st.booleans(),
+    seed=st.integers(0, 2**32),
+    batches=st.lists(st.integers(1, 5), min_size=1, max_size=10),
+)
+def test_a_few_values_on_any_scale_each_come_once_then_none(
+    *, scale: str, low: int, count: int, stepped: bool, seed: int, batches: list[int]
+) -> None:
+    """On a finite axis a normal piles its draws on the middle values and a log scale on the
+    low ones, where they repeat: each value is issued once, in any batches, then the search is
+    exhausted; the first draw of each index is kept wherever it was new."""
+    space = {"min": str(low), "max": str(low + count - 1), "distribution": scale}
+    if stepped:  # a double on the same values
+        space = {**space, "step": "1"}
+    kind = "double" if stepped else "int"
+    search = RandomSearch(
+        parse_space([{"name": "x", "parameterType": kind, "feasibleSpace": space}]), seed
+    )
+    issued: list[Any] = []
+    for size in [*batches, count + 1]:
+        points, cursor = search.draw(len(issued), size, issued, None)  # type: ignore[arg-type]
+        assert cursor == len(issued) + len(points)
+        issued += points
+    assert len(issued) == len(set(issued)) == count
+    assert search.finished(len(issued), issued)
+    for k, point in enumerate(issued):
+        assert point == search.point(k) or search.point(k) in issued[:k]

@@ -4,8 +4,10 @@ For any space, seed and budgets ``N < M``, a run to ``M`` that was interrupted a
 server stopped and restarted from its volume, or its state file deleted or damaged so that it is
 rebuilt from the trial history, or never given a volume at all) hands out exactly the assignments
 of a run that was never interrupted; so does a run whose responses are sometimes lost and asked
-for again, in batches of any size. No name is issued twice, a grid point never repeats, and every
-value lies in the space, on every distribution random samples.
+for again, in batches of any size. No name is issued twice, a grid point never repeats, nor a
+random one while its finite space has one left (then both are exhausted: ``few_points`` are
+spaces small enough to run out), and every value lies in the space, on every distribution
+random samples.
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from katib_resume.adapters.local.suggestion import FILE_NAME, SuggestionServer, parse_space
+from katib_resume.adapters.local.suggestion.algorithms import RandomSearch, seed_of
+from katib_resume.adapters.local.suggestion.assignments import point_of
 from katib_resume.adapters.local.suggestion.checksum import CHECKSUMS
-from katib_resume.adapters.local.suggestion.optuna_search import points_in
 from katib_resume.adapters.local.suggestion.space import ALL_DISTRIBUTIONS
 from katib_resume.core.model import Experiment, Manifest
 
@@ -84,9 +87,27 @@ def scaled(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @st.composite
+def few(draw: st.DrawFn) -> dict[str, Any]:
+    """A parameter of 1 to 3 values, on any distribution random samples (an ``int`` drawn on
+    a normal piles up at its middle value): with one or two others, a space that runs out."""
+    kind = draw(st.sampled_from(["int", "stepped", "list", "one double"]))
+    if kind == "list":
+        return draw(lists("categorical", st.text("abc", min_size=1, max_size=2)))
+    low = draw(st.integers(1, 9))
+    width = 0 if kind == "one double" else draw(st.integers(0, 2))
+    space: dict[str, Any] = {"min": str(low), "max": str(low + width)}
+    if kind == "stepped":
+        space["step"] = "1"
+    space["distribution"] = draw(st.sampled_from(["", "logUniform", "normal", "logNormal"]))
+    return {"parameterType": "int" if kind == "int" else "double", "feasibleSpace": space}
+
+
+@st.composite
 def experiments(draw: st.DrawFn) -> Experiment:
-    algorithm = draw(st.sampled_from(["random", "grid"]))
+    algorithm = draw(st.sampled_from(["random", "grid", "few_points"]))
     kinds = FINITE if algorithm == "grid" else st.one_of(FINITE, doubles(stepped=False), scaled())
+    if algorithm == "few_points":
+        algorithm, kinds = "random", few()
     parameters = [
         {"name": f"p{i}", **kind}
         for i, kind in enumerate(draw(st.lists(kinds, min_size=1, max_size=3)))
@@ -134,9 +155,10 @@ def check_sound(subject: Experiment, assignments: list[Manifest]) -> None:
     points = [
         tuple((v["name"], v["value"]) for v in a["parameterAssignments"]) for a in assignments
     ]
-    if subject.spec.algorithm.algorithm_name == "grid":
-        assert len(set(points)) == len(points)
     space = parse_space((subject.spec.model_extra or {})["parameters"], ALL_DISTRIBUTIONS)
+    if subject.spec.algorithm.algorithm_name in ("grid", "random") and space.size is not None:
+        assert len(set(points)) == len(points)
+        assert len(points) <= space.size
     resource = "p0" if subject.spec.algorithm.algorithm_name == "hyperband" else None
     for point in points:
         for parameter, (name, value) in zip(space.parameters, point, strict=True):
@@ -243,6 +265,25 @@ def test_lost_responses_are_served_again_and_nothing_is_skipped(
             held += batch
     assert run(server, held, upto, []) == reference
     check_sound(subject, reference)
+
+
+@settings(deadline=None)
+@given(subject=experiments(), seed=seeds, upto=st.integers(1, 30))
+def test_random_changes_only_the_draws_that_would_repeat(
+    subject: Experiment, seed: int, upto: int
+) -> None:
+    """Point ``k`` of a random search is its ``k``-th draw (the search before the never-repeat
+    rule) wherever that draw was not issued before it, in every space (a continuous one: all
+    of them); a finite space gives every one of its points before it is exhausted."""
+    if subject.spec.algorithm.algorithm_name != "random":
+        return
+    issued = [point_of(a) for a in uninterrupted(subject, seed, upto)]
+    space = parse_space((subject.spec.model_extra or {})["parameters"], ALL_DISTRIBUTIONS)
+    search = RandomSearch(space, seed_of(subject, seed))
+    for k, point in enumerate(issued):
+        drawn = search.point(k)
+        assert point == drawn or drawn in issued[:k]
+    assert len(issued) == (upto if space.size is None else min(upto, space.size))
 
 
 # The model-based algorithms (Optuna samplers): the answer also depends on the results known at
@@ -431,6 +472,6 @@ def check_varied(subject: Experiment, assignments: list[Manifest]) -> None:
     """No two items of the space's points repeat while a finite space has points left."""
     space = parse_space((subject.spec.model_extra or {})["parameters"], ALL_DISTRIBUTIONS)
     points = [tuple(v["value"] for v in a["parameterAssignments"]) for a in assignments]
-    size = points_in(space)
+    size = space.size
     if size is None or len(points) <= size:
         assert len(set(points)) == len(points)

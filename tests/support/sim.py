@@ -43,12 +43,21 @@ def local_config() -> KatibConfig:
 
 
 def example(
-    policy: str, max_trials: int | None, parallel: int, seed: int, distribution: str = ""
+    policy: str,
+    max_trials: int | None,
+    parallel: int,
+    seed: int,
+    distribution: str = "",
+    *,
+    parameters: list[Manifest] | None = None,
 ) -> Manifest:
-    """Katib's example as asked for; ``distribution`` (unless empty) on each parameter."""
+    """Katib's example as asked for; ``parameters`` (unless ``None``) instead of its own, and
+    ``distribution`` (unless empty) on each parameter."""
     raw: Manifest = load("from-volume-resume.yaml")  # a private copy
     spec = raw["spec"]
     spec.update(resumePolicy=policy, parallelTrialCount=parallel)
+    if parameters is not None:
+        spec["parameters"] = clone(parameters)
     for parameter in spec["parameters"] if distribution else ():
         parameter["feasibleSpace"]["distribution"] = distribution
     spec.pop("maxFailedTrialCount", None)
@@ -72,6 +81,7 @@ class Sim:
         config: KatibConfig | None = None,
         relist_seconds: float = RELIST_SECONDS,
         distribution: str = "",
+        parameters: list[Manifest] | None = None,
     ) -> None:
         self.relist_seconds = relist_seconds
         """How often the controller lists its cache again from the API server."""
@@ -79,7 +89,9 @@ class Sim:
         self.world = FakeWorld(self.cluster, root / "volumes")
         self.config = config or _shipped_config()
         self.policy = policy
-        self._example = example(policy, max_trials, parallel, seed, distribution)
+        self._example = example(
+            policy, max_trials, parallel, seed, distribution, parameters=parameters
+        )
         self.apply_example()
         self.runtime = self._runtime()
 

@@ -15,6 +15,15 @@ Random search draws the ``k``-th point from its own generator, seeded by the sea
 so the ``k``-th point of a seed is always the same and a cursor is one integer: a saved state
 does not carry a generator's 625 words, and resuming at point ``k`` costs nothing. The
 ``random_state`` setting, like in Katib's services, overrides the seed the server was given.
+In a finite space (every parameter a list, an ``int`` or a stepped ``double``) it never issues
+a point twice while one is left: a draw already issued (``seen``, the points before it) is
+replaced by a seeded draw again, or after ``REDRAWS`` of them by the next point not issued in
+the space's index order from a seeded position (``RandomSearch.unissued``), so the ``k``-th
+point is a function of the seed, ``k`` and the points before it, whatever the batches; once
+every point is issued it returns fewer points and is ``finished``, as the grid. Where the
+``k``-th draw was not issued before (every draw of a space with a continuous parameter, which
+is not looked up), it is the point it always was, so a history without a repeat keeps its points
+and its state's digest.
 
 Grid search draws the Cartesian product's cells in an order the seed alone fixes (a seeded
 permutation of the cells' indexes, ``permutation``), as Katib's grid draws each cell at random
@@ -27,7 +36,7 @@ it returns fewer points.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from typing import TYPE_CHECKING, Any, Protocol
 
 from katib_resume.adapters.local.suggestion import hyperband, medianstop, pbt, scaled
@@ -53,6 +62,8 @@ if TYPE_CHECKING:  # Optuna (and NumPy through it) is imported by the searches t
 ALGORITHMS = ("random", "grid", *katib_settings.ALGORITHMS, "hyperband", "pbt")
 """Every algorithm this service implements."""
 CMAES_DIMENSIONS = "CMA-ES only supports two or more dimensional continuous search space."
+REDRAWS = 32
+"""Draws again for a random point already issued, before the index order (``unissued``)."""
 
 
 def upgraded(search: Search, cursor: Any, version: int, count: int) -> Any:
@@ -100,9 +111,10 @@ class Search(Protocol):
         """Drop what is held in memory beyond the cursor (after a failed save)."""
         ...
 
-    def finished(self, cursor: Any) -> bool:
-        """Whether the search has nothing left to issue (an exhausted grid, hyperband's last
-        rung issued): the Experiment can complete."""
+    def finished(self, cursor: Any, issued: Sequence[Point]) -> bool:
+        """Whether the search, at ``cursor`` after the ``issued`` points, has nothing left to
+        issue (an exhausted grid or finite random space, hyperband's last rung issued): the
+        Experiment can complete."""
         ...
 
 
@@ -111,6 +123,7 @@ class RandomSearch:
 
     def __init__(self, space: SearchSpace, seed: int) -> None:
         self.space, self.seed = space, seed
+        self.size = space.size  # None: a continuous parameter, never exhausted
 
     def start(self) -> Any:
         return 0
@@ -119,17 +132,65 @@ class RandomSearch:
         self, cursor: Any, count: int, issued: Sequence[Point], results: Results
     ) -> tuple[list[Point], Any]:
         first = int(cursor)
-        return [self.point(k) for k in range(first, first + count)], first + count
+        if self.size is None:  # nothing to look up (module docstring)
+            return [self.point(k) for k in range(first, first + count)], first + count
+        seen = seen_of(issued)
+        points: list[Point] = []
+        for index in range(first, first + count):
+            point = self.unissued(index, seen)
+            if point is None:  # every point of the space issued
+                break
+            seen.add(point)
+            points.append(point)
+        return points, first + len(points)
 
     def point(self, index: int) -> Point:
-        """The ``index``-th point of this seed's sequence (a string seed is hashed with SHA-512
+        """The ``index``-th draw of this seed's sequence (a string seed is hashed with SHA-512
         by ``random.Random``, so neighbouring indexes give unrelated generators)."""
         return scaled.point(self.space, random.Random(f"{self.seed}/{index}"))
 
+    def unissued(self, index: int, seen: Set[Point]) -> Point | None:
+        """The ``index``-th point of a finite space given the points issued before it
+        (``seen``): the ``index``-th draw if it is not one of them; else one of ``REDRAWS``
+        draws again, seeded by the index and the attempt, the first not issued; else the first
+        point not issued in the space's index order (``grid_point``) from a position seeded by
+        the index, wrapping round; ``None`` if there is none (the space is exhausted). Once as
+        many points were issued as the space has, the draws again are skipped: the index
+        order finds the space exhausted (unless some issued points are not of the space)."""
+        point = self.point(index)
+        if point not in seen:
+            return point
+        assert self.size is not None, "unissued() of a continuous space"
+        if index < self.size or len(seen) < self.size:  # (a repeat counts once in len(seen))
+            for attempt in range(REDRAWS):
+                point = scaled.point(self.space, random.Random(f"{self.seed}/{index}/{attempt}"))
+                if point not in seen:
+                    return point
+        return self._in_order(index, seen)
+
+    def _in_order(self, index: int, seen: Set[Point]) -> Point | None:
+        """The first point not in ``seen``, in index order from a position seeded by ``index``:
+        at most as many looks as there are points issued in a row there, plus one."""
+        assert self.size is not None
+        start = random.Random(f"{self.seed}/{index}/order").randrange(self.size)
+        grid_point, size = self.space.grid_point, self.size
+        return next(
+            (p for i in range(size) if (p := grid_point((start + i) % size)) not in seen), None
+        )
+
     def replay(self, history: Sequence[Point]) -> tuple[Any, int | None]:
-        """Past the history, noting the first point that is not our own."""
-        differ = (i for i, theirs in enumerate(history) if self.point(i) != theirs)
-        return len(history), next(differ, None)
+        """Past the history, noting the first point that is not our own: in a finite space,
+        the point ``unissued`` gives after the history's earlier points (a point the history
+        repeats, as searches before this rule could, is never our own)."""
+        if self.size is None:
+            differ = (i for i, theirs in enumerate(history) if self.point(i) != theirs)
+            return len(history), next(differ, None)
+        seen: set[Point] = set()
+        for index, theirs in enumerate(history):
+            if theirs in seen or self.unissued(index, seen) != theirs:
+                return len(history), index
+            seen.add(theirs)
+        return len(history), None
 
     def check(self, cursor: Any) -> None:
         if type(cursor) is not int or cursor < 0:
@@ -138,8 +199,12 @@ class RandomSearch:
     def forget(self) -> None:
         """Nothing: the cursor is the whole search."""
 
-    def finished(self, cursor: Any) -> bool:
-        return False
+    def finished(self, cursor: Any, issued: Sequence[Point]) -> bool:
+        """Whether a finite space has no point left that ``issued`` does not hold (the cursor
+        counts the assignments, so it is at least the space's size then)."""
+        if self.size is None or int(cursor) < self.size:
+            return False
+        return self._in_order(int(cursor), seen_of(issued)) is None
 
 
 class GridSearch:
@@ -183,7 +248,7 @@ class GridSearch:
     def forget(self) -> None:
         """Nothing: the cursor is the whole search."""
 
-    def finished(self, cursor: Any) -> bool:
+    def finished(self, cursor: Any, issued: Sequence[Point]) -> bool:
         return int(cursor) >= self.size
 
 

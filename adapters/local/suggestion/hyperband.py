@@ -144,7 +144,7 @@ class HyperbandSearch:
     def replay(self, history: Sequence[Point]) -> tuple[Any, int | None]:
         return min(len(history), self.total), None
 
-    def finished(self, cursor: Any) -> bool:
+    def finished(self, cursor: Any, issued: Sequence[Point]) -> bool:
         return int(cursor) >= self.total
 
     def draw(

@@ -128,7 +128,7 @@ class OptunaSearch:
         """Drop the live study (its asks were not saved): the next draw rebuilds it."""
         self._live = None
 
-    def finished(self, cursor: Any) -> bool:
+    def finished(self, cursor: Any, issued: Sequence[Point]) -> bool:
         """Never: a sampler can always ask again (on a used-up finite space, a repeat)."""
         return False
 
@@ -269,7 +269,7 @@ class OptunaSearch:
         return point, trial.number
 
     def _exhausted(self, seen: Set[Point]) -> bool:
-        size = points_in(self.space)
+        size = self.space.size
         return size is not None and len(seen) >= size
 
     def _redraw(self, index: int, seen: Set[Point]) -> Point | None:
@@ -300,17 +300,3 @@ class OptunaSearch:
                 return None
             params[name] = value
         return params
-
-
-def points_in(space: SearchSpace) -> int | None:
-    """How many distinct points the space has; ``None`` if it is continuous (a double whose
-    ``min`` is its ``max`` counts as one point)."""
-    size = 1
-    for parameter in space.parameters:
-        count = parameter.count
-        if count is None:
-            if parameter.low != parameter.high:
-                return None
-            count = 1
-        size *= count
-    return size

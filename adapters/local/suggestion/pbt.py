@@ -77,7 +77,7 @@ class PbtSearch:
     def forget(self) -> None:
         self._plans.clear()
 
-    def finished(self, cursor: Any) -> bool:
+    def finished(self, cursor: Any, issued: Sequence[Point]) -> bool:
         return False
 
     def replay(self, history: Sequence[Point]) -> tuple[Any, int | None]:

@@ -16,7 +16,10 @@ those bytes exactly when an assignment has those values (a quote inside a string
 a key's closing quote, followed by a colon, stands only where a key ends; the closing brace
 ends the list). A search at C speed (0.05 ms at 5,000), as many times as a search asks; the set
 is built for the rest of the live study's life once it has been asked ``FINDS`` times, or its
-size is needed (a finite space nearly used up), or no bytes are kept (a state rebuilt).
+size is needed (a finite space nearly used up), or no bytes are kept (a state rebuilt, or saved
+since by a journal record). ``Points.seen`` keeps its set, and a set built moves with the points
+to their extension (``Points.extended``: the next call's points), so a server that serves the
+grid or a finite random space builds it once, not at every call.
 """
 
 from __future__ import annotations
@@ -39,10 +42,11 @@ _PAIR = itemgetter("name", "value")
 class Points(Sequence[Point]):
     """The points of ``items`` (assignments of ``assignment``'s shape), in order."""
 
-    __slots__ = ("_items", "_read")
+    __slots__ = ("_items", "_read", "_seen")
 
     def __init__(self, items: tuple[Manifest, ...], read: list[Point] | None = None) -> None:
         self._items, self._read = items, read
+        self._seen: Seen | None = None  # the last ``seen()``, while it is these points' set
 
     def __len__(self) -> int:
         return len(self._items)
@@ -73,12 +77,23 @@ class Points(Sequence[Point]):
         return self._read
 
     def extended(self, items: tuple[Manifest, ...], new: Iterable[Point]) -> Points:
-        """The points of ``items``, which are these items and then those of ``new``."""
-        return Points(items, None if self._read is None else [*self._read, *new])
+        """The points of ``items``, which are these items and then those of ``new``. A set of
+        these points already built (``seen``) moves to them, ``new`` added: the next call's
+        searches ask it without building it again (these points then build their own)."""
+        added = list(new)
+        extended = Points(items, None if self._read is None else [*self._read, *added])
+        seen, self._seen = self._seen, None
+        if seen is not None and seen.built:
+            seen.moved(extended, added)
+            extended._seen = seen
+        return extended
 
     def seen(self) -> Seen:
-        """The set of these points (``Seen``)."""
-        return Seen(self, encoded.kept(self._items))
+        """The set of these points (``Seen``): the same object until ``extended``, so what a
+        search adds to it (its new points) is kept with them."""
+        if self._seen is None:
+            self._seen = Seen(self, encoded.kept(self._items))
+        return self._seen
 
 
 class Seen(Set[Point]):
@@ -107,6 +122,17 @@ class Seen(Set[Point]):
 
     def __iter__(self) -> Iterator[Point]:
         return iter(self._whole())
+
+    @property
+    def built(self) -> bool:
+        """Whether the set is built (no more searches of the bytes)."""
+        return self._set is not None
+
+    def moved(self, points: Sequence[Point], new: Iterable[Point]) -> None:
+        """Now the set of ``points``, which are the points before and ``new`` (once built)."""
+        assert self._set is not None, "only a built set moves"
+        self._points = points
+        self._set.update(new)
 
     def _whole(self) -> set[Point]:
         if self._set is None:

@@ -152,8 +152,8 @@ class SuggestionServer:
 
         ``results`` are the objective values of the Trials that finished, by Trial name
         (``None``: failed without one); the model-based algorithms learn from them. Fewer
-        assignments than asked for means the search is exhausted (a grid with every point
-        issued): ``exhausted`` says so.
+        assignments than asked for means the search is exhausted (a grid or a finite random
+        space with every point issued) or waits (a hyperband rung): ``exhausted`` says which.
         """
         search, state = self._running()
         if not self._prefixes.is_prefix(have, state.issued):
@@ -182,11 +182,15 @@ class SuggestionServer:
 
     def exhausted(self, total: int) -> str:
         """Why no assignment can be issued beyond the ``len(issued) < total`` held, or ""
-        (fewer than asked for may also mean "not yet": hyperband waits for a rung)."""
+        (fewer than asked for may also mean "not yet": hyperband waits for a rung). A grid or
+        a random search of a finite space is exhausted once every point was issued."""
         state, search = self._state, self._search
         if state is None or search is None or len(state.issued) >= total:
             return ""
-        if not search.finished(state.cursor):
+        index = self._index
+        if index is None or index.issued is not state.issued:
+            index = Index.of(state.issued)
+        if not search.finished(state.cursor, index.points):
             return ""
         return EXHAUSTED.format(count=_count(len(state.issued)))
 

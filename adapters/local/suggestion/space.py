@@ -15,7 +15,8 @@ Every parameter but a ``double`` without ``step`` is a finite *axis* (``count`` 
 ``i``-th given by ``value(i)``); grid search enumerates the Cartesian product of the axes by
 index, without materialising it, and random search draws an index uniformly (on another of
 Katib's distributions, the index nearest to its draw: ``scaled``). A ``double`` without ``step``
-is continuous and only random search can sample it.
+is continuous and only random search can sample it (unless its ``min`` is its ``max``: one value,
+so a space's ``size``, its count of distinct points, counts it as one).
 """
 
 from __future__ import annotations
@@ -67,11 +68,22 @@ class Parameter:
             return (int(self.high) - int(self.low)) // int(self.step) + 1
         return int((self.high - self.low) // self.step) + 1
 
+    @property
+    def size(self) -> int | None:
+        """How many values a search can give the parameter: ``count``, and one for a double
+        without ``step`` whose ``min`` is its ``max``; ``None`` for a continuous double."""
+        count = self.count
+        if count is None and self.low == self.high:
+            return 1
+        return count
+
     def value(self, index: int) -> str:
-        """The ``index``-th value of a finite parameter, rendered."""
+        """The ``index``-th value of a finite parameter (``size`` values), rendered."""
         if self.choices:
             return self.choices[index]
-        assert self.step is not None, "value() of a continuous double"
+        if self.step is None:
+            assert self.low == self.high, "value() of a continuous double"
+            return repr(float(self.low) + 0.0)  # as ``random.uniform(min, min)`` renders it
         if self.type == "int":
             return str(int(self.low) + index * int(self.step))
         return repr(float(min(self.low + index * self.step, self.high)))
@@ -106,11 +118,25 @@ class SearchSpace:
             size *= count
         return size
 
+    @property
+    def size(self) -> int | None:
+        """How many distinct points the space has (``Parameter.size``: a double whose ``min``
+        is its ``max`` counts as one value); ``None`` if a parameter is continuous. The grid's
+        ``grid_size`` where every parameter has a step."""
+        size = 1
+        for parameter in self.parameters:
+            count = parameter.size
+            if count is None:
+                return None
+            size *= count
+        return size
+
     def grid_point(self, index: int) -> Point:
-        """The ``index``-th point of the product, the last parameter varying fastest."""
+        """The ``index``-th point of the product (of ``size`` points), the last parameter
+        varying fastest."""
         values: list[tuple[str, str]] = []
         for parameter in reversed(self.parameters):
-            index, digit = divmod(index, parameter.count or 1)
+            index, digit = divmod(index, parameter.size or 1)
             values.append((parameter.name, parameter.value(digit)))
         return tuple(reversed(values))
 
