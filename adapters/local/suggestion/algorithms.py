@@ -43,7 +43,7 @@ from katib_resume.adapters.local.suggestion import hyperband, medianstop, pbt, s
 from katib_resume.adapters.local.suggestion import settings as katib_settings
 from katib_resume.adapters.local.suggestion.hyperband import HyperbandSearch
 from katib_resume.adapters.local.suggestion.permutation import LIMIT, Permutation
-from katib_resume.adapters.local.suggestion.points import seen_of
+from katib_resume.adapters.local.suggestion.points import REDRAWS, seen_of
 from katib_resume.adapters.local.suggestion.results import Results
 from katib_resume.adapters.local.suggestion.settings import SettingsError
 from katib_resume.adapters.local.suggestion.space import (
@@ -62,8 +62,6 @@ if TYPE_CHECKING:  # Optuna (and NumPy through it) is imported by the searches t
 ALGORITHMS = ("random", "grid", *katib_settings.ALGORITHMS, "hyperband", "pbt")
 """Every algorithm this service implements."""
 CMAES_DIMENSIONS = "CMA-ES only supports two or more dimensional continuous search space."
-REDRAWS = 32
-"""Draws again for a random point already issued, before the index order (``unissued``)."""
 
 
 def upgraded(search: Search, cursor: Any, version: int, count: int) -> Any:
