@@ -16,6 +16,7 @@ import json
 import math
 from collections.abc import Callable, Sequence
 from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import Any
@@ -28,7 +29,8 @@ from katib_resume.adapters.local.suggestion import FILE_NAME, SuggestionServer, 
 from katib_resume.adapters.local.suggestion.algorithms import RandomSearch, seed_of
 from katib_resume.adapters.local.suggestion.assignments import point_of
 from katib_resume.adapters.local.suggestion.checksum import CHECKSUMS
-from katib_resume.adapters.local.suggestion.space import ALL_DISTRIBUTIONS
+from katib_resume.adapters.local.suggestion.hyperband import schedule
+from katib_resume.adapters.local.suggestion.space import ALL_DISTRIBUTIONS, SearchSpace
 from katib_resume.core.model import Experiment, Manifest
 
 Plan = list[tuple[int, bool]]
@@ -449,7 +451,9 @@ def resume_and_compare(
         assert resumed == expected
     assert len(resumed) == len(expected)
     check_sound(subject, resumed)
-    if algorithm != "hyperband":  # its random first rungs may meet in a small finite space
+    if algorithm == "hyperband":
+        check_rounds_varied(subject, resumed)
+    else:
         check_varied(subject, resumed)
 
 
@@ -466,6 +470,25 @@ def asked_after_failures(reports: Sequence[float | None], steps: Steps) -> bool:
             return True
         count = min(len(reports), count + size)
     return False
+
+
+def check_rounds_varied(subject: Experiment, assignments: list[Manifest]) -> None:
+    """Hyperband's first rungs hold no configuration (the values but the resource ``p0``'s)
+    twice in a round of as many as a finite space has."""
+    space = parse_space((subject.spec.model_extra or {})["parameters"], ALL_DISTRIBUTIONS)
+    size = SearchSpace(tuple(p for p in space.parameters if p.name != "p0")).size
+    given = {s.name: s.value for s in subject.spec.algorithm.algorithm_settings}
+    keys = [
+        tuple(v["value"] for v in a["parameterAssignments"] if v["name"] != "p0")
+        for a in assignments
+    ]
+    for rung in schedule(Fraction(given["r_l"]), int(given["eta"])):
+        if not rung.first:
+            continue
+        held = keys[rung.start : rung.start + rung.size]
+        step = size or len(held) or 1
+        for start in range(0, len(held), step):
+            assert len(set(held[start : start + step])) == len(held[start : start + step])
 
 
 def check_varied(subject: Experiment, assignments: list[Manifest]) -> None:

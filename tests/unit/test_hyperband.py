@@ -10,8 +10,9 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from katib_resume.adapters.local.suggestion import SuggestionServer, validate
-from katib_resume.adapters.local.suggestion.hyperband import _s_max, schedule
-from katib_resume.core.model import Experiment
+from katib_resume.adapters.local.suggestion.algorithms import build
+from katib_resume.adapters.local.suggestion.hyperband import HyperbandSearch, _s_max, schedule
+from katib_resume.core.model import Experiment, Manifest
 from katib_resume.core.observed import Outcome
 
 EPOCHS = {"name": "epochs", "parameterType": "int", "feasibleSpace": {"min": "1", "max": "9"}}
@@ -113,3 +114,51 @@ def test_it_gets_past_the_first_rung_and_completes() -> None:
             break
     assert len(held) == 23
     assert server.exhausted(len(held) + 9).startswith("the search is exhausted")
+
+
+KINDS = {"name": "opt", "parameterType": "categorical", "feasibleSpace": {"list": ["a", "b", "c"]}}
+
+
+def configurations(assignments: list[Manifest]) -> list[tuple[str, ...]]:
+    """Each assignment's values but the resource's (``epochs``)."""
+    return [tuple(v for k, v in values(a).items() if k != "epochs") for a in assignments]
+
+
+def first_rung(parameters: list[dict[str, Any]], seed: int, batches: list[int]) -> list[Manifest]:
+    """The 9 assignments of the first rung (r_l 9, eta 3), asked in ``batches``."""
+    subject = experiment(SETTINGS)
+    assert subject.spec.model_extra is not None
+    subject.spec.model_extra["parameters"] = parameters
+    server = SuggestionServer(subject, seed, None)
+    server.start([])
+    held: list[Manifest] = []
+    for size in batches:
+        held += server.get_suggestions(held, len(held) + size, {})
+    assert len(held) == 9
+    return held
+
+
+@given(st.integers(0, 10**6), st.lists(st.integers(1, 9), min_size=1, max_size=9))
+def test_a_first_rung_repeats_no_configuration_while_one_is_left(
+    seed: int, batches: list[int]
+) -> None:
+    """Katib's first rung drew each configuration at random, so in a space of 3 it ran the
+    same one at the same resource again. Ours holds each once per round of 3, whatever the
+    batches the controller asks in."""
+    batches = [*batches, 9]  # whatever is still missing
+    held = first_rung([EPOCHS, KINDS], seed, batches)
+    kinds = configurations(held)
+    for start in range(0, 9, 3):
+        assert sorted(kinds[start : start + 3]) == [("a",), ("b",), ("c",)]
+    assert held == first_rung([EPOCHS, KINDS], seed, [9])
+
+
+def test_a_continuous_first_rung_keeps_its_draws() -> None:
+    """Nothing is looked up where a parameter is continuous: the draws are those of before
+    (each a function of the seed and the index alone)."""
+    held = first_rung([EPOCHS, LR], 5, [2, 7])
+    subject = experiment(SETTINGS)
+    search = build(subject, 5)
+    assert isinstance(search, HyperbandSearch)
+    draws = [search._random(index) for index in range(9)]
+    assert configurations(held) == [tuple(v for k, v in draw if k != "epochs") for draw in draws]

@@ -15,21 +15,33 @@ every Trial of the rung before has a result (the call returns none meanwhile: th
 again). A failed Trial ranks last. Once the last bracket's last rung is issued the search is
 exhausted and the Experiment can complete.
 
+A first rung never holds one configuration twice (the values of every parameter but the
+resource, which the rung sets) while the space has one it does not hold: Katib's rung could
+train the same configuration at the same resource twice in a small finite space. The ``p``-th
+configuration of a first rung is its seeded draw if the rung does not hold it yet, else a draw
+again (``REDRAWS``, seeded), else the first configuration the rung lacks in the space's index
+order from a seeded position. A rung larger than a finite space of configurations holds each
+once per round of as many as the space has (``_Rounds``). A continuous space is not looked up
+(its draws do not meet), so its points are what they always were, and so are a finite space's
+where the draw was new.
+
 So the search's whole state is the number of assignments issued: the ``k``-th is the ``p``-th
-of some rung, a seeded random configuration (first rung) or the ``p``-th best of the rung before
-(results never change once known). A saved state and one rebuilt from the history agree.
+of some rung, a seeded configuration given the rung's earlier ones (first rung) or the ``p``-th
+best of the rung before (results never change once known). A saved state and one rebuilt from
+the history agree.
 """
 
 from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
 
+from katib_resume.adapters.local.suggestion.points import REDRAWS
 from katib_resume.adapters.local.suggestion.results import Results
 from katib_resume.adapters.local.suggestion.settings import SettingsError
 from katib_resume.adapters.local.suggestion.space import Point, SearchSpace
@@ -130,6 +142,10 @@ class HyperbandSearch:
         self.rungs = schedule(r_l, self.eta)
         self.total = sum(r.size for r in self.rungs)
         self.maximize = False
+        self.names = tuple(p.name for p in space.parameters)
+        self.configurations = SearchSpace(
+            tuple(p for p in space.parameters if p.name != self.resource)
+        )  # what a first rung varies; ``size`` None: a continuous parameter, never looked up
 
     def start(self) -> Any:
         return 0
@@ -152,11 +168,13 @@ class HyperbandSearch:
     ) -> tuple[list[Point], Any]:
         """Up to ``count`` assignments of the rungs whose predecessors have all finished."""
         points: list[Point] = []
-        index = int(cursor)
+        first = index = int(cursor)
+        rounds = _Rounds(self.configurations.size, self._key)
         while len(points) < count and index < self.total:
             rung, previous = self._rung_of(index)
             if rung.first:
-                point = self._random(index)
+                point = self._configuration(index, rounds.held(rung, index, issued, first))
+                rounds.add(point)
             else:
                 assert previous is not None
                 ranked = self._ranked(previous, issued, results)
@@ -189,8 +207,65 @@ class HyperbandSearch:
 
         return [issued[i] for i in sorted(indexes, key=key)]
 
+    def _configuration(self, index: int, seen: Set[Point] | None) -> Point:
+        """The ``index``-th point, of a first rung whose round holds the configurations
+        ``seen`` (``None``: not looked up): its draw unless ``seen`` holds it (module
+        docstring)."""
+        point = self._random(index)
+        if seen is None or self._key(point) not in seen:
+            return point
+        for attempt in range(REDRAWS):
+            point = self.space.sample(random.Random(f"{self.seed}/{index}/{attempt}"))
+            if self._key(point) not in seen:
+                return point
+        size = self.configurations.size
+        assert size is not None and len(seen) < size, "a round has a configuration left"
+        start = random.Random(f"{self.seed}/{index}/order").randrange(size)
+        grid_point = self.configurations.grid_point
+        key = next(k for i in range(size) if (k := grid_point((start + i) % size)) not in seen)
+        return self._point_of(key)
+
+    def _key(self, point: Point) -> Point:
+        """The configuration of ``point``: its values but the resource's."""
+        return tuple(pair for pair in point if pair[0] != self.resource)
+
+    def _point_of(self, configuration: Point) -> Point:
+        """``configuration`` with the resource parameter in its place (its value is the rung's,
+        set by ``_with_resource``)."""
+        values = dict(configuration)
+        return tuple((name, values.get(name, "")) for name in self.names)
+
     def _random(self, index: int) -> Point:
         return self.space.sample(random.Random(f"{self.seed}/{index}"))
 
     def _with_resource(self, point: Point, resource: str) -> Point:
         return tuple((n, resource if n == self.resource else v) for n, v in point)
+
+
+class _Rounds:
+    """The configurations a first rung's current round holds, for one ``draw``: built once
+    from the issued points of the round, then kept as the call adds to it. A rung's rounds are
+    ``size`` points each (the configurations there are) from its start, so a round always has
+    one left; ``size`` ``None`` (a continuous parameter): nothing is looked up."""
+
+    def __init__(self, size: int | None, key: Callable[[Point], Point]) -> None:
+        self.size, self.key = size, key
+        self.start = -1  # the index the current round starts at
+        self.seen: set[Point] = set()
+
+    def held(
+        self, rung: Rung, index: int, issued: Sequence[Point], first: int
+    ) -> Set[Point] | None:
+        """The configurations of the round ``index`` is in, the call having drawn from
+        ``first`` on (``issued`` holds the points before ``first``)."""
+        if self.size is None:
+            return None
+        start = index - (index - rung.start) % self.size
+        if start != self.start:  # a new round, or the call's first look at this one
+            self.start = start
+            self.seen = {self.key(p) for p in issued[start : min(first, index)]}
+        return self.seen
+
+    def add(self, point: Point) -> None:
+        if self.size is not None:
+            self.seen.add(self.key(point))
