@@ -49,6 +49,8 @@ from katib_resume.core.model import Experiment, Trial
 from katib_resume.core.objective import best_trial
 from katib_resume.core.ports import AlreadyExists, NotFound
 from katib_resume.core.trial_phases import COMPLETED_STATUS_KEYS
+from katib_resume.core.trials import has_budget
+from katib_resume.core.validation import is_restartable
 
 EXIT_OK = 0
 
@@ -67,9 +69,10 @@ def run(args: argparse.Namespace) -> int:
         else:
             ref = ObjectRef.of(find(runtime.cluster, EXPERIMENT, namespace(args), args.name))
         endless = unlimited(runtime.cluster, ref)
-        for notice in (endless, small_grid(runtime.cluster, ref)):
-            if notice:
-                print(f"katib-resume: {notice}", file=sys.stderr)
+        if _will_run(runtime.cluster.get(ref)):
+            for notice in (endless, small_grid(runtime.cluster, ref)):
+                if notice:
+                    print(f"katib-resume: {notice}", file=sys.stderr)
         with progress(runtime, ref) as on_step:
             run_to_completion(runtime, ref, on_step, endless=endless is not None)
         sys.stdout.write(report(runtime, ref))
@@ -78,6 +81,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"katib-resume: {failed}", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_OK
+
+
+def _will_run(manifest: Manifest) -> bool:
+    """Whether the Experiment has Trials ahead: not completed, or completed and about to be
+    restarted (Katib's restart rule, with room in its budget). A notice of how it will run is
+    noise on a ``run`` of an Experiment that has finished for good."""
+    experiment = Experiment.model_validate(manifest)
+    if not experiment.is_completed():
+        return True
+    return is_restartable(experiment) and has_budget(experiment.spec, experiment.status.trials)
 
 
 def _focus(experiment: Experiment | None, ns: str | None) -> list[tuple[str, str]]:

@@ -95,6 +95,12 @@ def test_an_exhausted_grid_completes_the_experiment(
         f"katib-resume: Experiment {NAME} searches a grid of {CELLS} cells, fewer than its"
         " maxTrialCount 10: it succeeds once every cell has run"
     )
+    ns, name = NAME.split("/")
+    code = main(["run", name, "-n", ns, "--state-dir", str(state)])  # finished for good
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "Succeeded=True" in out
+    assert "cells" not in err
 
 
 def test_an_exhausted_random_search_completes_the_experiment(
