@@ -162,3 +162,20 @@ def test_a_continuous_first_rung_keeps_its_draws() -> None:
     assert isinstance(search, HyperbandSearch)
     draws = [search._random(index) for index in range(9)]
     assert configurations(held) == [tuple(v for k, v in draw if k != "epochs") for draw in draws]
+
+
+def test_a_later_rung_keeps_each_configuration_once_while_it_can() -> None:
+    """A first rung of 9 in a space of 3 runs each configuration 3 times. Katib's next rung
+    keeps its best 3 Trials, which may be one configuration 3 times; ours keeps each
+    configuration's best before any configuration's second."""
+    held = first_rung([EPOCHS, KINDS], 3, [9])
+    subject = experiment(SETTINGS)
+    assert subject.spec.model_extra is not None
+    subject.spec.model_extra["parameters"] = [EPOCHS, KINDS]
+    server = SuggestionServer(subject, 3, None)
+    server.start(held)
+    score = {"a": 0.9, "b": 0.5, "c": 0.1}  # maximized: "a" ranks first three times
+    results = {a["name"]: score[values(a)["opt"]] + i / 100 for i, a in enumerate(held)}
+    second = server.get_suggestions(held, 12, results)
+    assert [values(a)["epochs"] for a in second] == ["3"] * 3
+    assert sorted(configurations(second)) == [("a",), ("b",), ("c",)]

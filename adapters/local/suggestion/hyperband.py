@@ -21,9 +21,10 @@ train the same configuration at the same resource twice in a small finite space.
 configuration of a first rung is its seeded draw if the rung does not hold it yet, else a draw
 again (``REDRAWS``, seeded), else the first configuration the rung lacks in the space's index
 order from a seeded position. A rung larger than a finite space of configurations holds each
-once per round of as many as the space has (``_Rounds``). A continuous space is not looked up
-(its draws do not meet), so its points are what they always were, and so are a finite space's
-where the draw was new.
+once per round of as many as the space has (``_Rounds``), and a later rung keeps each
+configuration's best before any configuration's second (``_ranked``). A continuous space is
+not looked up (its draws do not meet), so its points are what they always were, and so are a
+finite space's where the draw was new.
 
 So the search's whole state is the number of assignments issued: the ``k``-th is the ``p``-th
 of some rung, a seeded configuration given the rung's earlier ones (first rung) or the ``p``-th
@@ -194,8 +195,8 @@ class HyperbandSearch:
         raise IndexError(index)
 
     def _ranked(self, rung: Rung, issued: Sequence[Point], results: Results) -> list[Point] | None:
-        """The rung's points best first (failed last, ties by index), or ``None`` until every
-        one of them has a result."""
+        """The rung's points best first (failed last, ties by index), each configuration's best
+        before any configuration's second, or ``None`` until every one of them has a result."""
         indexes = range(rung.start, rung.start + rung.size)
         if any(i not in results or i >= len(issued) for i in indexes):
             return None
@@ -205,7 +206,14 @@ class HyperbandSearch:
             value = results[i]
             return (1, 0.0, i) if value is None else (0, sign * value, i)
 
-        return [issued[i] for i in sorted(indexes, key=key)]
+        seen: set[Point] = set()
+        firsts: list[int] = []
+        repeats: list[int] = []  # of a configuration ranked before (a rung larger than the space)
+        for i in sorted(indexes, key=key):
+            configuration = self._key(issued[i])
+            (repeats if configuration in seen else firsts).append(i)
+            seen.add(configuration)
+        return [issued[i] for i in firsts + repeats]
 
     def _configuration(self, index: int, seen: Set[Point] | None) -> Point:
         """The ``index``-th point, of a first rung whose round holds the configurations
