@@ -55,7 +55,7 @@ def experiment_fields(cluster: FakeCluster, obj: Manifest) -> Fields:
     return [
         ("Resume policy", spec.resume_policy or "Never"),
         ("Algorithm", spec.algorithm.algorithm_name),
-        ("Objective", f"{objective.type} {metric} (goal {objective.goal})" if objective else ""),
+        ("Objective", _objective(objective.type, metric, objective.goal) if objective else ""),
         ("Budget", _budget(experiment)),
         (
             "Trials",
@@ -65,6 +65,11 @@ def experiment_fields(cluster: FakeCluster, obj: Manifest) -> Fields:
         ("Best trial", f"{best.trial} ({metric}={best.value:g})" if best else "<none>"),
         ("Seed", experiment.metadata.annotations.get(ANNOTATION_SEED, "<none>")),
     ]
+
+
+def _objective(kind: object, metric: str | None, goal: float | None) -> str:
+    """``minimize loss (goal 0.001)``; without a goal (Katib's is optional), ``(no goal)``."""
+    return f"{kind} {metric} ({'no goal' if goal is None else f'goal {goal}'})"
 
 
 def _optimal_trial(cluster: FakeCluster, experiment: Experiment) -> list[Trial]:

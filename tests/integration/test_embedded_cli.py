@@ -144,6 +144,7 @@ def test_default_namespace_is_default_and_the_error_points_at_the_right_one(stat
 def test_describe_merges_conditions_and_events_in_time_order(state: Path) -> None:
     text = ok("describe", "experiment", NAME, "-n", NS, "--state-dir", state)
     assert "Resume policy: FromVolume" in text
+    assert "Objective:     minimize loss (goal 0.001)" in text
     assert "Trials:        12 (12 succeeded" in text
     timeline = text.split("Timeline:\n", 1)[1].splitlines()[1:]
     times = [line.split()[0] for line in timeline]
