@@ -171,6 +171,7 @@ class HyperbandSearch:
         points: list[Point] = []
         first = index = int(cursor)
         rounds = _Rounds(self.configurations.size, self._key)
+        ranks: dict[int, list[Point] | None] = {}  # each rung before's ranking, by its start
         while len(points) < count and index < self.total:
             rung, previous = self._rung_of(index)
             if rung.first:
@@ -178,7 +179,9 @@ class HyperbandSearch:
                 rounds.add(point)
             else:
                 assert previous is not None
-                ranked = self._ranked(previous, issued, results)
+                if previous.start not in ranks:  # once a call: a rung takes its points from it
+                    ranks[previous.start] = self._ranked(previous, issued, results)
+                ranked = ranks[previous.start]
                 if ranked is None:
                     break  # the rung before is still running
                 point = ranked[index - rung.start]
