@@ -259,8 +259,7 @@ class _Later(Sequence[Any]):
         """The stored Events about the object ``key`` (kind, namespace, name), oldest first,
         with any whose object the index does not know (``event_index``): that object's rows,
         read through the index when first read (so a failure is the read's, as a whole fetch's
-        is), however many others there are. A whole list fetched before is not used: its texts
-        would all have to be decoded to be matched."""
+        is), however many others there are."""
         if not self.size:
             return _Decoded([])
         kind, namespace, name = key

@@ -118,6 +118,7 @@ def _upgrade(db: sqlite3.Connection) -> None:
                 _heads(db)
             if unindexed:
                 event_index.backfill(db)
+                db.execute(event_index.INDEX)  # with the format: a reader of a 6 finds it
             db.execute("UPDATE state SET format = ? WHERE format IN (2, 3, 4, 5)", (FORMAT,))
     db.executescript(_CHAINED + event_index.INDEX)
 
