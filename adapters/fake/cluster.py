@@ -173,6 +173,13 @@ class FakeCluster:
             self.store.journal.event(event.to_dict())
         self.events.append(event)
 
+    def events_about(self, kind: str, namespace: str | None, name: str) -> Sequence[Event]:
+        """The Events about one object, oldest first, as ``events`` holds them: those read back
+        from disk found by the store's index when it has one (the others never decoded), so
+        what this costs is that object's Events, not the history's."""
+        key = (kind, namespace, name)
+        return self.events.where(key, lambda e: (e.ref.kind, e.ref.namespace, e.ref.name) == key)
+
     def changes_since(self, cursor: int) -> Changes:
         """Watch events after ``cursor`` and the next cursor; ``Gone`` if compacted away (or
         if an injected watch fault expires it). What is handed out passes the watch faults

@@ -6,15 +6,26 @@ them all on every open made a one-field ``edit`` and every restart cost what the
 ``Deferred`` keeps the stored entries as they came (their number is known at once, which is
 all a run's progress check reads) and turns them into values on the first read of any entry;
 what is appended in this process is kept as it is. Read, it is the list it stands for: it
-compares equal to any sequence of the same values.
+compares equal to any sequence of the same values. ``where`` reads part of it: when the stored
+entries can be looked up by a key (``Indexed``: the store's index of the object each Event is
+about), only those the key names are turned into values, so ``describe`` decodes one object's
+Events, not the history's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Generic, TypeVar, overload
+from typing import Any, Generic, Protocol, TypeVar, overload, runtime_checkable
 
 T = TypeVar("T")
+
+
+@runtime_checkable
+class Indexed(Protocol):
+    """Stored entries that can say which of them a key names, in their order, without reading
+    the others; it may name more than the key matches (never fewer): ``where`` matches them."""
+
+    def about(self, key: Any) -> Sequence[Any]: ...
 
 
 class Deferred(Sequence[T], Generic[T]):
@@ -37,6 +48,16 @@ class Deferred(Sequence[T], Generic[T]):
 
     def __len__(self) -> int:
         return len(self._stored) + len(self._values)
+
+    def where(self, key: Any, matches: Callable[[T], bool]) -> list[T]:
+        """The values ``matches`` keeps, in order: those stored and not read yet looked up by
+        ``key`` when they are ``Indexed`` (only the entries it names are turned into values,
+        and held to ``matches`` as the others would be), every value matched otherwise."""
+        stored, read = self._stored, self._read
+        if not stored or read is None or not isinstance(stored, Indexed):
+            return [value for value in self._all() if matches(value)]
+        found = read(stored.about(key))
+        return [value for value in (*found, *self._values) if matches(value)]
 
     @overload
     def __getitem__(self, index: int) -> T: ...

@@ -80,7 +80,9 @@ def load(state_dir: Path, ready_after_ticks: int = 1) -> tuple[FakeCluster, Fake
 
 def read(state_dir: Path) -> FakeCluster:
     """The cluster kept in ``state_dir``, read only and without any lock (nothing is created or
-    migrated): the last committed state, while another command may be writing."""
+    migrated): the last committed state, while another command may be writing. Its Events are
+    fetched when first read, up to the last one committed at the open (``rows._Later``), or
+    read at the open from a database of a format without their index."""
     state_dir = Path(state_dir)
     path = state_dir / STATE_FILE
     if not path.exists():
@@ -90,7 +92,8 @@ def read(state_dir: Path) -> FakeCluster:
     db = _guarded(path, lambda: connect(path, read_only=True))
     try:
         with heap.paused():
-            return _build(_guarded(path, lambda: rows.read(db)), state_dir, 1)[0]
+            snapshot = _guarded(path, lambda: rows.read(db, lambda: connect(path, read_only=True)))
+            return _build(snapshot, state_dir, 1)[0]
     finally:
         db.close()
 

@@ -4,10 +4,11 @@ an in-memory cluster for the first time.
 Reading takes one read transaction, so a reader in another process sees one committed state even
 while a command writes. The current objects are decoded once, a Trial's head only (its body when
 first read: ``lazy.py``); the watch window's events that hold an object's current state share its
-object, as the in-memory store's do. The Kubernetes Events are only counted when a command opens
-the state (``_Later``: fetched when first read), and read as text otherwise; either way each is
-decoded when read (``_Decoded``; the cluster decodes them when something first reads them:
-``deferred.py``).
+object, as the in-memory store's do. The Kubernetes Events are only counted when the state is
+opened (``_Later``: fetched when first read, or only those about one object, by the index of
+``event_index.py``), and read as text at the open from a database of a format without that index
+(a reader reads it as it is); either way each is decoded when read (``_Decoded``; the cluster
+decodes them when something first reads them: ``deferred.py``).
 """
 
 from __future__ import annotations
@@ -18,11 +19,19 @@ from functools import partial
 from operator import itemgetter
 from typing import Any, overload
 
-from katib_resume.adapters.fake import legacy
+from katib_resume.adapters.fake import event_index, legacy
 from katib_resume.adapters.fake.codec import decode, encode, encode_head
 from katib_resume.adapters.fake.items import with_list
 from katib_resume.adapters.fake.lazy import Undecoded
-from katib_resume.adapters.fake.sqlite import FORMAT, INSERT_LOG, READABLE, WINDOW, Key, transaction
+from katib_resume.adapters.fake.sqlite import (
+    FORMAT,
+    INDEXED,
+    INSERT_LOG,
+    READABLE,
+    WINDOW,
+    Key,
+    transaction,
+)
 from katib_resume.adapters.fake.store import Store, key_of
 from katib_resume.adapters.fake.watch import WatchEvent, WatchLog
 from katib_resume.adapters.fake.window import StoredWindow, Unread
@@ -34,9 +43,10 @@ Snapshot = legacy.Snapshot
 
 
 def read(db: sqlite3.Connection, later: Connect | None = None) -> Snapshot:
-    """The state ``db`` holds. With ``later``, the Kubernetes Events are only counted, and
-    fetched through a connection ``later`` opens when something first reads them (``_Later``):
-    a restart reads none of them."""
+    """The state ``db`` holds. With ``later``, the Kubernetes Events of a database with their
+    index are only counted, and fetched through a connection ``later`` opens when something
+    first reads them (``_Later``): a restart reads none of them, ``describe`` those about the
+    objects it describes."""
     db.execute("BEGIN")
     try:
         row = db.execute(
@@ -55,7 +65,7 @@ def read(db: sqlite3.Connection, later: Connect | None = None) -> Snapshot:
             before = None if undo_revision is None else stored.body(undo_revision, current)
             undo = (_key(decode(undo_key)), before)
         events: Sequence[Any]
-        if later is None:
+        if later is None or form < INDEXED:
             events = _Decoded([body for (body,) in db.execute(_EVENTS)])
         else:
             count, last = db.execute("SELECT count(*), max(id) FROM events").fetchone()
@@ -84,7 +94,7 @@ def write(db: sqlite3.Connection, snapshot: Snapshot) -> None:
             undo_key = encode(list(store.undo[0]))
             if store.undo[1] is not None:
                 undo_revision = _insert(db, "MODIFIED", store.undo[1])
-        db.executemany("INSERT INTO events (body) VALUES (?)", [(encode(e),) for e in events])
+        db.executemany(event_index.INSERT, [event_index.row(e, encode(e)) for e in events])
         db.execute(
             "INSERT INTO state VALUES (1, ?, ?, ?, ?, ?, ?)",
             (FORMAT, store.version, store.uids, undo_key, undo_revision, _world(world)),
@@ -211,14 +221,18 @@ class _Rows:
 
 
 _EVENTS = "SELECT body FROM events ORDER BY id"
+_EVENTS_UP_TO = "SELECT body FROM events WHERE id <= ? ORDER BY id"
 Connect = Callable[[], sqlite3.Connection]
 
 
 class _Later(Sequence[Any]):
     """The ``count`` Kubernetes Events stored up to the id ``last`` when the state was opened
-    (those appended since are the cluster's own), fetched as text when one is first read. The
+    (those appended since are the cluster's own, or, for a reader, newer than what it read),
+    fetched as text when one is first read, or only those about one object (``about``). The
     table is append-only for as long as this process holds the state's lock, so the ids up to
-    ``last`` name the same Events then as at the open."""
+    ``last`` name the same Events then as at the open. A reader holds no lock: only a ``write``
+    replaces the table (``save`` of a world not opened from this state; no command does), and
+    a whole fetch that finds another count than the open's refuses it."""
 
     def __init__(self, connect: Connect, count: int, last: int | None) -> None:
         self.connect, self.size, self.last = connect, count, last
@@ -235,16 +249,27 @@ class _Later(Sequence[Any]):
 
     def __getitem__(self, index: int | slice) -> Any:
         if self.texts is None:
-            texts = self._fetched() if self.size else []
+            texts = self._fetched(_EVENTS_UP_TO, (self.last,)) if self.size else []
             if len(texts) != self.size:
                 raise ValueError(f"{self.size} stored Kubernetes Events expected, {len(texts)}")
             self.texts = _Decoded(texts)
         return self.texts[index]
 
-    def _fetched(self) -> list[str]:
+    def about(self, key: Any) -> Sequence[Any]:
+        """The stored Events about the object ``key`` (kind, namespace, name), oldest first,
+        with any whose object the index does not know (``event_index``): that object's rows,
+        read through the index when first read (so a failure is the read's, as a whole fetch's
+        is), however many others there are."""
+        if not self.size:
+            return _Decoded([])
+        kind, namespace, name = key
+        bound = (kind, namespace, name, self.last)
+        return _Fetched(lambda: self._fetched(event_index.ABOUT, bound))
+
+    def _fetched(self, query: str, bound: tuple[Any, ...]) -> list[str]:
         db = self.connect()
         try:
-            rows = db.execute("SELECT body FROM events WHERE id <= ? ORDER BY id", (self.last,))
+            rows = db.execute(query, bound)
             return [body for (body,) in rows]
         finally:
             db.close()
@@ -269,6 +294,31 @@ class _Decoded(Sequence[Any]):
         if isinstance(index, slice):
             return [decode(text) for text in self.texts[index]]
         return decode(self.texts[index])
+
+
+class _Fetched(Sequence[Any]):
+    """Stored JSON texts fetched when one is first read, each decoded when read."""
+
+    def __init__(self, fetch: Callable[[], list[str]]) -> None:
+        self.fetch = fetch
+        self.texts: _Decoded | None = None
+
+    def __len__(self) -> int:
+        return len(self._texts())
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Any]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        return self._texts()[index]
+
+    def _texts(self) -> _Decoded:
+        if self.texts is None:
+            self.texts = _Decoded(self.fetch())
+        return self.texts
 
 
 def _key(raw: list[str]) -> Key:

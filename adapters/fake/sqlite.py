@@ -13,7 +13,9 @@ at any moment leaves the cluster as of its last completed write. The layout is k
   with the revision that created it (kine's ``create_revision``: the objects' order);
 - ``state``: the counters (version, UIDs), the key and revision of the change before the last
   (the lagging cache's ``undo``) and the world's own state (clock, ticks, kubelet timers);
-- ``events``: the Kubernetes Events, appended;
+- ``events``: the Kubernetes Events, appended, each with the kind, namespace and name of the
+  object it is about, indexed, so that one object's are read without the others
+  (``event_index.py``);
 - ``summaries``: what a runtime keeps of its own folds between commands (``app.embedded.kept``:
   each Experiment's folds and settled Trials, verified against the objects' versions when read
   back), one row per object, deleted with it; ``summary_changes``: the changes appended to a
@@ -39,6 +41,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from katib_resume.adapters.fake import event_index
 from katib_resume.adapters.fake.codec import decode, encode, encode_head
 from katib_resume.adapters.fake.items import side_rows, without_list
 from katib_resume.core.manifest import Manifest
@@ -60,7 +63,8 @@ CREATE TABLE IF NOT EXISTS objects (
     revision INTEGER NOT NULL, created INTEGER NOT NULL,
     PRIMARY KEY (api_version, kind, namespace, name)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS objects_by_revision ON objects (revision);
-CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY, body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY, body TEXT NOT NULL, kind TEXT, namespace TEXT, name TEXT);
 CREATE TABLE IF NOT EXISTS summaries (key TEXT PRIMARY KEY, body TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS summary_changes (
     key TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL,
@@ -69,13 +73,16 @@ CREATE TABLE IF NOT EXISTS state (
     id INTEGER PRIMARY KEY CHECK (id = 1), format INTEGER NOT NULL, version INTEGER NOT NULL,
     uids INTEGER NOT NULL, undo_key TEXT, undo_revision INTEGER, world TEXT);
 """
-FORMAT = 5
+FORMAT = 6
 """2: without ``items`` (its log rows hold whole objects). 3: the Experiment's rows whole (4
 keeps its trial-name lists as splices, ``splices.py``). 4: without ``head`` (its Trials decoded
-whole). Each is read as it is, and upgraded when opened for writing (the columns it lacks
-added, the live Trials' heads made, marked 5: an older build refuses a 5 rather than misread
-it)."""
-READABLE = (2, 3, 4, FORMAT)
+whole). 5: its Events without the involved object's columns (``event_index.py``: found by a
+scan). Each is read as it is, and upgraded when opened for writing (the columns it lacks added,
+the live Trials' heads made, the Events' columns filled and indexed, marked 6: an older build
+refuses a 6 rather than misread it, or append Events the index would not find)."""
+READABLE = (2, 3, 4, 5, FORMAT)
+INDEXED = 6
+"""The first format whose Events can be looked up by the object they are about."""
 _CHAINED = """
 CREATE INDEX IF NOT EXISTS log_by_chain ON log (chain) WHERE chain IS NOT NULL;
 """
@@ -97,18 +104,31 @@ def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
 
 
 def _upgrade(db: sqlite3.Connection) -> None:
-    """A database of an older ``FORMAT`` gets the log's columns it lacks, and its live Trials'
-    rows their heads (``_heads``)."""
-    columns = {row[1] for row in db.execute("PRAGMA table_info(log)")}
-    added = [(name, kind) for name, kind in _ADDED if name not in columns]
-    if added:
+    """A database of an older ``FORMAT`` gets the columns it lacks, its live Trials' rows their
+    heads (``_heads``) and its Events their involved objects (``event_index.backfill``), in one
+    transaction with the new format, so an upgrade is done whole or not at all."""
+    added = _missing(db, "log", _ADDED)
+    unindexed = _missing(db, "events", event_index.COLUMNS)
+    if added or unindexed:
         with transaction(db):
-            for name, kind in added:
-                db.execute(f"ALTER TABLE log ADD COLUMN {name} {kind}")
-            _heads(db)
-            db.execute("UPDATE state SET format = ? WHERE format IN (2, 3, 4)", (FORMAT,))
-    db.execute("UPDATE state SET format = ? WHERE format IN (3, 4)", (FORMAT,))
-    db.executescript(_CHAINED)
+            for table, columns in (("log", added), ("events", unindexed)):
+                for name, kind in columns:
+                    db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
+            if added:
+                _heads(db)
+            if unindexed:
+                event_index.backfill(db)
+                db.execute(event_index.INDEX)  # with the format: a reader of a 6 finds it
+            db.execute("UPDATE state SET format = ? WHERE format IN (2, 3, 4, 5)", (FORMAT,))
+    db.executescript(_CHAINED + event_index.INDEX)
+
+
+def _missing(
+    db: sqlite3.Connection, table: str, wanted: tuple[tuple[str, str], ...]
+) -> list[tuple[str, str]]:
+    """The columns of ``wanted`` (name, type) that ``table`` lacks."""
+    columns = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+    return [(name, kind) for name, kind in wanted if name not in columns]
 
 
 _ADDED = (("chain", "INTEGER"), ("items", "INTEGER"), ("head", "TEXT"))
@@ -183,7 +203,7 @@ class Journal:
 
     def event(self, body: dict[str, Any]) -> None:
         with transaction(self.db):
-            self.db.execute("INSERT INTO events (body) VALUES (?)", (encode(body),))
+            self.db.execute(event_index.INSERT, event_index.row(body, encode(body)))
 
     def checkpoint(self, world: dict[str, Any]) -> None:
         """The world's own state (clock, ticks, kubelet), written only when it changed."""

@@ -87,7 +87,8 @@ def _section(title: str, headers: list[str], cells: list[list[str]]) -> str:
 
 
 def _timeline(cluster: FakeCluster, obj: Manifest, now: datetime) -> list[list[str]]:
-    """Conditions (at their last transition) and Events about ``obj``, ordered by time."""
+    """Conditions (at their last transition) and Events about ``obj``, ordered by time (the
+    Events in the order they were recorded, looked up by the object: ``events_about``)."""
     meta = obj["metadata"]
     entries: list[Row] = [
         (
@@ -101,9 +102,7 @@ def _timeline(cluster: FakeCluster, obj: Manifest, now: datetime) -> list[list[s
     ]
     entries += [
         (event.time, f"event {event.type}", event.reason, "", event.message)
-        for event in cluster.events
-        if (event.ref.kind, event.ref.namespace, event.ref.name)
-        == (obj["kind"], meta.get("namespace"), meta["name"])
+        for event in cluster.events_about(obj["kind"], meta.get("namespace"), meta["name"])
     ]
     entries.sort(key=lambda entry: parse_time(entry[0]) or now)
     return [

@@ -324,7 +324,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(hoist_flags(sys.argv[1:] if argv is None else argv, parser))
     check(args, parser)
     from katib_resume.adapters.fake.lazy import DamagedObject
-    from katib_resume.adapters.fake.persistence import START_OVER
+    from katib_resume.adapters.fake.persistence import START_OVER, StateFileError
     from katib_resume.app.cli.commands import (
         run,  # after parsing: --help never pays for the core's imports
     )
@@ -343,6 +343,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f"{args.state_dir}: " if getattr(args, "state_dir", None) else ""
         message = f"{where}cannot use the fake cluster's state ({error}); {START_OVER}"
         print(f"katib-resume: error: {one_line(message)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except StateFileError as error:  # the Events are decoded when first read (``deferred``)
+        print(f"katib-resume: error: {one_line(str(error))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("katib-resume: interrupted", file=sys.stderr)

@@ -12,6 +12,7 @@ import pytest
 from katib_resume.adapters.fake import load
 from katib_resume.adapters.fake.lazy import DamagedObject, Decoded, Undecoded
 from katib_resume.adapters.fake.persistence import STATE_FILE, close, read
+from katib_resume.adapters.fake.sqlite import FORMAT
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import API_VERSION
 
@@ -72,7 +73,7 @@ def test_a_database_without_heads_gets_its_live_trials_heads_when_opened(tmp_pat
     assert type(cluster.store.find(_ref(2))) is Undecoded
     assert [cluster.get(_ref(i)) for i in range(3)] == written
     close(world)
-    assert _sql(tmp_path, HEADED, "SELECT format FROM state") == [[(3,)], [(5,)]]
+    assert _sql(tmp_path, HEADED, "SELECT format FROM state") == [[(3,)], [(FORMAT,)]]
 
 
 def test_a_damaged_trial_is_refused_when_first_read(tmp_path: Path) -> None:

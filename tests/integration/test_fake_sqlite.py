@@ -20,7 +20,7 @@ from katib_resume.adapters.fake.persistence import (
     read,
     world_state,
 )
-from katib_resume.adapters.fake.sqlite import WINDOW, connect, transaction
+from katib_resume.adapters.fake.sqlite import FORMAT, WINDOW, connect, transaction
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.katib import API_VERSION
 from katib_resume.core.ports import ClusterError
@@ -240,7 +240,7 @@ def test_a_database_of_the_previous_format_is_read_and_upgraded(tmp_path: Path) 
     suggestion = read(tmp_path).get(ObjectRef(API_VERSION, "Suggestion", NS, "s0"))
     assert [a["name"] for a in suggestion["status"]["suggestions"]] == ["t0", "t1", "t2"]
     (form,) = sqlite3.connect(tmp_path / STATE_FILE).execute("SELECT format FROM state").fetchone()
-    assert form == 5
+    assert form == FORMAT
 
 
 def test_a_transaction_an_interrupt_left_open_does_not_block_the_next(tmp_path: Path) -> None:

@@ -40,6 +40,27 @@ def test_a_deferred_list_is_the_list_it_stands_for(
     assert (deferred == "text") is False
 
 
+class _Stored(list[str]):
+    """Stored entries with an index that names every entry of the key and some others (as
+    the store's names the Events whose object it does not know)."""
+
+    def about(self, key: object) -> list[str]:
+        return [entry for entry in self if int(entry) % 3 == key or int(entry) % 2 == 0]
+
+
+@given(st.lists(st.integers(0, 9)), st.lists(st.integers(0, 9)), st.integers(0, 2))
+def test_a_deferred_list_read_by_a_key_is_the_list_matched(
+    stored: list[int], appended: list[int], key: int
+) -> None:
+    deferred: Deferred[int] = Deferred()
+    deferred.defer(_Stored(str(e) for e in stored), lambda entries: [int(e) for e in entries])
+    deferred.extend(appended)
+    found = deferred.where(key, lambda value: value % 3 == key)
+    assert found == [value for value in stored + appended if value % 3 == key]
+    assert list(deferred) == stored + appended
+    assert deferred.where(key, lambda value: value % 3 == key) == found  # and once all are read
+
+
 def test_events_reopened_are_the_events_recorded_and_a_damaged_one_fails_its_read(
     tmp_path: Path,
 ) -> None:
