@@ -9,7 +9,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from katib_resume.adapters.local.suggestion import SuggestionServer, validate
+from katib_resume.adapters.local.suggestion import SuggestionServer, hyperband, validate
 from katib_resume.adapters.local.suggestion.algorithms import build
 from katib_resume.adapters.local.suggestion.hyperband import HyperbandSearch, _s_max, schedule
 from katib_resume.core.model import Experiment, Manifest
@@ -179,3 +179,52 @@ def test_a_later_rung_keeps_each_configuration_once_while_it_can() -> None:
     second = server.get_suggestions(held, 12, results)
     assert [values(a)["epochs"] for a in second] == ["3"] * 3
     assert sorted(configurations(second)) == [("a",), ("b",), ("c",)]
+
+
+@given(st.integers(0, 10**6))
+def test_without_draws_again_the_index_order_fills_a_round(seed: int) -> None:
+    """Past its draws again (none here), a round takes the configurations it lacks in the
+    space's index order: still each once."""
+    patch = pytest.MonkeyPatch()
+    patch.setattr(hyperband, "REDRAWS", 0)
+    try:
+        kinds = configurations(first_rung([EPOCHS, KINDS], seed, [4, 5]))
+    finally:
+        patch.undo()
+    for start in range(0, 9, 3):
+        assert sorted(kinds[start : start + 3]) == [("a",), ("b",), ("c",)]
+
+
+def test_a_failed_trial_ranks_below_every_result() -> None:
+    """The next rung keeps the best results; a Trial that failed (no value) ranks last, even
+    against a result worse than any other (maximized: the lowest)."""
+    held = first_rung([EPOCHS, LR], 5, [9])
+    failed = {a["name"] for a in held[:6]}
+    results: dict[str, float | None] = {
+        a["name"]: None if a["name"] in failed else -1000.0 - i for i, a in enumerate(held)
+    }
+    subject = experiment(SETTINGS)
+    server = SuggestionServer(subject, 5, None)
+    server.start(held)
+    second = server.get_suggestions(held, 12, results)
+    kept = {values(a)["lr"] for a in second}
+    assert kept == {values(a)["lr"] for a in held[6:]}
+
+
+SIX = {"name": "opt", "parameterType": "categorical", "feasibleSpace": {"list": list("abcdef")}}
+
+
+@pytest.mark.parametrize(("redraws", "expected"), [(32, "edfcabdba"), (0, "edfabcdbe")])
+def test_a_first_rung_of_a_seed_is_what_it_was(redraws: int, expected: str) -> None:
+    """The configurations of a seed's first rung, pinned: a saved hyperband state is only its
+    count of assignments, so a restart recomputes the rung's points from the seed, and another
+    release must recompute the same ones (a draw, a draw again, the index order alike)."""
+    patch = pytest.MonkeyPatch()
+    patch.setattr(hyperband, "REDRAWS", redraws)
+    try:
+        held = first_rung([EPOCHS, SIX], 7, [9])
+    finally:
+        patch.undo()
+    assert "".join(kind for (kind,) in configurations(held)) == expected
+    continuous = configurations(first_rung([EPOCHS, LR], 5, [9]))
+    assert continuous[:2] == [("0.6288277490433418",), ("0.9119101912786725",)]
