@@ -41,6 +41,28 @@ def few_points(lrs: int, momenta: int) -> list[Manifest]:
     ]
 
 
+def settled(
+    root: Path,
+    budget: int,
+    parallel: int,
+    seed: int,
+    *,
+    distribution: str,
+    parameters: list[Manifest] | None,
+) -> Sim:
+    """A simulated Experiment of ``budget`` Trials in ``root``, run until it settles."""
+    sim = Sim(
+        root,
+        max_trials=budget,
+        parallel=parallel,
+        seed=seed,
+        distribution=distribution,
+        parameters=parameters,
+    )
+    sim.settle()
+    return sim
+
+
 def straight_run(
     seed: int,
     budget: int,
@@ -50,15 +72,9 @@ def straight_run(
     parameters: list[Manifest] | None = None,
 ) -> list[tuple[tuple[str, str], ...]]:
     with tempfile.TemporaryDirectory() as root:
-        sim = Sim(
-            Path(root),
-            max_trials=budget,
-            parallel=parallel,
-            seed=seed,
-            distribution=distribution,
-            parameters=parameters,
+        sim = settled(
+            Path(root), budget, parallel, seed, distribution=distribution, parameters=parameters
         )
-        sim.settle()
         return sim.assignments()
 
 
@@ -73,15 +89,9 @@ def resumed_run(
     parameters: list[Manifest] | None = None,
 ) -> list[tuple[tuple[str, str], ...]]:
     with tempfile.TemporaryDirectory() as root:
-        sim = Sim(
-            Path(root),
-            max_trials=first,
-            parallel=parallel,
-            seed=seed,
-            distribution=distribution,
-            parameters=parameters,
+        sim = settled(
+            Path(root), first, parallel, seed, distribution=distribution, parameters=parameters
         )
-        sim.settle()
         assert len(sim.assignments()) == first
         if lose_state:
             for state in Path(root).rglob("suggestion-state.json"):

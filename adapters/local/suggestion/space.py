@@ -25,6 +25,7 @@ import hashlib
 import json
 import math
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -110,26 +111,14 @@ class SearchSpace:
     @property
     def grid_size(self) -> int | None:
         """Points in the Cartesian product; ``None`` if a parameter is continuous."""
-        size = 1
-        for parameter in self.parameters:
-            count = parameter.count
-            if count is None:
-                return None
-            size *= count
-        return size
+        return _product(parameter.count for parameter in self.parameters)
 
     @property
     def size(self) -> int | None:
         """How many distinct points the space has (``Parameter.size``: a double whose ``min``
         is its ``max`` counts as one value); ``None`` if a parameter is continuous. The grid's
         ``grid_size`` where every parameter has a step."""
-        size = 1
-        for parameter in self.parameters:
-            count = parameter.size
-            if count is None:
-                return None
-            size *= count
-        return size
+        return _product(parameter.size for parameter in self.parameters)
 
     def grid_point(self, index: int) -> Point:
         """The ``index``-th point of the product (of ``size`` points), the last parameter
@@ -153,6 +142,16 @@ class SearchSpace:
         if any(self.scales):  # an all-uniform space keeps the digest it had before scales
             data.append(list(self.scales))
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+
+def _product(counts: Iterable[int | None]) -> int | None:
+    """The product of ``counts``, or ``None`` as soon as one is ``None`` (a continuous one)."""
+    size = 1
+    for count in counts:
+        if count is None:
+            return None
+        size *= count
+    return size
 
 
 def parse_space(raw: Any, distributions: tuple[str, ...] = ALL_DISTRIBUTIONS) -> SearchSpace:
