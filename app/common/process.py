@@ -40,3 +40,12 @@ def stop_on_signals(stop: threading.Event, noted: Callable[[str], None] | None =
 
     for number in (signal.SIGTERM, signal.SIGINT):
         signal.signal(number, handle)
+
+
+def wait_until(stop: threading.Event) -> None:
+    """Block until ``stop`` is set, waking twice a second. A signal sent to the process may be
+    delivered to any thread that does not block it (gRPC's and aiohttp's threads do not), and
+    Python runs its handler only in the main thread, the next time that thread runs bytecode:
+    a main thread blocked in ``stop.wait()`` without a timeout may never run it."""
+    while not stop.wait(0.5):
+        pass

@@ -16,7 +16,7 @@ import threading
 from pathlib import Path
 
 from katib_resume.adapters.grpc.server import ApiServer
-from katib_resume.app.common.process import stop_on_signals
+from katib_resume.app.common.process import stop_on_signals, wait_until
 from katib_resume.app.suggestion.service import SuggestionApi
 from katib_resume.core.katib import DEFAULT_MOUNT_PATH, GRPC_HEALTH_SERVICE
 
@@ -37,6 +37,6 @@ def suggestion_server(args: argparse.Namespace) -> int:
     )
     stop = threading.Event()
     stop_on_signals(stop, lambda name: print(f"suggestion-server: {name}", file=sys.stderr))
-    stop.wait()
+    wait_until(stop)
     server.stop(grace=5)
     return EXIT_OK

@@ -76,8 +76,7 @@ def webhook(args: argparse.Namespace, connect: Connect | None = None) -> int:
         cert_dir=args.cert_dir,
         paths=[VALIDATE, MUTATE, MUTATE_POD, HEALTHZ],
     )
-    while not stop.wait(0.5):
-        pass
+    process.wait_until(stop)
     log.info("stopping", reason="signal")
     server.close()
     log.info("stopped")
