@@ -236,7 +236,7 @@ class _Later(Sequence[Any]):
 
     def __init__(self, connect: Connect, count: int, last: int | None) -> None:
         self.connect, self.size, self.last = connect, count, last
-        self.texts: _Decoded | None = None
+        self.whole = _Fetched(self._every)
 
     def __len__(self) -> int:
         return self.size
@@ -248,12 +248,14 @@ class _Later(Sequence[Any]):
     def __getitem__(self, index: slice) -> list[Any]: ...
 
     def __getitem__(self, index: int | slice) -> Any:
-        if self.texts is None:
-            texts = self._fetched(_EVENTS_UP_TO, (self.last,)) if self.size else []
-            if len(texts) != self.size:
-                raise ValueError(f"{self.size} stored Kubernetes Events expected, {len(texts)}")
-            self.texts = _Decoded(texts)
-        return self.texts[index]
+        return self.whole[index]
+
+    def _every(self) -> list[str]:
+        """Every Event's text up to ``last``; raises ``ValueError`` if not the open's count."""
+        texts = self._fetched(_EVENTS_UP_TO, (self.last,)) if self.size else []
+        if len(texts) != self.size:
+            raise ValueError(f"{self.size} stored Kubernetes Events expected, {len(texts)}")
+        return texts
 
     def about(self, key: Any) -> Sequence[Any]:
         """The stored Events about the object ``key`` (kind, namespace, name), oldest first,
