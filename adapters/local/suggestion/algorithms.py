@@ -37,13 +37,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence, Set
+from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from katib_resume.adapters.local.suggestion import hyperband, medianstop, pbt, scaled
 from katib_resume.adapters.local.suggestion import settings as katib_settings
 from katib_resume.adapters.local.suggestion.hyperband import HyperbandSearch
 from katib_resume.adapters.local.suggestion.permutation import LIMIT, Permutation
-from katib_resume.adapters.local.suggestion.points import REDRAWS, seen_of
+from katib_resume.adapters.local.suggestion.points import seen_of
 from katib_resume.adapters.local.suggestion.results import Results
 from katib_resume.adapters.local.suggestion.settings import SettingsError
 from katib_resume.adapters.local.suggestion.space import (
@@ -53,6 +54,7 @@ from katib_resume.adapters.local.suggestion.space import (
     SpaceError,
     parse_space,
 )
+from katib_resume.adapters.local.suggestion.unseen import REDRAWS, in_order, redrawn
 from katib_resume.core.model import Experiment
 from katib_resume.core.observed import VALID, Outcome, Validation
 
@@ -160,21 +162,17 @@ class RandomSearch:
             return point
         assert self.size is not None, "unissued() of a continuous space"
         if index < self.size or len(seen) < self.size:  # (a repeat counts once in len(seen))
-            for attempt in range(REDRAWS):
-                point = scaled.point(self.space, random.Random(f"{self.seed}/{index}/{attempt}"))
-                if point not in seen:
-                    return point
+            sample = partial(scaled.point, self.space)
+            again = redrawn(self.seed, index, seen, sample, attempts=REDRAWS)
+            if again is not None:
+                return again
         return self._in_order(index, seen)
 
     def _in_order(self, index: int, seen: Set[Point]) -> Point | None:
         """The first point not in ``seen``, in index order from a position seeded by ``index``:
         at most as many looks as there are points issued in a row there, plus one."""
         assert self.size is not None
-        start = random.Random(f"{self.seed}/{index}/order").randrange(self.size)
-        grid_point, size = self.space.grid_point, self.size
-        return next(
-            (p for i in range(size) if (p := grid_point((start + i) % size)) not in seen), None
-        )
+        return in_order(self.seed, index, seen, self.size, self.space.grid_point)
 
     def replay(self, history: Sequence[Point]) -> tuple[Any, int | None]:
         """Past the history, noting the first point that is not our own: in a finite space,

@@ -42,10 +42,10 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
 
-from katib_resume.adapters.local.suggestion.points import REDRAWS
 from katib_resume.adapters.local.suggestion.results import Results
 from katib_resume.adapters.local.suggestion.settings import SettingsError
 from katib_resume.adapters.local.suggestion.space import Point, SearchSpace
+from katib_resume.adapters.local.suggestion.unseen import REDRAWS, in_order, redrawn
 from katib_resume.core.model import Experiment
 from katib_resume.core.trials import parallelism
 
@@ -225,15 +225,13 @@ class HyperbandSearch:
         point = self._random(index)
         if seen is None or self._key(point) not in seen:
             return point
-        for attempt in range(REDRAWS):
-            point = self.space.sample(random.Random(f"{self.seed}/{index}/{attempt}"))
-            if self._key(point) not in seen:
-                return point
+        again = redrawn(self.seed, index, seen, self.space.sample, key=self._key, attempts=REDRAWS)
+        if again is not None:
+            return again
         size = self.configurations.size
-        assert size is not None and len(seen) < size, "a round has a configuration left"
-        start = random.Random(f"{self.seed}/{index}/order").randrange(size)
-        grid_point = self.configurations.grid_point
-        key = next(k for i in range(size) if (k := grid_point((start + i) % size)) not in seen)
+        assert size is not None, "a continuous space is not looked up"
+        key = in_order(self.seed, index, seen, size, self.configurations.grid_point)
+        assert key is not None, "a round has a configuration left"
         return self._point_of(key)
 
     def _key(self, point: Point) -> Point:

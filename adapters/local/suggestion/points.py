@@ -35,9 +35,6 @@ from katib_resume.core.manifest import Manifest
 
 FINDS = 8
 """Searches of the bytes before the set is built (each is a pass over them)."""
-REDRAWS = 32
-"""Seeded draws again for a point already issued, before a search takes the first one left in
-the space's index order (``algorithms.RandomSearch.unissued``, hyperband's first rungs)."""
 _VALUES = itemgetter("parameterAssignments")
 _PAIR = itemgetter("name", "value")
 
