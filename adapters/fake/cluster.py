@@ -19,7 +19,7 @@ controllers) writes to ``cluster.api`` directly, so injected faults never hit it
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -179,6 +179,14 @@ class FakeCluster:
         what this costs is that object's Events, not the history's."""
         key = (kind, namespace, name)
         return self.events.where(key, lambda e: (e.ref.kind, e.ref.namespace, e.ref.name) == key)
+
+    def events_named(self, names: Collection[str]) -> Sequence[tuple[int, Event]]:
+        """The Events about an object (of any kind and namespace) named one of ``names``, each
+        with its place in ``events`` (1 for the first), oldest first: those read back from
+        disk found by the store's index when the ids are the places, so what this costs is
+        those objects' Events, not the history's."""
+        wanted = frozenset(names)
+        return self.events.placed_where(wanted, lambda e: e.ref.name in wanted)
 
     def changes_since(self, cursor: int) -> Changes:
         """Watch events after ``cursor`` and the next cursor; ``Gone`` if compacted away (or

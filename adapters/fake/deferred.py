@@ -9,12 +9,13 @@ what is appended in this process is kept as it is. Read, it is the list it stand
 compares equal to any sequence of the same values. ``where`` reads part of it: when the stored
 entries can be looked up by a key (``Indexed``: the store's index of the object each Event is
 about), only those the key names are turned into values, so ``describe`` decodes one object's
-Events, not the history's.
+Events, not the history's; ``placed_where`` reads the entries about objects of some names, with
+their places in the list (``get events NAME`` names an Event by its place).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from typing import Any, Generic, Protocol, TypeVar, overload, runtime_checkable
 
 T = TypeVar("T")
@@ -26,6 +27,14 @@ class Indexed(Protocol):
     the others; it may name more than the key matches (never fewer): ``where`` matches them."""
 
     def about(self, key: Any) -> Sequence[Any]: ...
+
+
+@runtime_checkable
+class Named(Protocol):
+    """Stored entries that can say which of them may be about an object named one of some
+    names, with the place of each (1 for the first), or ``None`` when they cannot."""
+
+    def named(self, names: Collection[str]) -> tuple[list[int], Sequence[Any]] | None: ...
 
 
 class Deferred(Sequence[T], Generic[T]):
@@ -58,6 +67,22 @@ class Deferred(Sequence[T], Generic[T]):
             return [value for value in self._all() if matches(value)]
         found = read(stored.about(key))
         return [value for value in (*found, *self._values) if matches(value)]
+
+    def placed_where(
+        self, names: Collection[str], matches: Callable[[T], bool]
+    ) -> list[tuple[int, T]]:
+        """The values ``matches`` keeps, each with its place (1 for the first), in order: those
+        stored and not read yet looked up by ``names`` when they are ``Named`` and can say
+        (only the entries the look-up names are turned into values, held to ``matches`` as the
+        others would be), every value matched otherwise."""
+        stored, read = self._stored, self._read
+        found = stored.named(names) if read is not None and isinstance(stored, Named) else None
+        if read is None or found is None:
+            return [(at, value) for at, value in enumerate(self._all(), 1) if matches(value)]
+        places, entries = found
+        values = read(entries)
+        pairs = [*zip(places, values, strict=True), *enumerate(self._values, len(stored) + 1)]
+        return [(at, value) for at, value in pairs if matches(value)]
 
     @overload
     def __getitem__(self, index: int) -> T: ...

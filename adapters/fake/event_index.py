@@ -32,6 +32,13 @@ ABOUT = (
 )
 """The rows of the Events about the object ``(kind, namespace, name)`` bound first to third, up
 to the id bound fourth, oldest first; with the rows whose object is unknown (see above)."""
+NAMED = "SELECT id, body FROM events WHERE id <= ? AND (kind IS NULL OR name IN ({})) ORDER BY id"
+"""The ids and rows of the Events about an object of any kind named one of the names bound
+after the id bound first (``{}``: their placeholders), up to that id, oldest first; with the
+rows whose object is unknown. (The index leads with the kind, so SQLite scans the table's
+columns for these, at C speed; no body but those found is read out.)"""
+NAMES_BOUND = 500
+"""The most names ``NAMED`` binds (SQLite's limit of bound values is far above it)."""
 
 Involved = tuple[str | None, str | None, str | None]
 UNKNOWN: Involved = (None, None, None)

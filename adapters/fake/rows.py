@@ -14,7 +14,7 @@ decodes them when something first reads them: ``deferred.py``).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from functools import partial
 from operator import itemgetter
 from typing import Any, overload
@@ -68,8 +68,10 @@ def read(db: sqlite3.Connection, later: Connect | None = None) -> Snapshot:
         if later is None or form < INDEXED:
             events = _Decoded([body for (body,) in db.execute(_EVENTS)])
         else:
-            count, last = db.execute("SELECT count(*), max(id) FROM events").fetchone()
-            events = _Later(later, count, last)
+            count, first, last = db.execute(
+                "SELECT count(*), min(id), max(id) FROM events"
+            ).fetchone()
+            events = _Later(later, count, last, first == 1 and last == count)
     finally:
         db.execute("COMMIT")
     objects = {stored.keys[revision]: obj for revision, obj in current.items()}
@@ -234,8 +236,11 @@ class _Later(Sequence[Any]):
     replaces the table (``save`` of a world not opened from this state; no command does), and
     a whole fetch that finds another count than the open's refuses it."""
 
-    def __init__(self, connect: Connect, count: int, last: int | None) -> None:
+    def __init__(self, connect: Connect, count: int, last: int | None, placed: bool) -> None:
         self.connect, self.size, self.last = connect, count, last
+        self.placed = placed
+        """Whether each Event's id is its place in the list, 1 for the first: the ids up to
+        ``last`` run from 1 to ``count`` (a table only ever appended to, as every command's)."""
         self.whole = _Fetched(self._every)
 
     def __len__(self) -> int:
@@ -267,6 +272,24 @@ class _Later(Sequence[Any]):
         kind, namespace, name = key
         bound = (kind, namespace, name, self.last)
         return _Fetched(lambda: self._fetched(event_index.ABOUT, bound))
+
+    def named(self, names: Collection[str]) -> tuple[list[int], Sequence[Any]] | None:
+        """The stored Events about an object named one of ``names`` (of any kind and
+        namespace), with any whose object the index does not know, oldest first, and the place
+        of each in the list (1 for the first): read through the index's ``name`` column, the
+        places being the ids. ``None`` where the ids are not the places, or for more names
+        than a statement binds: the caller then scans."""
+        if not self.size:
+            return [], _Decoded([])
+        if not self.placed or len(names) > event_index.NAMES_BOUND:
+            return None
+        query = event_index.NAMED.format(",".join("?" * len(names)))
+        db = self.connect()
+        try:
+            rows = db.execute(query, (self.last, *names)).fetchall()
+        finally:
+            db.close()
+        return [ident for ident, _ in rows], _Decoded([body for _, body in rows])
 
     def _fetched(self, query: str, bound: tuple[Any, ...]) -> list[str]:
         db = self.connect()

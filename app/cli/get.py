@@ -20,7 +20,7 @@ import sys
 from dataclasses import dataclass, field
 
 from katib_resume.adapters.fake import FakeCluster
-from katib_resume.app.cli.events import event_manifest, event_matches
+from katib_resume.app.cli.events import about, event_manifest, event_matches
 from katib_resume.app.cli.kinds import EVENT, Resource, Target, find, targets
 from katib_resume.app.cli.printers import print_objects
 from katib_resume.app.cli.selector import Selector, SelectorError, matches, parse
@@ -89,9 +89,10 @@ def listing(
 ) -> list[Manifest]:
     """Every object of ``resource`` in ``ns`` (``None``: all); for events, those about ``names``."""
     if resource is EVENT:
+        placed = cluster.events_named(about(names)) if names else enumerate(cluster.events, 1)
         return [
             manifest
-            for index, event in enumerate(cluster.events, start=1)
+            for index, event in placed
             if event_matches(manifest := event_manifest(event, index), ns, names)
         ]
     scope = ns if resource.namespaced else None

@@ -7,7 +7,9 @@ state on disk, some before it is reopened and some after: each object's Events a
 memory for those recorded since) are the scan's, in order and in content, for the writer that
 recorded them, for a reader of the state, for an in-memory cluster, and for a reader of the same
 state in format 5 (no index: a scan) and the writer that upgrades it; and ``describe``'s
-timeline of each object is the same from each.
+timeline of each object is the same from each. So are ``get events NAME``'s Events
+(``listing``, through the index's names with each Event's place), for names of objects, Events'
+own names (the object's name and the place in hex), and an object named like an Event.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from hypothesis import strategies as st
 from katib_resume.adapters.fake import Event, FakeCluster
 from katib_resume.adapters.fake.persistence import close, load, read
 from katib_resume.app.cli.describe import _timeline
+from katib_resume.app.cli.events import event_manifest, event_matches
+from katib_resume.app.cli.get import listing
+from katib_resume.app.cli.kinds import EVENT
 from katib_resume.core.actions import EventType, ObjectRef
 from katib_resume.core.manifest import Manifest
 from tests.support.old_stores import as_format_5
@@ -33,7 +38,18 @@ OBJECTS = [
     ObjectRef("kubeflow.org/v1", "Trial", "a", "x"),  # another apiVersion: the same for describe
     ObjectRef("v1", "PersistentVolume", None, "x"),
     ObjectRef("v1", "PersistentVolume", "", "x"),  # "" is not cluster-scoped's None
+    ObjectRef("kubeflow.org/v1beta1", "Trial", "a", "x.0000000000000001"),  # named as an Event
 ]
+NAMES = [
+    ("x",),
+    ("y", "x"),
+    ("x.0000000000000001",),
+    ("x.0000000000000002", "y.0000000000000003"),
+    ("y.000000000000000a", "z"),
+    ("x.0000000000000001.0000000000000004",),
+    ("z",),
+]
+"""``get events NAME``'s names: objects' names and Events' own names, some about no Event."""
 Recorded = tuple[int, EventType, str, str]
 """Which object, the type, the reason and the message."""
 events = st.lists(
@@ -76,7 +92,16 @@ def assert_found_as_scanned(cluster: FakeCluster, every: list[Event]) -> None:
         assert list(memory.events_about(ref.kind, ref.namespace, ref.name)) == scanned(every, ref)
         obj = described(ref)
         assert _timeline(cluster, obj, now) == _timeline(memory, obj, now)
+    for names in NAMES:
+        for ns in (None, "a", "b", "default"):
+            assert listing(cluster, EVENT, ns, names) == listed(every, ns, names)
     assert list(cluster.events) == every
+
+
+def listed(every: list[Event], ns: str | None, names: tuple[str, ...]) -> list[Manifest]:
+    """What ``get events NAME`` found before the index: every Event made a manifest, matched."""
+    made = (event_manifest(event, place) for place, event in enumerate(every, 1))
+    return [manifest for manifest in made if event_matches(manifest, ns, names)]
 
 
 @given(events, events, st.booleans())
