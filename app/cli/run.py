@@ -20,11 +20,12 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from katib_resume.adapters.fake.persistence import exists
 from katib_resume.app.cli.kinds import EXPERIMENT, PV, SUGGESTION, TRIAL, find
 from katib_resume.app.cli.runnable import refuse_unrunnable
 from katib_resume.app.cli.tables import objective_value
 from katib_resume.app.common.errors import InputError
-from katib_resume.app.common.inputs import load_experiment
+from katib_resume.app.common.inputs import embedded_config, load_config, load_experiment
 from katib_resume.app.common.output import table
 from katib_resume.app.embedded.bootstrap import session
 from katib_resume.app.embedded.driver import (
@@ -43,6 +44,7 @@ from katib_resume.app.embedded.driver import (
 from katib_resume.app.embedded.runtime import Runtime
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.admission import admit
+from katib_resume.core.config import ConfigError
 from katib_resume.core.katib import ANNOTATION_SEED, LABEL_EXPERIMENT
 from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Experiment, Trial
@@ -63,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
         require_state(args.state_dir, f'experiment "{args.name}"')
     else:
         refuse_unrunnable(experiment)  # before the state directory is touched
+        refuse_inadmissible(experiment, args)
     with session(options(args, *_focus(experiment, args.namespace))) as runtime:
         if experiment is not None:
             ref = create(runtime, experiment, args.namespace, args.seed)
@@ -115,6 +118,21 @@ def create(runtime: Runtime, experiment: Experiment, ns: str | None, seed: int) 
         return ObjectRef.of(cluster.create(manifest))
     except AlreadyExists:
         raise _already_exists(experiment) from None
+
+
+def refuse_inadmissible(experiment: Experiment, args: argparse.Namespace) -> None:
+    """``Denied`` where the session's admission would deny ``experiment`` in a state directory
+    that holds no state yet, before the directory is made: a new one holds no PV, and its
+    katib-config is the one given (``--config``) or the embedded default. So a refused ``run
+    -f`` leaves no state behind. (A config that does not load is left for the session to
+    report, as it always was; a directory with a state is admitted against it, in the session.)"""
+    if exists(args.state_dir):
+        return
+    try:
+        catalog = load_config(args.config) if args.config else embedded_config()
+    except (InputError, ConfigError):
+        return
+    admit(_in_namespace(experiment, args.namespace), catalog=catalog, existing_pvs=frozenset())
 
 
 def existing_pvs(runtime: Runtime) -> frozenset[str]:

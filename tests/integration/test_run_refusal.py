@@ -1,4 +1,5 @@
-"""``run -f`` refuses, before writing anything, an Experiment its suggestion service rejects."""
+"""``run -f`` refuses, before writing anything, an Experiment its suggestion service rejects,
+and one admission denies in a directory that holds no state yet."""
 
 from __future__ import annotations
 
@@ -89,3 +90,33 @@ def test_run_refuses_settings_the_service_rejects(
     assert done.returncode == 1
     assert done.stderr.strip().startswith(message), done.stderr
     assert not state.exists()
+
+
+DUPLICATED = [
+    {"name": "learningRate", "reference": "lr"},
+    {"name": "momentum", "reference": "momentum"},
+    {"name": "again", "reference": "lr"},
+]
+
+
+def _run(state: Path, path: Path) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "katib_resume", "run", "-f", str(path)]
+    return subprocess.run(
+        [*command, "--state-dir", str(state)], capture_output=True, text=True, check=False
+    )
+
+
+def test_run_refused_by_admission_makes_no_state_directory(tmp_path: Path) -> None:
+    experiment = yaml.safe_load(EXAMPLE.read_text())
+    experiment["metadata"]["name"] = "duplicated"
+    experiment["spec"]["trialTemplate"]["trialParameters"] = DUPLICATED
+    path = tmp_path / "experiment.yaml"
+    path.write_text(yaml.safe_dump(experiment))
+    state = tmp_path / "state"
+    done = _run(state, path)
+    assert done.returncode == 1
+    assert "parameter reference lr can't be duplicated" in done.stderr, done.stderr
+    assert not state.exists()
+    assert _run(state, EXAMPLE).returncode == 0  # the same directory, then, for one admitted
+    again = _run(state, path)  # a directory with a state: admitted against it, still refused
+    assert again.returncode == 1 and "can't be duplicated" in again.stderr, again.stderr
