@@ -284,18 +284,17 @@ class _Later(Sequence[Any]):
         if not self.placed or len(names) > event_index.NAMES_BOUND:
             return None
         query = event_index.NAMED.format(",".join("?" * len(names)))
-        db = self.connect()
-        try:
-            rows = db.execute(query, (self.last, *names)).fetchall()
-        finally:
-            db.close()
+        rows = self._rows(query, (self.last, *names))
         return [ident for ident, _ in rows], _Decoded([body for _, body in rows])
 
     def _fetched(self, query: str, bound: tuple[Any, ...]) -> list[str]:
+        return [body for (body,) in self._rows(query, bound)]
+
+    def _rows(self, query: str, bound: tuple[Any, ...]) -> list[Any]:
+        """``query``'s rows, through a connection of their own (a reader holds none open)."""
         db = self.connect()
         try:
-            rows = db.execute(query, bound)
-            return [body for (body,) in rows]
+            return db.execute(query, bound).fetchall()
         finally:
             db.close()
 
