@@ -21,16 +21,20 @@ import argparse
 import copy
 import fcntl
 import shutil
+import sqlite3
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from katib_resume.adapters.fake.persistence import STATE_FILE
+from katib_resume.adapters.local.observations import FILE as OBSERVATIONS_FILE
 from katib_resume.app.cli.kinds import EXPERIMENT, PV, find
 from katib_resume.app.cli.restart import Children, children, restart_report, wait_until_running
-from katib_resume.app.common.errors import InputError
-from katib_resume.app.embedded.bootstrap import LOCK_FILE, opened, session
+from katib_resume.app.common.errors import Busy, InputError
+from katib_resume.app.embedded.bootstrap import LOCK_FILE, held, opened, session
 from katib_resume.app.embedded.driver import namespace, options, require_state
+from katib_resume.app.embedded.inbox import FILE as INBOX
 from katib_resume.core.admission import admit, restarts
 from katib_resume.core.config import KatibConfig
 from katib_resume.core.model import Experiment
@@ -40,6 +44,8 @@ if TYPE_CHECKING:  # only ``--dry-run`` makes a runtime (``bootstrap.session`` i
     from katib_resume.app.embedded.runtime import Runtime
 
 EXIT_OK = 0
+_DATABASES = (STATE_FILE, OBSERVATIONS_FILE)
+_UNCOPIED = (LOCK_FILE, INBOX, "trials")
 FLAGS = {
     "max_trial_count": "maxTrialCount",
     "parallel_trial_count": "parallelTrialCount",
@@ -142,13 +148,36 @@ def dry_run(args: argparse.Namespace, changes: dict[str, int]) -> int:
 
 
 def snapshot(state_dir: Path, into: Path) -> None:
-    """Copy the state directory (under its lock, so no command is half-way through a save)."""
+    """Copy the state directory (under its lock, so no command is half-way through a save;
+    done for another command by the ``run`` holding it, between two of its steps, when all it
+    wrote is committed: ``bootstrap.held``)."""
     if not state_dir.is_dir():
         into.mkdir(parents=True)
+        return
+    if held(state_dir) is not None:
+        _copy_held(state_dir, into)
         return
     with (state_dir / LOCK_FILE).open("a") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise InputError(f"{state_dir}: another katib-resume command is using it") from None
-        shutil.copytree(state_dir, into, ignore=shutil.ignore_patterns(LOCK_FILE, "trials"))
+            raise Busy(state_dir) from None
+        shutil.copytree(state_dir, into, ignore=shutil.ignore_patterns(*_UNCOPIED))
+
+
+def _copy_held(state_dir: Path, into: Path) -> None:
+    """Copy the state directory this process holds open: its databases through SQLite's backup,
+    never a plain ``open`` of their files. Closing another descriptor of a file drops every
+    POSIX lock the process holds on it (SQLite's own connections share theirs), and the next
+    command to open the database, finding no lock on its shared memory, would take the holder
+    for gone and reset that memory under it (the holder then dies of SIGBUS)."""
+    files = [f"{name}{end}" for name in _DATABASES for end in ("", "-wal", "-shm", "-journal")]
+    shutil.copytree(state_dir, into, ignore=shutil.ignore_patterns(*_UNCOPIED, *files))
+    for name in _DATABASES:
+        if (state_dir / name).exists():
+            source, target = sqlite3.connect(state_dir / name), sqlite3.connect(into / name)
+            try:
+                source.backup(target)
+            finally:
+                source.close()
+                target.close()

@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from katib_resume.app.cli.embedded_flags import add_embedded_commands, check
@@ -323,16 +323,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(hoist_flags(sys.argv[1:] if argv is None else argv, parser))
     check(args, parser)
-    from katib_resume.adapters.fake.lazy import DamagedObject
-    from katib_resume.adapters.fake.persistence import START_OVER, StateFileError
     from katib_resume.app.cli.commands import (
         run,  # after parsing: --help never pays for the core's imports
     )
+
+    try:
+        return answered(args, lambda: run(args))
+    except KeyboardInterrupt:
+        print("katib-resume: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `katib-resume get ... | head`: the reader left, as with kubectl
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+
+
+def answered(args: argparse.Namespace, call: Callable[[], int]) -> int:
+    """``call()``'s exit status, with a refusal printed as one line and its status: the
+    command's own, and also a command another one does for it (``serving``)."""
+    from katib_resume.adapters.fake.lazy import DamagedObject
+    from katib_resume.adapters.fake.persistence import START_OVER, StateFileError
     from katib_resume.app.common.errors import InputError, NotFoundError, RequestError
     from katib_resume.app.common.output import one_line
 
     try:
-        return run(args)
+        return call()
     except NotFoundError as error:
         print(one_line(str(error)), file=sys.stderr)
         return EXIT_NOT_FOUND
@@ -347,12 +361,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except StateFileError as error:  # the Events are decoded when first read (``deferred``)
         print(f"katib-resume: error: {one_line(str(error))}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        print("katib-resume: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except BrokenPipeError:  # `katib-resume get ... | head`: the reader left, as with kubectl
-        _silence_stdout()
-        return EXIT_BROKEN_PIPE
 
 
 def _silence_stdout() -> None:

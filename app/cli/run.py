@@ -23,8 +23,9 @@ from contextlib import contextmanager
 from katib_resume.adapters.fake.persistence import exists
 from katib_resume.app.cli.kinds import EXPERIMENT, PV, SUGGESTION, TRIAL, find
 from katib_resume.app.cli.runnable import refuse_unrunnable
+from katib_resume.app.cli.serving import serving
 from katib_resume.app.cli.tables import objective_value
-from katib_resume.app.common.errors import InputError
+from katib_resume.app.common.errors import InputError, NotFoundError
 from katib_resume.app.common.inputs import embedded_config, load_config, load_experiment
 from katib_resume.app.common.output import table
 from katib_resume.app.embedded.bootstrap import session
@@ -67,23 +68,43 @@ def run(args: argparse.Namespace) -> int:
         refuse_unrunnable(experiment)  # before the state directory is touched
         refuse_inadmissible(experiment, args)
     with session(options(args, *_focus(experiment, args.namespace))) as runtime:
-        if experiment is not None:
-            ref = create(runtime, experiment, args.namespace, args.seed)
-        else:
-            ref = ObjectRef.of(find(runtime.cluster, EXPERIMENT, namespace(args), args.name))
-        endless = unlimited(runtime.cluster, ref)
-        if _will_run(runtime.cluster.get(ref)):
-            for notice in (endless, small_grid(runtime.cluster, ref)):
-                if notice:
-                    print(f"katib-resume: {notice}", file=sys.stderr)
-        with progress(runtime, ref) as on_step:
-            run_to_completion(runtime, ref, on_step, endless=endless is not None)
+        ref, endless = begin(runtime, experiment, args)
+        with serving(runtime, args) as server, progress(runtime, ref) as on_step:
+            run_to_completion(runtime, ref, on_step, endless=endless, between=server.serve)
+        if not _current(runtime, ref):
+            raise NotFoundError(deleted(ref))
         sys.stdout.write(report(runtime, ref))
         failed = failure(runtime.cluster, ref)
     if failed:
         print(f"katib-resume: {failed}", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_OK
+
+
+def begin(
+    runtime: Runtime, experiment: Experiment | None, args: argparse.Namespace
+) -> tuple[ObjectRef, bool]:
+    """The Experiment to run, created from ``experiment`` or found by ``args.name``, and
+    whether it has no trial limit; how it will run said on stderr (also for a ``run`` that
+    the holder of the state directory does for another command: ``serving``)."""
+    if experiment is not None:
+        ref = create(runtime, experiment, args.namespace, args.seed)
+    else:
+        ref = ObjectRef.of(find(runtime.cluster, EXPERIMENT, namespace(args), args.name))
+    endless = unlimited(runtime.cluster, ref)
+    if _will_run(runtime.cluster.get(ref)):
+        for notice in (endless, small_grid(runtime.cluster, ref)):
+            if notice:
+                print(f"katib-resume: {notice}", file=sys.stderr)
+    return ref, endless is not None
+
+
+def deleted(ref: ObjectRef) -> str:
+    """kubectl's NotFound line for an Experiment deleted while it ran (by another command)."""
+    return (
+        f'Error from server (NotFound): experiments.kubeflow.org "{ref.name}" not found: '
+        "deleted while it ran"
+    )
 
 
 def _will_run(manifest: Manifest) -> bool:
@@ -168,16 +189,19 @@ def run_to_completion(
     on_step: Callable[[], None] | None = None,
     *,
     endless: bool = False,
+    between: Callable[[], None] | None = None,
 ) -> int:
-    """Step until the Experiment is Succeeded or Failed and the controller is at rest (with no
-    trial limit, for as long as that takes: only a stall or Ctrl-C ends it otherwise)."""
+    """Step until the Experiment is Succeeded or Failed (or deleted) and the controller is at
+    rest (with no trial limit, for as long as that takes: only a stall or Ctrl-C ends it
+    otherwise); ``between`` after every step."""
     return settle(
         runtime,
-        lambda: is_completed(runtime, ref),
+        lambda: not _current(runtime, ref) or is_completed(runtime, ref),
         f"{ref} to complete",
         on_step=on_step,
         status=lambda: _both(runtime, ref),
         max_steps=None if endless else MAX_STEPS,
+        between=between,
     )
 
 
@@ -242,7 +266,8 @@ def _bar(label: str, counts: Callable[[], tuple[int, int | None]]) -> Iterator[C
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
-    with Progress(*columns, TextColumn("trials"), console=Console(stderr=True)) as bar:
+    console = Console(file=sys.stderr)  # this stream, not one a request's capture puts there
+    with Progress(*columns, TextColumn("trials"), console=console) as bar:
         done, total = counts()
         task = bar.add_task(label, completed=done, total=total)
 

@@ -19,3 +19,12 @@ class RequestError(InputError):
 class NotFoundError(RequestError):
     """The object asked for does not exist: kubectl's ``Error from server (NotFound): ...``
     line, printed as it is, exit status 1."""
+
+
+class Busy(InputError):
+    """The state directory is locked by another command (exit status 2 where it is not handed
+    over to that command: ``app/cli/handover.py``)."""
+
+    def __init__(self, state_dir: object) -> None:
+        super().__init__(f"{state_dir}: another katib-resume command is using it")
+        self.state_dir = state_dir

@@ -6,7 +6,8 @@ observation log (``adapters.local``, ``observations.db``) into a ``Runtime``. Ev
 the cluster is committed as it happens (``cluster.db``, SQLite), and the world's own state at
 every step and when the command is done, whatever happened; so a command killed at any moment
 loses only the write in flight. A lock file keeps two commands from
-writing to the same state directory at once; readers (``get``, ``describe``) take no lock. A
+writing to the same state directory at once (``Busy``: the second one is handed over to the
+first, ``holding``: ``app/cli/handover.py``); readers (``get``, ``describe``) take no lock. A
 state directory that cannot be used (unwritable, a full disk, ``.lock`` not a file) is an
 ``InputError`` naming the path (exit status 2), and the state committed before stays intact.
 
@@ -28,6 +29,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -37,7 +39,7 @@ from katib_resume.adapters.fake import FakeCluster, FakeWorld, StateFileError, l
 from katib_resume.adapters.fake.persistence import STATE_FILE, close, exists
 from katib_resume.adapters.local.observations import FILE as OBSERVATIONS_FILE
 from katib_resume.adapters.local.observations import SqliteObservationLog
-from katib_resume.app.common.errors import InputError
+from katib_resume.app.common.errors import Busy, InputError
 from katib_resume.app.common.inputs import embedded_config_text, load_config, read_stored_yaml
 from katib_resume.app.embedded.options import Options
 from katib_resume.app.loop.keys import Key
@@ -60,11 +62,55 @@ class Opened:
     config: KatibConfig
 
 
+@dataclass(frozen=True, slots=True)
+class _Held:
+    runtime: Runtime
+    state_dir: Path
+
+
+_HELD: ContextVar[_Held | None] = ContextVar("held", default=None)
+"""The runtime of the ``run`` doing another command's request on its own state directory."""
+
+
+@contextmanager
+def holding(runtime: Runtime, state_dir: Path) -> Iterator[None]:
+    """Inside the block, a command's ``session`` or ``opened`` of ``state_dir`` is this
+    runtime, already open under the lock: how a ``run`` does a request another command left in
+    its inbox (``app/cli/serving.py``). The nested command neither locks, opens nor closes."""
+    token = _HELD.set(_Held(runtime, state_dir.resolve()))
+    try:
+        yield
+    finally:
+        _HELD.reset(token)
+
+
+def held(state_dir: Path) -> Runtime | None:
+    """The runtime of ``holding`` if ``state_dir`` is the directory it holds."""
+    found = _HELD.get()
+    return found.runtime if found is not None and found.state_dir == state_dir.resolve() else None
+
+
+@contextmanager
+def _focused(runtime: Runtime, options: Options) -> Iterator[Runtime]:
+    """The held runtime advancing what the nested command names (as its own session would)
+    for as long as the command, then what it advanced before."""
+    before = runtime.focus
+    runtime.focus = None if options.focus is None else frozenset(Key(*f) for f in options.focus)
+    try:
+        yield runtime
+    finally:
+        runtime.focus = before
+
+
 @contextmanager
 def opened(options: Options) -> Iterator[Opened]:
     """The state directory opened under its lock, without a runtime: a command that only
     writes an object (``edit``) pays for no informer, controller or suggestion service."""
     state_dir = options.state_dir
+    runtime = held(state_dir)
+    if runtime is not None:
+        yield Opened(runtime.cluster, runtime.world, runtime.controller.config.katib_config())
+        return
     with _environment(state_dir), _locked(state_dir), _stopped_as_by_ctrl_c():
         config = _config(options)  # before ``load`` creates the database of a new directory
         try:
@@ -87,6 +133,11 @@ def session(options: Options) -> Iterator[Runtime]:
     never use."""
     from katib_resume.app.embedded.runtime import Runtime
 
+    running = held(options.state_dir)
+    if running is not None:
+        with _focused(running, options) as runtime:
+            yield runtime
+        return
     with opened(options) as state:
         observations = SqliteObservationLog(options.state_dir / OBSERVATIONS_FILE)
         try:
@@ -167,5 +218,5 @@ def _locked(state_dir: Path) -> Iterator[None]:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise InputError(f"{state_dir}: another katib-resume command is using it") from None
+            raise Busy(state_dir) from None
         yield

@@ -74,13 +74,23 @@ def settle(
     on_step: Callable[[], None] | None = None,
     status: Callable[[], str] | None = None,
     max_steps: int | None = MAX_STEPS,
+    between: Callable[[], None] | None = None,
 ) -> int:
     """Step until ``done()`` holds and the world is at rest; the steps taken (``max_steps``
-    ``None``: no bound but the stall). The cycle collector's young generation is collected
-    less often meanwhile (``adapters.heap``: a long history's copies are freed by
+    ``None``: no bound but the stall; ``between``: called after every step, where a ``run``
+    does what other commands asked of it). The cycle collector's young generation is
+    collected less often meanwhile (``adapters.heap``: a long history's copies are freed by
     reference counting before a collection walks them)."""
     with heap.fewer_passes():
-        return _settle(runtime, done, what, on_step=on_step, status=status, max_steps=max_steps)
+        return _settle(
+            runtime,
+            done,
+            what,
+            on_step=on_step,
+            status=status,
+            max_steps=max_steps,
+            between=between,
+        )
 
 
 def _settle(
@@ -91,12 +101,15 @@ def _settle(
     on_step: Callable[[], None] | None,
     status: Callable[[], str] | None,
     max_steps: int | None,
+    between: Callable[[], None] | None,
 ) -> int:
     quiet, needed = 0, runtime.world.ready_after_ticks + QUIET_MARGIN
     bound = itertools.count(1) if max_steps is None else range(1, max_steps + 1)
     for steps in bound:
         before = _activity(runtime)
         runtime.step()
+        if between is not None:  # what it writes is the next step's to see: not at rest
+            between()
         still = _activity(runtime) == before and not runtime.controller.due()
         quiet = quiet + 1 if still else 0
         if on_step is not None:

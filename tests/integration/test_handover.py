@@ -1,0 +1,190 @@
+"""Writing commands while a ``run`` holds the state directory: handed over, never refused.
+
+Real processes, as a user has two terminals: a ``run`` of an Experiment with no trial limit holds
+the directory, and ``run -f`` of another Experiment, ``edit``, ``edit --dry-run`` and ``delete``
+are done by it and answered (``app/cli/serving.py``, ``app/cli/handover.py``); a handed-over
+``run`` goes on by itself when the holder ends first, and Ctrl-C in it has the holder stop
+advancing its Experiment.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "from-volume-resume.yaml"
+NS = "kubeflow"
+COMMAND = [sys.executable, "-m", "katib_resume"]
+HANDED = "is in use by another command: handed over to it (or done here once it ends)"
+
+
+def experiment(tmp_path: Path, name: str, **spec: object) -> Path:
+    """The from-volume example under another name; ``maxTrialCount=None`` drops the limit."""
+    manifest = yaml.safe_load(EXAMPLE.read_text())
+    manifest["metadata"]["name"] = name
+    for key, value in spec.items():
+        if value is None:
+            manifest["spec"].pop(key, None)
+        else:
+            manifest["spec"][key] = value
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(manifest))
+    return path
+
+
+def cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        [*COMMAND, *map(str, args)], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    return done
+
+
+def started(*args: str | Path, err: Path) -> subprocess.Popen[str]:
+    with err.open("w") as sink:
+        return subprocess.Popen(
+            [*COMMAND, *map(str, args)], stdout=subprocess.PIPE, stderr=sink, text=True, cwd=ROOT
+        )
+
+
+def wait_for(path: Path, text: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while text not in path.read_text():
+        assert time.monotonic() < deadline, f"{text!r} never came: {path.read_text()[-2000:]}"
+        time.sleep(0.05)
+
+
+def trials(state: Path, name: str) -> int:
+    done = cli("get", "experiment", name, "-n", NS, "--state-dir", state, "-o", "json")
+    assert done.returncode == 0, done.stderr
+    return int(json.loads(done.stdout).get("status", {}).get("trials", 0))
+
+
+@pytest.fixture
+def holder(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Path, Path]]:
+    """A ``run`` of an Experiment with no trial limit, holding ``tmp_path/state``."""
+    state, err = tmp_path / "state", tmp_path / "holder.err"
+    endless = experiment(tmp_path, "endless", maxTrialCount=None)
+    process = started("run", "-f", endless, "--state-dir", state, err=err)
+    try:
+        wait_for(err, "trials completed")
+        yield process, state, err
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+        process.communicate(timeout=60)
+
+
+def test_other_commands_are_done_by_the_run_holding_the_directory(
+    tmp_path: Path, holder: tuple[subprocess.Popen[str], Path, Path]
+) -> None:
+    process, state, err = holder
+    other = experiment(tmp_path, "other", maxTrialCount=6)
+    done = cli("run", "-f", other, "--state-dir", state)
+    assert done.returncode == 0, done.stderr
+    assert HANDED in done.stderr
+    assert "Experiment kubeflow/other: Succeeded=True (ExperimentMaxTrialsReached)" in done.stdout
+    assert done.stdout.count("Succeeded\n") == 6
+    assert trials(state, "other") == 6
+
+    denied = cli("edit", "experiment", "other", "-n", NS, "--max-trial-count", "2",
+                 "--state-dir", state)  # fmt: skip
+    assert denied.returncode == 1
+    assert "must be greater than status.trials count" in denied.stderr
+    dry = cli("edit", "experiment", "other", "-n", NS, "--max-trial-count", "8", "--dry-run",
+              "--state-dir", state)  # fmt: skip
+    assert dry.returncode == 0, dry.stderr
+    assert f"dry run: {state} is unchanged" in dry.stdout
+    edited = cli("edit", "experiment", "other", "-n", NS, "--max-trial-count", "8",
+                 "--state-dir", state)  # fmt: skip
+    assert edited.returncode == 0, edited.stderr
+    assert "maxTrialCount 6 -> 8" in edited.stdout
+    again = cli("run", "other", "-n", NS, "--state-dir", state)
+    assert again.returncode == 0, again.stderr
+    assert trials(state, "other") == 8  # the holder restarted it and ran the two more
+
+    removed = cli("delete", "experiment", "other", "-n", NS, "--state-dir", state)
+    assert removed.returncode == 0, removed.stderr
+    assert 'experiment.kubeflow.org "other" deleted' in removed.stdout
+    assert cli("get", "experiment", "other", "-n", NS, "--state-dir", state).returncode == 1
+    assert process.poll() is None  # the holder goes on with its own
+    before = trials(state, "endless")
+    wait_for(err, f"kubeflow/endless: {before + 3}/")
+
+
+def test_what_the_holder_cannot_do_as_the_command_alone_would_is_refused(
+    tmp_path: Path, holder: tuple[subprocess.Popen[str], Path, Path]
+) -> None:
+    _, state, _ = holder
+    other = experiment(tmp_path, "other", maxTrialCount=6)
+    done = cli("run", "-f", other, "--trial-command", "--state-dir", state)
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == (
+        f"katib-resume: error: {state}: the run using it runs its Trials as simulated "
+        "containers; run this one without --trial-command, or once it ends"
+    )
+    config = tmp_path / "katib-config.yaml"
+    config.write_text((state / "katib-config.yaml").read_text() + "\n# another\n")
+    done = cli("run", "-f", other, "--config", config, "--state-dir", state)
+    assert done.returncode == 2
+    assert "keeps its katib-config" in done.stderr
+    assert cli("get", "experiment", "other", "-n", NS, "--state-dir", state).returncode == 1
+    denied = cli("run", "-f", experiment(tmp_path, "bad", parallelTrialCount=0),
+                 "--state-dir", state)  # fmt: skip
+    assert denied.returncode == 1, denied.stderr
+
+
+def test_a_handed_over_run_goes_on_by_itself_when_the_holder_ends(
+    tmp_path: Path, holder: tuple[subprocess.Popen[str], Path, Path]
+) -> None:
+    process, state, _ = holder
+    err = tmp_path / "follower.err"
+    follower = started("run", "-f", experiment(tmp_path, "long", maxTrialCount=600),
+                       "--state-dir", state, err=err)  # fmt: skip
+    wait_for(err, "kubeflow/long: ")  # followed: the holder advances it
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=60) == 130
+    out, _ = follower.communicate(timeout=120)
+    assert follower.returncode == 0, err.read_text()[-2000:]
+    assert "the command advancing kubeflow/long ended: continuing it here" in err.read_text()
+    assert "Experiment kubeflow/long: Succeeded=True" in out
+    assert trials(state, "long") == 600
+
+
+def test_ctrl_c_in_a_handed_over_run_stops_its_experiment_only(
+    tmp_path: Path, holder: tuple[subprocess.Popen[str], Path, Path]
+) -> None:
+    process, state, holder_err = holder
+    err = tmp_path / "follower.err"
+    follower = started("run", "-f", experiment(tmp_path, "long", maxTrialCount=100000),
+                       "--state-dir", state, err=err)  # fmt: skip
+    wait_for(err, "kubeflow/long: ")
+    follower.send_signal(signal.SIGINT)
+    assert follower.wait(timeout=60) == 130
+    time.sleep(1.0)  # its Trials in flight finish; nothing new is started for it
+    stopped = trials(state, "long")
+    before = trials(state, "endless")
+    wait_for(holder_err, f"kubeflow/endless: {before + 6}/")
+    assert trials(state, "long") == stopped
+    assert process.poll() is None
+
+
+def test_deleting_the_holders_own_experiment_ends_its_run(
+    holder: tuple[subprocess.Popen[str], Path, Path],
+) -> None:
+    process, state, err = holder
+    removed = cli("delete", "experiment", "endless", "-n", NS, "--state-dir", state)
+    assert removed.returncode == 0, removed.stderr
+    assert process.wait(timeout=60) == 1
+    assert err.read_text().splitlines()[-1] == (
+        'Error from server (NotFound): experiments.kubeflow.org "endless" not found: '
+        "deleted while it ran"
+    )
