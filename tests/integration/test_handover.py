@@ -111,6 +111,11 @@ def test_other_commands_are_done_by_the_run_holding_the_directory(
     assert again.returncode == 0, again.stderr
     assert trials(state, "other") == 8  # the holder restarted it and ran the two more
 
+    applied = cli(
+        "apply", "-f", experiment(tmp_path, "kept", maxTrialCount=6), "--state-dir", state
+    )
+    assert applied.returncode == 0, applied.stderr
+    assert "experiment.kubeflow.org/kept created" in applied.stdout
     removed = cli("delete", "experiment", "other", "-n", NS, "--state-dir", state)
     assert removed.returncode == 0, removed.stderr
     assert 'experiment.kubeflow.org "other" deleted' in removed.stdout
@@ -118,6 +123,7 @@ def test_other_commands_are_done_by_the_run_holding_the_directory(
     assert process.poll() is None  # the holder goes on with its own
     before = trials(state, "endless")
     wait_for(err, f"kubeflow/endless: {before + 3}/")
+    assert trials(state, "kept") == 0  # applied, not run: only a run advances it
 
 
 def test_what_the_holder_cannot_do_as_the_command_alone_would_is_refused(
