@@ -13,8 +13,11 @@ have stayed as they are for as many steps as a command's settling waits (``QUIET
 What the holder cannot do as the command would alone is refused, exit status 2, with what to
 do instead: another ``--config`` than the stored one, or a ``run`` that wants Trials run as
 local processes when the holder's are simulated (``--trial-command``), or the other way round.
-A request whose command has gone (killed) is dropped untaken. A pass over the inbox costs one
-``PRAGMA data_version`` unless another command wrote to it.
+A request whose command has gone (killed) is dropped untaken. What the holder does for others is
+said on its own stderr, a line each (``did `edit experiment other` for another command (pid
+N): exit status 0``, ``advancing kubeflow/other too, ...``, ``no longer advancing ...: why``),
+so its terminal tells which Experiments it advances. A pass over the inbox costs one ``PRAGMA
+data_version`` unless another command wrote to it.
 """
 
 from __future__ import annotations
@@ -90,8 +93,9 @@ class Server:
         """Leave the followed runs to their commands (each takes the lock and goes on)."""
         if self.box is None:
             return
-        for ident in self.followed:
-            self.box.move(ident, (inbox.FOLLOWING,), inbox.LEFT)
+        for ident, followed in self.followed.items():
+            if self.box.move(ident, (inbox.FOLLOWING,), inbox.LEFT):
+                _say(f"left {followed.ref.namespace}/{followed.ref.name} to its command")
         self.box.close()
 
     def serve(self) -> None:
@@ -107,7 +111,7 @@ class Server:
             for ident in list(self.followed):
                 if states.get(ident) in (inbox.RELEASED, None):
                     self.box.drop(ident)
-                    self._unfollow(ident)
+                    self._unfollow(ident, "released by its command")
         for ident, pid, text in self.box.pending():
             if not _alive(pid):
                 if self.box.move(ident, (inbox.PENDING,), inbox.WITHDRAWN):
@@ -137,8 +141,11 @@ class Server:
         followed = self.followed.get(ident)
         if followed is None:
             box.answer(ident, code, out.getvalue(), err.getvalue())
+            _say(f"did `{_what(args)}` for another command (pid {pid}): exit status {code}")
             return
-        box.follow(ident, f"{followed.ref.namespace}/{followed.ref.name}", err.getvalue())
+        target = f"{followed.ref.namespace}/{followed.ref.name}"
+        box.follow(ident, target, err.getvalue())
+        _say(f"advancing {target} too, for another command (pid {pid})")
         self._report(box, ident, followed)
 
     def _start(self, ident: int, pid: int, args: argparse.Namespace) -> int:
@@ -164,13 +171,13 @@ class Server:
         cluster = self.runtime.cluster
         if not _alive(followed.pid):
             box.drop(ident)
-            self._unfollow(ident)
+            self._unfollow(ident, "its command has gone")
             return
         try:
             experiment = cluster.get(followed.ref)
         except NotFound:
             box.answer(ident, EXIT_NOT_FOUND, "", deleted(followed.ref) + "\n")
-            self._unfollow(ident)
+            self._unfollow(ident, "deleted")
             return
         limit = (experiment.get("spec") or {}).get("maxTrialCount")
         progress = f"{completed_trials(experiment)}/{limit or '-'}"
@@ -190,7 +197,7 @@ class Server:
             failed = failure(cluster, followed.ref)
             code, err = (EXIT_FAILED, f"katib-resume: {failed}\n") if failed else (0, "")
             box.answer(ident, code, report(self.runtime, followed.ref), err)
-            self._unfollow(ident)
+            self._unfollow(ident, "completed, reported to its command")
 
     def _suggestion(self, ref: ObjectRef) -> dict[str, object]:
         try:
@@ -200,8 +207,9 @@ class Server:
         except NotFound:
             return {}
 
-    def _unfollow(self, ident: int) -> None:
+    def _unfollow(self, ident: int, why: str) -> None:
         followed = self.followed.pop(ident)
+        _say(f"no longer advancing {followed.ref.namespace}/{followed.ref.name}: {why}")
         if self.own is not None and self.runtime.focus is not None:
             key = Key(followed.ref.namespace or "default", followed.ref.name)
             others = {Key(f.ref.namespace or "default", f.ref.name) for f in self.followed.values()}
@@ -224,6 +232,20 @@ class Server:
                 f"{'with' if self.trial_command else 'without'} --trial-command, or once it ends"
             )
         return None
+
+
+def _say(text: str) -> None:
+    """A line on the holder's own stderr: what it does for others is said where it runs."""
+    print(f"katib-resume: {text}", file=sys.stderr)
+
+
+def _what(args: argparse.Namespace) -> str:
+    """The command a request holds, in a few words (``edit experiment other``)."""
+    words = [str(args.command), *map(str, getattr(args, "targets", None) or ())]
+    words += [str(getattr(args, key)) for key in ("kind", "name") if getattr(args, key, None)]
+    if getattr(args, "filename", None):
+        words += ["-f", str(args.filename)]
+    return " ".join(words)
 
 
 def _version(obj: dict[str, object]) -> str:

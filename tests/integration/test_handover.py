@@ -124,6 +124,10 @@ def test_other_commands_are_done_by_the_run_holding_the_directory(
     before = trials(state, "endless")
     wait_for(err, f"kubeflow/endless: {before + 3}/")
     assert trials(state, "kept") == 0  # applied, not run: only a run advances it
+    said = err.read_text()  # the holder says what it did for others, in its own terminal
+    assert "katib-resume: advancing kubeflow/other too, for another command (pid " in said
+    assert "katib-resume: no longer advancing kubeflow/other: completed, reported to its " in said
+    assert "katib-resume: did `edit experiment other` for another command (pid " in said
 
 
 def test_what_the_holder_cannot_do_as_the_command_alone_would_is_refused(
