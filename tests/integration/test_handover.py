@@ -157,7 +157,7 @@ def test_a_handed_over_run_goes_on_by_itself_when_the_holder_ends(
 ) -> None:
     process, state, _ = holder
     err = tmp_path / "follower.err"
-    follower = started("run", "-f", experiment(tmp_path, "long", maxTrialCount=600),
+    follower = started("run", "-f", experiment(tmp_path, "long", maxTrialCount=1000),
                        "--state-dir", state, err=err)  # fmt: skip
     wait_for(err, "kubeflow/long: ")  # followed: the holder advances it
     process.send_signal(signal.SIGTERM)
@@ -166,7 +166,7 @@ def test_a_handed_over_run_goes_on_by_itself_when_the_holder_ends(
     assert follower.returncode == 0, err.read_text()[-2000:]
     assert "the command advancing kubeflow/long ended: continuing it here" in err.read_text()
     assert "Experiment kubeflow/long: Succeeded=True" in out
-    assert trials(state, "long") == 600
+    assert trials(state, "long") == 1000
 
 
 def test_ctrl_c_in_a_handed_over_run_stops_its_experiment_only(
