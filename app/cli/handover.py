@@ -76,17 +76,19 @@ class _Waiting:
 
     def _step(self) -> int | argparse.Namespace | None:
         request = self.box.get(self.ident)
+        if request is not None and request.state == inbox.FOLLOWING:
+            self._follow(request)
+        if request is not None and request.state != inbox.DONE:
+            if not _free(Path(self.args.state_dir)) and not self._given_up(request):
+                return None
+            request = self.box.get(self.ident)  # after the lock was seen free: all is in it
         if request is None:  # dropped by nobody but this command: the inbox was replaced
             return self.args
-        if request.state == inbox.FOLLOWING:
-            self._follow(request)
         if request.state == inbox.DONE:
             self.box.drop(self.ident)
             sys.stdout.write(request.out)
             sys.stderr.write(request.err)
             return int(request.code or 0)
-        if not _free(Path(self.args.state_dir)) and not self._given_up(request):
-            return None
         return self._take_over(request)
 
     def _given_up(self, request: inbox.Request) -> bool:
@@ -108,12 +110,16 @@ class _Waiting:
             print(f"{request.target}: {request.progress} trials completed", file=sys.stderr)
 
     def _take_over(self, request: inbox.Request) -> argparse.Namespace | None:
-        """The command to do here, the holder having ended; ``None`` if the holder took the
-        request meanwhile (its answer comes next)."""
+        """The command to do here, the holder having ended; ``None`` if a holder took the
+        request meanwhile (its answer comes next). A holder takes a request only while it holds
+        the lock, and answers it before it lets go; so a request taken, the lock free, is one
+        whose holder was killed doing it, and nobody else will."""
         if request.state == inbox.PENDING and not self.box.move(
             self.ident, (inbox.PENDING,), inbox.WITHDRAWN
         ):
-            return None
+            return None  # a holder took it just now
+        if request.state in (inbox.TAKEN, inbox.FOLLOWING) and not _free(Path(self.args.state_dir)):
+            return None  # taken by a holder that came after the lock was seen free: it holds it
         self.box.drop(self.ident)
         if request.target is None:  # never taken, or taken by a holder that was killed
             return self.args
