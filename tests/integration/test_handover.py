@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -198,3 +199,38 @@ def test_deleting_the_holders_own_experiment_ends_its_run(
         'Error from server (NotFound): experiments.kubeflow.org "endless" not found: '
         "deleted while it ran"
     )
+
+
+def test_requests_made_at_once_are_each_done_once(
+    tmp_path: Path, holder: tuple[subprocess.Popen[str], Path, Path]
+) -> None:
+    process, state, _ = holder
+    runs = [
+        started(
+            "run",
+            "-f",
+            experiment(tmp_path, name, maxTrialCount=6),
+            "--state-dir",
+            state,
+            err=tmp_path / f"{name}.err",
+        )
+        for name in ("first", "second", "third")
+    ]
+    edit = cli("edit", "experiment", "endless", "-n", NS, "--max-trial-count", "900000",
+               "--state-dir", state)  # fmt: skip
+    assert edit.returncode == 0, edit.stderr
+    for name, run in zip(("first", "second", "third"), runs, strict=True):
+        out, _ = run.communicate(timeout=120)
+        assert run.returncode == 0, (tmp_path / f"{name}.err").read_text()
+        assert f"Experiment kubeflow/{name}: Succeeded=True" in out
+        assert trials(state, name) == 6
+    assert process.poll() is None
+    assert not (state / "inbox.db").exists() or not sqlite_rows(state / "inbox.db")
+
+
+def sqlite_rows(path: Path) -> list[tuple[object, ...]]:
+    db = sqlite3.connect(path)
+    try:
+        return db.execute("SELECT id, state FROM requests").fetchall()
+    finally:
+        db.close()
