@@ -153,14 +153,21 @@ def test_what_the_holder_cannot_do_as_the_command_alone_would_is_refused(
     assert denied.returncode == 1, denied.stderr
 
 
+def followed(tmp_path: Path, state: Path, limit: int) -> tuple[subprocess.Popen[str], Path]:
+    """A ``run -f`` of the Experiment ``long`` handed over to the holder, once it reports that
+    the holder advances it; and the file of its stderr."""
+    err = tmp_path / "follower.err"
+    follower = started("run", "-f", experiment(tmp_path, "long", maxTrialCount=limit),
+                       "--state-dir", state, err=err)  # fmt: skip
+    wait_for(err, "kubeflow/long: ")
+    return follower, err
+
+
 def test_a_handed_over_run_goes_on_by_itself_when_the_holder_ends(
     tmp_path: Path, holder: tuple[subprocess.Popen[str], Path, Path]
 ) -> None:
     process, state, _ = holder
-    err = tmp_path / "follower.err"
-    follower = started("run", "-f", experiment(tmp_path, "long", maxTrialCount=1000),
-                       "--state-dir", state, err=err)  # fmt: skip
-    wait_for(err, "kubeflow/long: ")  # followed: the holder advances it
+    follower, err = followed(tmp_path, state, 1000)
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=60) == 130
     out, _ = follower.communicate(timeout=120)
@@ -174,10 +181,7 @@ def test_ctrl_c_in_a_handed_over_run_stops_its_experiment_only(
     tmp_path: Path, holder: tuple[subprocess.Popen[str], Path, Path]
 ) -> None:
     process, state, holder_err = holder
-    err = tmp_path / "follower.err"
-    follower = started("run", "-f", experiment(tmp_path, "long", maxTrialCount=100000),
-                       "--state-dir", state, err=err)  # fmt: skip
-    wait_for(err, "kubeflow/long: ")
+    follower, _ = followed(tmp_path, state, 100000)
     follower.send_signal(signal.SIGINT)
     assert follower.wait(timeout=60) == 130
     time.sleep(1.0)  # its Trials in flight finish; nothing new is started for it
