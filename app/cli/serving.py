@@ -62,8 +62,11 @@ class _Followed:
     pid: int
     """The command's, which reads the answer: the run is dropped if it has gone."""
     progress: str = ""
-    marks: tuple[str, str, bool] | None = None
+    versions: tuple[str, str] | None = None
+    """Its Experiment's and Suggestion's ``resourceVersion`` at the last step."""
+    completed: bool = False
     quiet: int = 0
+    """The steps in a row at ``versions``."""
 
 
 @contextlib.contextmanager
@@ -184,16 +187,13 @@ class Server:
         if progress != followed.progress:
             followed.progress = progress
             box.report(ident, progress)
-        marks = (_version(experiment), _version(self._suggestion(followed.ref)), False)
-        if followed.marks is not None and marks[:2] == followed.marks[:2]:
+        versions = (_version(experiment), _version(self._suggestion(followed.ref)))
+        if versions == followed.versions:
             followed.quiet += 1
-            marks = followed.marks
-        else:
-            followed.quiet = 0
-            completed = self.runtime.parsed.parse(Experiment, experiment).is_completed()
-            marks = (*marks[:2], completed)
-        followed.marks = marks
-        if marks[2] and followed.quiet >= self.needed:
+        else:  # parsed once a version (the controller's models, shared)
+            followed.versions, followed.quiet = versions, 0
+            followed.completed = self.runtime.parsed.parse(Experiment, experiment).is_completed()
+        if followed.completed and followed.quiet >= self.needed:
             failed = failure(cluster, followed.ref)
             code, err = (EXIT_FAILED, f"katib-resume: {failed}\n") if failed else (0, "")
             box.answer(ident, code, report(self.runtime, followed.ref), err)
