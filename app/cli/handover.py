@@ -4,11 +4,12 @@ The command leaves its request in the directory's inbox (``app/embedded/inbox.py
 for the answer of the ``run`` holding the lock, which does it between two of its steps
 (``serving``): ``edit``, ``apply`` and ``delete`` print what the holder's doing of them printed
 and exit with its status. A ``run`` is answered by the holder advancing that Experiment too:
-this command prints its progress, then its report and status when it completes. If the holder
-ends first (its own Experiment done, Ctrl-C, a kill), this command takes the lock and goes on
-itself: a request not yet taken is withdrawn and the command done here, a followed ``run``
-continues as ``run NAME``. Ctrl-C here withdraws a request not yet taken, or has the holder stop
-advancing the followed Experiment (it stays as it is, for a later ``run NAME``).
+this command shows its progress as a run of its own does, then its report and status when it
+completes. If the holder ends first (its own Experiment done, Ctrl-C, a kill), this command
+takes the lock and goes on itself: a request not yet taken is withdrawn and the command done
+here, a followed ``run`` continues as ``run NAME``. Ctrl-C here withdraws a request not yet
+taken, or has the holder stop advancing the followed Experiment (it stays as it is, for a later
+``run NAME``).
 
 A holder that is not a ``run`` (an ``edit``, a ``delete``) serves nothing: it ends soon, and
 the request is withdrawn and done here then. Where the inbox cannot be used, the command is
@@ -18,12 +19,14 @@ refused as it always was (``Busy``, exit status 2).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fcntl
 import json
 import os
 import sqlite3
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from katib_resume.app.cli.embedded_flags import DEFAULT_SEED
@@ -57,11 +60,16 @@ def hand_over(args: argparse.Namespace) -> int | argparse.Namespace:
 class _Waiting:
     def __init__(self, box: inbox.Inbox, ident: int, args: argparse.Namespace) -> None:
         self.box, self.ident, self.args = box, ident, args
-        self.shown: str | None = None
-        self.following = False
+        self.display = contextlib.ExitStack()
+        self.update: Callable[[], None] | None = None
+        self.progress = ""
         self.left_at: float | None = None
 
     def outcome(self) -> int | argparse.Namespace:
+        with self.display:
+            return self._waited()
+
+    def _waited(self) -> int | argparse.Namespace:
         try:
             while True:
                 found = self._step()
@@ -86,6 +94,7 @@ class _Waiting:
             return self.args
         if request.state == inbox.DONE:
             self.box.drop(self.ident)
+            self.display.close()  # the progress shown, then the answer
             sys.stdout.write(request.out)
             sys.stderr.write(request.err)
             return int(request.code or 0)
@@ -102,12 +111,19 @@ class _Waiting:
         return time.monotonic() - self.left_at > LEFT_SECONDS
 
     def _follow(self, request: inbox.Request) -> None:
-        if not self.following:
-            self.following = True
+        """Show the followed run's progress as a ``run`` of its own shows it."""
+        if self.update is None:
+            from katib_resume.app.cli.run import shown  # (only a run is followed: imported)
+
             sys.stderr.write(request.err)  # the notices of its start
-        if request.progress is not None and request.progress != self.shown:
-            self.shown = request.progress
-            print(f"{request.target}: {request.progress} trials completed", file=sys.stderr)
+            self.update = self.display.enter_context(shown(str(request.target), self._counts))
+        self.progress = request.progress or self.progress
+        self.update()
+
+    def _counts(self) -> tuple[int, int | None]:
+        """The holder's ``completed/limit`` (``-``: none) as the two numbers."""
+        done, _, limit = self.progress.partition("/")
+        return int(done or 0), None if limit in ("", "-") else int(limit)
 
     def _take_over(self, request: inbox.Request) -> argparse.Namespace | None:
         """The command to do here, the holder having ended; ``None`` if a holder took the
@@ -124,6 +140,7 @@ class _Waiting:
         if request.target is None:  # never taken, or taken by a holder that was killed
             return self.args
         where, name = request.target.split("/", 1)
+        self.display.close()
         print(
             f"katib-resume: the command advancing {request.target} ended: continuing it here",
             file=sys.stderr,

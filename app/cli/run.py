@@ -238,7 +238,14 @@ def progress(runtime: Runtime, ref: ObjectRef) -> Iterator[Callable[[], None]]:
         experiment = _current(runtime, ref)
         return completed_trials(experiment), (experiment.get("spec") or {}).get("maxTrialCount")
 
-    label = f"{ref.namespace}/{ref.name}"
+    with shown(f"{ref.namespace}/{ref.name}", counts) as update:
+        yield update
+
+
+@contextmanager
+def shown(label: str, counts: Callable[[], tuple[int, int | None]]) -> Iterator[Callable[[], None]]:
+    """An update callback showing ``counts()`` (completed, maxTrialCount): a bar on a terminal,
+    else a line each time they change (also for a ``run`` handed over: ``handover``)."""
     if sys.stderr.isatty():
         with _bar(label, counts) as update:
             yield update
