@@ -93,13 +93,16 @@ def held(state_dir: Path) -> Runtime | None:
 @contextmanager
 def _focused(runtime: Runtime, options: Options) -> Iterator[Runtime]:
     """The held runtime advancing what the nested command names (as its own session would)
-    for as long as the command, then what it advanced before."""
+    for as long as the command, then what it advanced before, each of those reconciled at once:
+    their changes meanwhile were not queued (``Runtime._enqueue``), and would wait for a resync."""
     before = runtime.focus
     runtime.focus = None if options.focus is None else frozenset(Key(*f) for f in options.focus)
     try:
         yield runtime
     finally:
         runtime.focus = before
+        for key in before or ():
+            runtime.controller.enqueue(key)
 
 
 @contextmanager
