@@ -10,13 +10,16 @@ one addition when an object is replaced, so it costs O(1) per change and O(1) to
 digests mean equal sets of versions, so a relist lists only the kinds whose digests differ (two
 different sets share a digest with a chance of about 2**-64 per comparison).
 
-The hash is Python's own, salted per process: a digest is compared only with one made in the
-same process (the fake API server and the informer it feeds), never stored. Pure: no I/O.
+The hash is stable across processes (BLAKE2b of the four fields, 64 bits), not Python's salted
+``hash``: a digest may be stored and read back by another process, so a group of objects kept
+sealed on disk (``core.blocks``) stands in a digest for its members exactly, whether a holder
+has read the members or only the group's record. Pure: no I/O.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
+from hashlib import blake2b
 from typing import NamedTuple
 
 from katib_resume.core.manifest import Manifest
@@ -37,9 +40,11 @@ EMPTY = Digest(0, 0)
 
 
 def fingerprint(obj: Manifest) -> int:
-    """A hash of what a relist compares: the object's identity and its ``resourceVersion``."""
+    """A hash of what a relist compares: the object's identity and its ``resourceVersion``,
+    the same in every process (0.6 µs; the fields joined by NUL, which no name, UID or version
+    holds)."""
     meta = obj["metadata"]
-    return hash(
+    text = "\0".join(
         (
             meta.get("namespace") or "",
             meta["name"],
@@ -47,6 +52,7 @@ def fingerprint(obj: Manifest) -> int:
             str(meta.get("resourceVersion") or ""),
         )
     )
+    return int.from_bytes(blake2b(text.encode(), digest_size=8).digest(), "little")
 
 
 class Digests:

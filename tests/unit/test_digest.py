@@ -63,3 +63,25 @@ def test_objects_added_at_once_make_the_digest_they_make_one_by_one() -> None:
     at_once.moved(KIND, objects[3], None)
     assert at_once.of(KIND) == _of(*objects[:3], *objects[4:])
     assert Digests().of(KIND) == EMPTY
+
+
+def test_a_fingerprint_is_the_same_in_every_process_so_a_digest_can_be_stored() -> None:
+    """Not Python's salted ``hash``: another process (another hash seed) computes the same
+    value, which is BLAKE2b's of the fields joined by NUL (pinned, so a stored digest keeps its
+    meaning across releases)."""
+    import hashlib
+    import os
+    import subprocess
+    import sys
+
+    text = b"ns\0a\0u1\x001"
+    pinned = int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "little")
+    assert fingerprint(_obj()) == pinned
+    meta = "{'namespace': 'ns', 'name': 'a', 'uid': 'u1', 'resourceVersion': '1'}"
+    code = f"from katib_resume.core.digest import fingerprint as f; print(f({{'metadata':{meta}}}))"
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=False, env=env, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout) == pinned
