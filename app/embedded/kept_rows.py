@@ -17,7 +17,6 @@ from typing import Any
 
 import orjson
 
-from katib_resume.app.embedded.results import Results
 from katib_resume.app.loop.versions import Seen
 from katib_resume.core.trial_ledger import TrialRecord
 from katib_resume.core.trial_phases import TrialPhase
@@ -28,6 +27,8 @@ _PHASES = {phase.value: phase for phase in TrialPhase}
 """``TrialPhase(text)`` as a look-up (an unknown phase is a ``KeyError``: unreadable)."""
 _NUMBERS = frozenset({float, type(None)})
 """The types of a kept result read as it is (an integer is made a float)."""
+Results = dict[str, float | None]
+"""A result entry: Trial name -> objective value (``app.embedded.results``'s)."""
 Records = Mapping[str, tuple[str, TrialRecord]]
 Entries = Mapping[str, tuple[str, Results]]
 

@@ -12,19 +12,29 @@ cache could not follow (``Delta.complete``).
 Given a ``recall`` (``app.embedded.kept``), a page read in full starts from the entries kept
 from an earlier book for the same Experiment and objective: a Trial the cache holds at the
 version its entry was made from takes it unparsed, any other is parsed (as the trial book does).
+
+The Experiment's settled Trials may be sealed in blocks (``core.blocks``) the cache holds
+unread: a page read in full takes their entries from the blocks' notes (``app.embedded.notes``)
+instead of the Trials, and hands them out with the others in one mapping that decodes a note's
+entries only when something reads one of them (``_Joined``): the random search reads none. A
+block whose note does not fit it, or was made for another Experiment or objective, is read
+from the cache and its Trials taken as any other.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, compress, repeat
 from operator import itemgetter, ne, not_
 
 from katib_resume.adapters.local.suggestion.results import trial_results
+from katib_resume.app.embedded import notes
+from katib_resume.app.embedded.notes import Note
 from katib_resume.app.loop.keys import Key
 from katib_resume.app.loop.trial_book import basis_text
 from katib_resume.app.loop.versions import seen_of
+from katib_resume.core.blocks import Block
 from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
 from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Experiment, Trial
@@ -48,7 +58,7 @@ class KeptResults:
 
 
 @dataclass
-class _Page:
+class Page:
     basis: Basis
     cursor: Cursor | None = None
     by_trial: dict[str, Results] = field(default_factory=dict)
@@ -58,6 +68,9 @@ class _Page:
     """The ``resourceVersion`` each Trial's entry was made from."""
     text: str = ""
     """The ``basis_text`` of the Experiment the page is for."""
+    notes: tuple[Note, ...] = ()
+    """The notes of the blocks the page's bucket holds unread, whose entries stand for their
+    Trials'."""
 
 
 class ResultBook:
@@ -67,7 +80,7 @@ class ResultBook:
         recall: Callable[[Key], KeptResults | None] | None = None,
     ) -> None:
         self.parse, self.recall = parse, recall
-        self.pages: dict[Key, _Page] = {}
+        self.pages: dict[Key, Page] = {}
 
     def kept(self, key: Key) -> KeptResults | None:
         """The page's entries as ``recall`` will give them back (``None``: no page)."""
@@ -94,20 +107,25 @@ class ResultBook:
         put = {name: (versions[name], page.by_trial[name]) for name in changed}
         return put, held.keys() - versions.keys()
 
-    def results(self, cache: IndexedCache, experiment: Experiment) -> Results:
+    def results(self, cache: IndexedCache, experiment: Experiment) -> Mapping[str, float | None]:
         """Trial name -> objective value (``None``: failed) of ``experiment``'s finished
         Trials, as ``trial_results`` gives them for the Trials the cache holds now."""
         key = Key(experiment.namespace, experiment.metadata.name)
         basis: Basis = (experiment.metadata.uid, experiment.spec.objective)
         page = self.pages.get(key)
         if page is None or page.basis != basis:
-            page = self.pages[key] = _Page(basis)
+            page = self.pages[key] = Page(basis)
         name = experiment.metadata.name
-        delta = cache.changes(API_VERSION, "Trial", LABEL_EXPERIMENT, name, page.cursor)
+        bucket = (API_VERSION, "Trial", LABEL_EXPERIMENT, name)
+        delta = cache.changes(*bucket, page.cursor, blocks=True)
         kept: Entries = {}
         if delta.complete:
             page.by_trial, page.results, page.versions = {}, {}, {}
             page.text = basis_text(experiment)
+            noted = _noted(delta.blocks, page.text)
+            if noted is None:  # a block its note does not describe: its Trials are read
+                delta = cache.changes(*bucket, page.cursor)
+            page.notes = noted or ()
             recalled = None if self.recall is None else self.recall(key)
             if recalled is not None and recalled.basis == page.text:
                 kept = recalled.entries
@@ -121,10 +139,10 @@ class ResultBook:
             if namespace == key.namespace:
                 self._put(page, trial_name, {}, "")
         page.cursor = delta.cursor
-        return dict(page.results)
+        return _Joined(page.notes, dict(page.results)) if page.notes else dict(page.results)
 
     @staticmethod
-    def _put(page: _Page, name: str, entry: Results, version: str) -> None:
+    def _put(page: Page, name: str, entry: Results, version: str) -> None:
         for gone in page.by_trial.pop(name, {}):
             page.results.pop(gone, None)
         page.versions.pop(name, None)
@@ -141,7 +159,7 @@ class ResultBook:
         return (trial_results(experiment, [trial]) if own else {}), version_of(obj)
 
     def _fill(
-        self, page: _Page, experiment: Experiment, changed: Sequence[Manifest], kept: Entries
+        self, page: Page, experiment: Experiment, changed: Sequence[Manifest], kept: Entries
     ) -> None:
         """Fill an emptied ``page`` from a whole bucket, ``changed``: each Trial ``kept``
         holds at its version takes its entry unparsed, found in C-level passes over the bucket
@@ -166,6 +184,49 @@ class ResultBook:
         page.by_trial = dict(zip(names, entries, strict=True))
         page.versions = dict(zip(names, map(_VERSION, compress(held, filled)), strict=True))
         page.results = dict(chain.from_iterable(map(dict.items, entries)))
+
+
+def _noted(blocks: Sequence[Block], basis: str) -> tuple[Note, ...] | None:
+    """The notes of ``blocks`` if each describes its block and was made for ``basis``."""
+    found = tuple(map(notes.read, blocks))
+    if any(note is None or note.basis != basis for note in found):
+        return None
+    return tuple(note for note in found if note is not None)
+
+
+class _Joined(Mapping[str, float | None]):
+    """The blocks' results (their notes' entries, decoded when first read) and the page's:
+    one mapping, the blocks' first (their Trials are the older), names never shared (a Trial
+    is in one block, or held by the cache)."""
+
+    __slots__ = ("_held", "_notes", "_whole")
+
+    def __init__(self, noted: tuple[Note, ...], held: Results) -> None:
+        self._notes, self._held = noted, held
+        self._whole: Results | None = None
+
+    def _all(self) -> Results:
+        if self._whole is None:
+            entries = (entry for note in self._notes for _, entry in note.entries.values())
+            self._whole = dict(chain.from_iterable(map(dict.items, entries)))
+            self._whole.update(self._held)
+        return self._whole
+
+    def __getitem__(self, name: str) -> float | None:
+        if name in self._held:
+            return self._held[name]
+        return self._all()[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._held or name in self._all()
+
+    def __len__(self) -> int:
+        if self._whole is not None:
+            return len(self._whole)
+        return len(self._held) + sum(note.size for note in self._notes)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
 
 
 _NONE: tuple[str, Results] = ("", {})

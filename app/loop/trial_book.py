@@ -20,6 +20,14 @@ at that very version takes its record unparsed (its object is parsed only if the
 the Trials: ``trials`` is then a lazy sequence); any other is parsed and folded; a record
 whose Trial is gone is dropped. So a restart parses what changed since the fold was kept, and
 the ledger is the one a full fold would give (the property tests hold the two together).
+
+A book given a ``noted`` reads the Experiment's settled Trials sealed in blocks the cache holds
+unread (``core.blocks``) from the blocks themselves: ``noted`` turns the blocks (and the
+Experiment's ``basis_text``) into a ``core.trial_ledger.LedgerBase`` (the embedded runtime's
+reads the notes sealed with them, ``app.embedded.notes``), the ledger starts from it, and the
+blocks' Trials are read and parsed only if the planner walks the Trials. When ``noted`` cannot
+vouch for every block (``None``), the blocks are read from the cache and their Trials taken as
+any other's.
 """
 
 from __future__ import annotations
@@ -37,9 +45,17 @@ from katib_resume.app.loop.versions import seen_of
 from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
 from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Experiment, Trial
+from katib_resume.core.blocks import Block
 from katib_resume.core.objects import Cursor, Delta, IndexedCache, key_of, version_of
 from katib_resume.core.ports import Cluster
-from katib_resume.core.trial_ledger import TrialLedger, TrialRecord, advance, basis_of, ledger_of
+from katib_resume.core.trial_ledger import (
+    LedgerBase,
+    TrialLedger,
+    TrialRecord,
+    advance,
+    basis_of,
+    ledger_of,
+)
 
 Parse = Callable[[Manifest], Trial]
 Name = tuple[str, str]
@@ -57,6 +73,9 @@ class Kept:
 
 
 Recall = Callable[[Key], "Kept | None"]
+Noted = Callable[[Sequence[Block], str], LedgerBase | None]
+"""(an Experiment's unread blocks, its ``basis_text``) -> the ledger base they stand for, or
+``None`` if some block's Trials must be read."""
 
 
 def basis_text(experiment: Experiment) -> str:
@@ -74,6 +93,8 @@ class _Page:
     raw: dict[Name, Manifest] = field(default_factory=dict)
     """Trials taken from a kept fold, not parsed yet (``_Trials`` parses them if read)."""
     trials: Sequence[Trial] = ()
+    blocks: tuple[Block, ...] = ()
+    """The bucket's blocks the cache holds unread, counted by the ledger's base."""
     ledger: TrialLedger | None = None
     basis: str = ""
     """The ``basis_text`` the ledger was folded for."""
@@ -84,15 +105,18 @@ class _Trials(Sequence[Trial]):
 
     def __init__(self, page: _Page, parse: Parse) -> None:
         self.models, self.raw, self.parse = tuple(page.models.values()), dict(page.raw), parse
+        self.blocks = page.blocks
         self.held: tuple[Trial, ...] | None = None
 
     def _all(self) -> tuple[Trial, ...]:
         if self.held is None:
-            self.held = (*self.models, *(self.parse(obj) for obj in self.raw.values()))
+            sealed = (obj for block in self.blocks for obj in block.load())
+            raw = (*self.raw.values(), *sealed)
+            self.held = (*self.models, *(self.parse(obj) for obj in raw))
         return self.held
 
     def __len__(self) -> int:
-        return len(self.models) + len(self.raw)
+        return len(self.models) + len(self.raw) + sum(block.size for block in self.blocks)
 
     @overload
     def __getitem__(self, index: int) -> Trial: ...
@@ -120,9 +144,9 @@ def indexed(cluster: Cluster) -> TypeGuard[IndexedCache]:
 
 
 class TrialBook:
-    def __init__(self, recall: Recall | None = None) -> None:
+    def __init__(self, recall: Recall | None = None, noted: Noted | None = None) -> None:
         self.pages: dict[Key, _Page] = {}
-        self.recall = recall
+        self.recall, self.noted = recall, noted
 
     def read(
         self, cluster: Cluster, key: Key, experiment: Experiment | None, parse: Parse
@@ -133,23 +157,39 @@ class TrialBook:
             listed = cluster.list(API_VERSION, "Trial", key.namespace, {LABEL_EXPERIMENT: key.name})
             return tuple(parse(obj) for obj in listed), None
         page = self.pages.setdefault(key, _Page())
-        delta = cluster.changes(API_VERSION, "Trial", LABEL_EXPERIMENT, key.name, page.cursor)
+        bucket = (API_VERSION, "Trial", LABEL_EXPERIMENT, key.name)
+        delta = cluster.changes(*bucket, page.cursor, blocks=self.noted is not None)
+        base = self._base(delta, experiment)
+        if delta.blocks and base is None:  # a block the book cannot count: its Trials are read
+            delta = cluster.changes(*bucket, page.cursor)
         kept = self._kept(key, experiment) if delta.complete else None
+        if delta.complete:
+            page.blocks = delta.blocks
         changed, removed = self._turn(page, key.namespace, delta, parse, kept)
         if experiment is None:
-            if not page.models and not page.raw:
+            if not page.models and not page.raw and not page.blocks:
                 del self.pages[key]  # nothing left to remember
             page.ledger = None
             return page.trials, None
         ledger = page.ledger
-        if kept is not None:
-            records = [kept.records[name][1] for _, name in page.raw]
-            ledger = TrialLedger.restored(experiment.spec.objective, records, basis_of(experiment))
+        if kept is not None or base is not None:
+            records = [] if kept is None else [kept.records[name][1] for _, name in page.raw]
+            bases = [LedgerBase.of(records)] if base is None else [base, LedgerBase.of(records)]
+            ledger = TrialLedger.based(
+                experiment.spec.objective, LedgerBase.joined(bases), basis_of(experiment)
+            )
         if ledger is not None:
             ledger = advance(ledger, experiment, changed, [name for _, name in removed])
         page.ledger = ledger if ledger is not None else ledger_of(experiment, page.trials)
         page.basis = basis_text(experiment)
         return page.trials, page.ledger
+
+    def _base(self, delta: Delta, experiment: Experiment | None) -> LedgerBase | None:
+        """The ledger base of a whole bucket's unread blocks (``noted``), if it can count them
+        for ``experiment``; ``None`` without blocks."""
+        if not delta.blocks or self.noted is None or experiment is None:
+            return None
+        return self.noted(delta.blocks, basis_text(experiment))
 
     def _kept(self, key: Key, experiment: Experiment | None) -> Kept | None:
         """The recalled fold of ``key``, if it was folded for ``experiment`` as it is now."""
@@ -164,12 +204,12 @@ class TrialBook:
         if page is None or page.ledger is None:
             return None
         records = {}
-        for record in page.ledger.records():
-            name = (key.namespace, record.name)
+        for name in (*page.models, *page.raw):  # the blocks' records are their notes'
+            record = page.ledger.record(name[1])
             model, obj = page.models.get(name), page.raw.get(name)
             version = model.metadata.resource_version if model is not None else None
             version = version if obj is None else version_of(obj)
-            if version:
+            if record is not None and version:
                 records[record.name] = (version, record)
         return Kept(page.basis, records)
 
@@ -221,13 +261,15 @@ class TrialBook:
             page.models.pop(name, None)
             page.raw.pop(name, None)
         if changed or removed or delta.complete:
-            page.trials = _Trials(page, parse) if page.raw else tuple(page.models.values())
+            lazy = page.raw or page.blocks
+            page.trials = _Trials(page, parse) if lazy else tuple(page.models.values())
         page.cursor = delta.cursor
         return changed, removed
 
     def counts(self) -> Mapping[Key, int]:
-        """The Trials remembered per Experiment (for tests and benchmarks)."""
-        return {key: len(page.models) + len(page.raw) for key, page in self.pages.items()}
+        """The Trials remembered per Experiment, its blocks' counted (for tests and
+        benchmarks)."""
+        return {key: len(_Trials(page, Trial.model_validate)) for key, page in self.pages.items()}
 
 
 def _adopt(

@@ -1,0 +1,174 @@
+"""A block's note: what the books folded from its members, sealed with them (``core.blocks``).
+
+When a command ends, the runtime seals each Experiment's settled Trials into a block
+(``app.embedded.sealing``), and the store keeps this note with it, unread, handing it back with
+the block. A restart's books start from the notes of an Experiment's blocks instead of reading
+its Trials: the trial ledger from each phase's names and the best record
+(``core.trial_ledger.LedgerBase``), the result book from the entries (``app.embedded.results``).
+
+A note is three JSON texts, one per line (``orjson`` writes no newline inside a text, escaping
+any a string holds): the *head*, decoded when the block is first used, and the members' ledger
+records and result entries (``kept_rows``' rows), kept as text and decoded only when something
+needs one of them: a member's record once its Trial changed, an algorithm that reads every
+result. The head also holds the digest the block had when it was sealed; a block whose digest
+is not that any more (a member written since, which the store takes out of the block) has a
+note that does not describe it, and is read instead (``fits``).
+
+Nothing in a note is trusted beyond what it was made from: it is used only for the block it was
+sealed with, at that block's digest, and for the Experiment and objective it was folded for
+(``basis``: ``app.loop.trial_book.basis_text``). A head that cannot be read makes the note
+unusable (the block is read); a part that cannot be read when it is first needed is a damaged
+state (``DamagedObject``, as a Trial's body is: one line, exit status 2).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Protocol, TypeVar
+
+import orjson
+
+from katib_resume.adapters.fake.lazy import DamagedObject
+from katib_resume.app.embedded import kept_rows as rows
+from katib_resume.app.embedded.kept_rows import UNREADABLE
+from katib_resume.core.blocks import Block
+from katib_resume.core.digest import Digest
+from katib_resume.core.trial_ledger import LedgerBase, TrialRecord
+from katib_resume.core.trial_phases import TrialPhase
+from katib_resume.core.trials import FIELD_OF, TrialCounts
+
+_T = TypeVar("_T")
+VERSION = 1
+"""The note's layout: a note of another is not read (its block is)."""
+_PHASES = {phase.value: phase for phase in TrialPhase}
+Results = dict[str, float | None]
+Records = Mapping[str, tuple[str, TrialRecord]]
+Entries = Mapping[str, tuple[str, Results]]
+
+
+def sealable_record(record: TrialRecord) -> bool:
+    """Whether a note can hold ``record``: JSON has no NaN nor infinity (``kept_rows``)."""
+    return record.key is None or math.isfinite(record.key)
+
+
+def sealable_entry(entry: Results) -> bool:
+    return all(value is None or math.isfinite(value) for value in entry.values())
+
+
+def written(basis: str, digest: Digest, records: Records, entries: Entries) -> str:
+    """The note of a block of the Trials ``records`` names (each ``sealable_record``), with
+    ``entries`` (``sealable_entry``) for those that have one, sealed at ``digest``."""
+    names: dict[str, list[str]] = {}
+    for name in sorted(records):
+        names.setdefault(records[name][1].phase.value, []).append(name)
+    ranked = [(r.key, name) for name, (_, r) in records.items() if r.key is not None]
+    best = None if not ranked else rows.record_rows({min(ranked)[1]: records[min(ranked)[1]]})[0]
+    head = {
+        "v": VERSION,
+        "basis": basis,
+        "digest": [digest.size, digest.total],
+        "names": names,
+        "best": best,
+        "entries": sum(len(entry) for _, entry in entries.values()),
+    }
+    parts = (head, rows.record_rows(records), rows.entry_rows(entries))
+    return "\n".join(orjson.dumps(part).decode() for part in parts)
+
+
+class Noted(Protocol):
+    """A block as its holders know it (``core.blocks.Block``, the store's row of a block it
+    read): what a note is read against."""
+
+    @property
+    def id(self) -> int: ...
+
+    @property
+    def api_version(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def namespace(self) -> str: ...
+
+    @property
+    def fields(self) -> frozenset[tuple[str, str]]: ...
+
+    @property
+    def digest(self) -> Digest: ...
+
+    @property
+    def note(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class Note:
+    """A note's head, read; its records and entries decoded when first asked for."""
+
+    block: Noted
+    basis: str
+    size: int
+    """How many results the note's entries hold (a mapping of them has this length)."""
+    _records_text: str
+    _entries_text: str
+
+    @cached_property
+    def records(self) -> dict[str, tuple[str, TrialRecord]]:
+        """The members' ledger records by name (decoded once)."""
+        return _decoded(self.block, self._records_text, rows.records_of)
+
+    @cached_property
+    def entries(self) -> dict[str, tuple[str, Results]]:
+        """The members' result entries by name (decoded once)."""
+        return _decoded(self.block, self._entries_text, rows.entries_of)
+
+    def record_list(self) -> Iterable[TrialRecord]:
+        """The records alone, as a ledger base reads them."""
+        return [record for _, record in self.records.values()]
+
+    base: LedgerBase = field(init=False)
+    """The trial ledger's base of the block: the head's names and best, its records read
+    when the ledger needs one (set by ``read``)."""
+
+
+def ledger_base(blocks: Sequence[Block], basis: str) -> LedgerBase | None:
+    """The ledger base of an Experiment's unread ``blocks`` (``TrialBook``'s ``noted``):
+    ``None`` unless every block's note describes it and was made for ``basis``."""
+    found = [read(block) for block in blocks]
+    if any(note is None or note.basis != basis for note in found):
+        return None
+    return LedgerBase.joined(note.base for note in found if note is not None)
+
+
+def read(block: Noted) -> Note | None:
+    """``block``'s note if it describes the block as it is (``fits``), else ``None``."""
+    parts = block.note.split("\n", 2)
+    if len(parts) != 3:
+        return None
+    try:
+        head = orjson.loads(parts[0])
+        if type(head) is not dict or head.get("v") != VERSION:
+            return None
+        size, total = head["digest"]
+        if Digest(int(size), int(total)) != block.digest:
+            return None
+        names = {_PHASES[phase]: tuple(map(str, listed)) for phase, listed in head["names"].items()}
+        best = head["best"]
+        best_record = None if best is None else rows.records_of([best])[str(best[0])][1]
+        counts = TrialCounts(**{FIELD_OF[phase]: listed for phase, listed in names.items()})
+        note = Note(block, str(head["basis"]), int(head["entries"]), parts[1], parts[2])
+        object.__setattr__(note, "base", LedgerBase(counts, best_record, note.record_list))
+        return note
+    except (*UNREADABLE, AttributeError):  # a LedgerBase refuses a best it does not rank
+        return None
+
+
+def _decoded(block: Noted, text: str, read: Callable[[Any], _T]) -> _T:
+    try:
+        return read(orjson.loads(text))
+    except UNREADABLE:
+        message = f"the stored block {block.id} of {block.kind}s cannot be decoded"
+        raise DamagedObject(message) from None

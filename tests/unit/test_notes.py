@@ -1,0 +1,62 @@
+"""``app.embedded.notes``: a block's note read back as written, used only for its block as it was
+sealed, and a damaged part found when it is first needed."""
+
+from __future__ import annotations
+
+import pytest
+
+from katib_resume.adapters.fake.lazy import DamagedObject
+from katib_resume.app.embedded import notes
+from katib_resume.app.embedded.results import _Joined
+from katib_resume.core.blocks import Block
+from katib_resume.core.digest import Digest
+from katib_resume.core.trial_ledger import TrialRecord
+from katib_resume.core.trial_phases import TrialPhase
+
+DIGEST = Digest(3, 12345)
+RECORDS = {
+    "t2": ("7", TrialRecord("t2", TrialPhase.SUCCEEDED, 0.5, ({"name": "x", "value": "1"},), ())),
+    "t1": ("5", TrialRecord("t1", TrialPhase.SUCCEEDED, 0.25, (), ({"name": "m"},))),
+    "t3": ("9", TrialRecord("t3", TrialPhase.FAILED, None)),
+}
+ENTRIES = {"t1": ("5", {"t1": 0.25}), "t2": ("7", {"t2": 0.5}), "t3": ("9", {"t3": None})}
+
+
+def _block(note: str, digest: Digest = DIGEST) -> Block:
+    return Block(7, "kubeflow.org/v1beta1", "Trial", "ns", frozenset(), digest, note, list, bool)
+
+
+def test_a_note_reads_back_its_names_best_records_and_entries() -> None:
+    note = notes.read(_block(notes.written("basis", DIGEST, RECORDS, ENTRIES)))
+    assert note is not None and note.basis == "basis"
+    assert note.base.names.names(TrialPhase.SUCCEEDED) == ("t1", "t2")
+    assert note.base.names.names(TrialPhase.FAILED) == ("t3",)
+    assert note.base.best == RECORDS["t1"][1]
+    assert note.records == RECORDS and note.entries == ENTRIES and note.size == 3
+    assert sorted(note.record_list()) == sorted(record for _, record in RECORDS.values())
+
+
+def test_a_note_describes_its_block_only_at_the_digest_it_was_sealed_at() -> None:
+    text = notes.written("basis", DIGEST, RECORDS, ENTRIES)
+    assert notes.read(_block(text, Digest(2, 12345))) is None  # a member taken out since
+    assert notes.read(_block(text.replace('"v":1', '"v":2'))) is None
+    assert notes.read(_block("{}")) is None
+    assert notes.read(_block("not json\n[]\n[]")) is None
+
+
+def test_a_damaged_part_is_found_when_first_needed_and_not_before() -> None:
+    head, _, entries = notes.written("basis", DIGEST, RECORDS, ENTRIES).split("\n")
+    note = notes.read(_block("\n".join((head, "[[1, 2", entries))))
+    assert note is not None and note.entries == ENTRIES  # the head and entries read
+    with pytest.raises(DamagedObject, match="block 7"):
+        _ = note.records
+
+
+def test_the_joined_results_read_a_note_only_for_a_name_the_page_does_not_hold() -> None:
+    note = notes.read(_block(notes.written("basis", DIGEST, RECORDS, ENTRIES)))
+    assert note is not None
+    joined = _Joined((note,), {"t4": 1.0})
+    assert len(joined) == 4 and joined["t4"] == 1.0
+    assert "entries" not in note.__dict__  # not decoded yet
+    assert dict(joined) == {"t1": 0.25, "t2": 0.5, "t3": None, "t4": 1.0}
+    assert "t3" in joined and "t9" not in joined and len(joined) == 4
