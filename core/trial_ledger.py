@@ -19,14 +19,26 @@ change). ``ledger_of`` and ``advance`` add the Experiment: its own Trials only (
 a ledger's ``basis`` (the Experiment's identity and objective) says which Experiment it was
 folded for, so that a ledger kept across an Experiment's deletion and re-creation, or across an
 objective edit, is never reused (``advance`` answers ``None``: fold in full again).
+
+A restart starts a ledger from records kept by the last command (``restored``), and for the
+Trials sealed in blocks (``core.blocks``) from less: a ``LedgerBase`` per block (each phase's
+names and the best record, the records themselves decoded only if asked for), joined into one.
+``based`` is the ledger ``restored`` would make of the base's records, made from that aggregate
+alone (at 5,000 records about 10 microseconds, against 2 milliseconds for ``restored``). It
+reads the records, once, and is a plain ledger from then on, only when an operation needs one:
+all of them (``records``), one other than the best (``record``, a fold of a base Trial), or
+every value again (a rescan of the best). Sealed Trials are settled ones, which hardly ever
+change, so a restart's reconciles (counts, the optimum, the goal, ``unused``, folds of the
+other Trials) read none.
 """
 
 from __future__ import annotations
 
 import bisect
 import copy
-from collections.abc import Iterable, Sequence
-from itertools import compress
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import chain, compress
 from math import isnan
 from operator import attrgetter, itemgetter
 from typing import Any, NamedTuple
@@ -63,6 +75,85 @@ class TrialRecord(NamedTuple):
 
 _PHASE, _KEY = attrgetter("phase"), attrgetter("key")
 _FIRST = itemgetter(0)
+_RANK = attrgetter("key", "name")
+_PHASES = tuple(TrialPhase)
+_NOTHING: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class LedgerBase:
+    """What a ledger starts from instead of its records (``TrialLedger.based``): the aggregate
+    that ``TrialLedger.restored`` would make of them, and the records, read only if asked for.
+
+    A sealer keeps the aggregate with the records it seals (``of``); a restart hands it over
+    with a callable that decodes the records, so a ledger that never needs one never decodes
+    any. Compared by identity (the callable has no value)."""
+
+    names: TrialCounts
+    """Each phase's names, sorted: one per record (a name given twice counts once)."""
+    best: TrialRecord | None
+    """The record ``restored`` ranks best (``None``: no record has a key). A best whose key is
+    NaN says the ranking depends on the records' order (``restored`` remembers such records one
+    by one), which no aggregate knows: ``based`` reads the records at once."""
+    records: Callable[[], Iterable[TrialRecord]]
+    """Every record, decoded when called (a name given twice: its last record counts, as in
+    ``restored``)."""
+    _held: frozenset[str] | None = field(default=None, init=False, repr=False)
+    """Every name, made on the first ``holds`` and shared by every ledger of this base."""
+
+    def __post_init__(self) -> None:
+        best = self.best
+        if best is not None and (
+            best.key is None or not _in_sorted(self.names.names(best.phase), best.name)
+        ):
+            raise ValueError(f"the best record {best.name!r} is not a ranked one of the base")
+
+    @classmethod
+    def of(cls, records: Iterable[TrialRecord]) -> LedgerBase:
+        """The base of ``records`` as a sealer keeps it (the records kept as given)."""
+        kept = tuple(records)
+        ledger = TrialLedger.restored(None, kept, None)
+        return cls(ledger.counts, ledger.optimal, lambda: kept)
+
+    @classmethod
+    def joined(cls, bases: Iterable[LedgerBase]) -> LedgerBase:
+        """One base of several whose names never overlap (a Trial is sealed in one block):
+        ``restored`` of their records chained in order. Each phase's names merged (a sort of
+        sorted runs, at C speed), the best the least by (key, name); a NaN best (its rank
+        unknown) is the joined base's, so that ``based`` reads them all."""
+        parts = tuple(bases)
+        if len(parts) == 1:
+            return parts[0]
+        names = TrialCounts(
+            **{
+                FIELD_OF[phase]: tuple(
+                    sorted(chain.from_iterable(b.names.names(phase) for b in parts))
+                )
+                for phase in _PHASES
+            }
+        )
+        bests = [base.best for base in parts if base.best is not None]
+        unranked = [best for best in bests if best.key is not None and isnan(best.key)]
+        best = unranked[0] if unranked else min(bests, key=_RANK, default=None)
+        return cls(names, best, lambda: chain.from_iterable(base.records() for base in parts))
+
+    def holds(self, name: str) -> bool:
+        """Whether one of the records is named ``name``."""
+        return name in self.held()
+
+    def held(self) -> frozenset[str]:
+        """Every name: a set made once, at C speed, on the first question, and shared by
+        every ledger of this base."""
+        held = self._held
+        if held is None:
+            held = frozenset(chain.from_iterable(map(self.names.names, _PHASES)))
+            object.__setattr__(self, "_held", held)  # a cache: the value does not change
+        return held
+
+
+def _in_sorted(names: Sequence[str], name: str) -> bool:
+    index = bisect.bisect_left(names, name)
+    return index < len(names) and names[index] == name
 
 
 class _Ranker:
@@ -105,6 +196,10 @@ class TrialLedger:
         self._used: tuple[Sequence[dict[str, Any]], int, int] | None = None
         """``unused``'s memo: assignments it read, how many of them from the start all have a
         Trial, and ``_removals`` then."""
+        self._base: LedgerBase | None = None
+        """The base ``based`` started from, until its records are read (``_read``). Meanwhile
+        ``_records`` holds the records of the other Trials only, and ``_best`` may be the
+        base's best."""
 
     @classmethod
     def of(
@@ -142,12 +237,40 @@ class TrialLedger:
         ledger._best = min(ranked) if ranked else None
         return ledger
 
+    @classmethod
+    def based(
+        cls, objective: ObjectiveSpec | None, base: LedgerBase, basis: Basis | None
+    ) -> TrialLedger:
+        """The ledger ``restored(objective, base.records(), basis)`` would be, made from the
+        base's aggregate: each phase's names copied (at C speed) and its best, the records not
+        read. Every answer is that ledger's, after any operations; the records are read (once)
+        by the first operation that needs one (see the module docstring)."""
+        best = base.best
+        if best is not None and best.key is not None and isnan(best.key):
+            return cls.restored(objective, base.records(), basis)
+        ledger = cls(objective, basis)
+        counts = ledger._counts = base.names
+        ledger._tuples = {phase: counts.names(phase) for phase in _PHASES}
+        ledger._names = {phase: list(names) for phase, names in ledger._tuples.items()}
+        ledger._best = None if best is None or best.key is None else (best.key, best.name)
+        ledger._base = base
+        return ledger
+
     def records(self) -> tuple[TrialRecord, ...]:
         """What the ledger keeps, one record per Trial (for ``restored``)."""
+        self._read()
         return tuple(self._records.values())
 
     def record(self, name: str) -> TrialRecord | None:
         """The record of the Trial ``name``, if the ledger keeps one."""
+        record, base = self._records.get(name), self._base
+        if record is not None or base is None:
+            return record
+        if base.best is not None and base.best.name == name:
+            return base.best
+        if not base.holds(name):
+            return None
+        self._read()
         return self._records.get(name)
 
     def updated(self, changed: Iterable[Trial], removed: Iterable[str] = ()) -> TrialLedger:
@@ -166,7 +289,8 @@ class TrialLedger:
 
     def has(self, name: str) -> bool:
         """Whether the Trial ``name`` is one of the ledger's."""
-        return name in self._records
+        base = self._base
+        return name in self._records or (base is not None and base.holds(name))
 
     def goal_reached(self, objective: ObjectiveSpec | None) -> bool:
         """``core.objective.goal_reached`` of the Trials folded, from the optimum kept."""
@@ -176,6 +300,9 @@ class TrialLedger:
     def fold(self, name: str, trial: Trial | None) -> None:
         """Take ``trial`` as the current state of the Trial ``name`` (None: it is gone)."""
         old = self._records.get(name)
+        if old is None and self._base is not None and self._base.holds(name):
+            self._read()  # a base Trial changes: its record leaves the base's aggregate
+            old = self._records.get(name)
         if old is not None:
             self._records = self._records.delete(name)
             self._forget(old)
@@ -200,10 +327,12 @@ class TrialLedger:
         first = self._first_unused(assignments)
         self._used = (assignments, first, self._removals)
         found: list[dict[str, Any]] = []
+        records, base = self._records, self._held()
         for assignment in assignments[first:]:  # the few still without a Trial
             if len(found) >= wanted:
                 break
-            if str(assignment.get("name")) not in self._records:
+            name = str(assignment.get("name"))
+            if name not in records and name not in base:
                 found.append(assignment)
         return found
 
@@ -216,11 +345,25 @@ class TrialLedger:
                 len(assignments) < start or assignments[:start] != seen[:start]
             ):
                 start = 0
-        records = self._records
+        records, base = self._records, self._held()
         for index in range(start, len(assignments)):
-            if str(assignments[index].get("name")) not in records:
+            name = str(assignments[index].get("name"))
+            if name not in records and name not in base:
                 return index
         return len(assignments)
+
+    def _held(self) -> frozenset[str]:
+        """The base's names while its records are unread (the Trials not in ``_records``)."""
+        return _NOTHING if self._base is None else self._base.held()
+
+    def _read(self) -> None:
+        """Take the base's records in, once: from here on a plain ledger. The names and the
+        best already count them (the base's aggregate); the other Trials' records, none of
+        them the base's, are laid over them."""
+        base = self._base
+        if base is not None:
+            held = {record.name: record for record in base.records()}
+            self._records, self._base = Map(held).update(self._records), None
 
     def _record(self, name: str, trial: Trial) -> TrialRecord:
         extra = trial.status.model_extra or {}
@@ -259,6 +402,7 @@ class TrialLedger:
         return record is not None and self._best == (record.key, name)
 
     def _rescan(self) -> tuple[float, str] | None:
+        self._read()
         ranked = [(r.key, r.name) for r in self._records.values() if r.key is not None]
         return min(ranked) if ranked else None
 
@@ -274,7 +418,12 @@ class TrialLedger:
 
     @property
     def optimal(self) -> TrialRecord | None:
-        return None if self._best is None else self._records[self._best[1]]
+        best, base = self._best, self._base
+        if best is None:
+            return None
+        if base is not None and base.best is not None and base.best.name == best[1]:
+            return base.best  # unread: the one base record known
+        return self._records[best[1]]
 
     def current_optimal_trial(self) -> dict[str, Any] | None:
         """Katib's ``status.currentOptimalTrial`` (None while no Trial has an objective value)."""
