@@ -245,15 +245,17 @@ def _needed(step: tuple[Any, ...], block: Block) -> bool:
         )
         return of == kind and namespace in (None, block.namespace) and indexed <= block.fields
     if op == "owned":
-        return step[1] == kind and (OWNER, step[2]) in block.fields
+        return bool(step[1] == kind and (OWNER, step[2]) in block.fields)
     if op == "changes":
-        return step[1] == kind and step[2] in block.fields and not step[3]
-    return op == "table" and step[1] == kind
+        return bool(step[1] == kind and step[2] in block.fields and not step[3])
+    return bool(op == "table" and step[1] == kind)
 
 
 def _step(pair: _Pair, step: tuple[Any, ...]) -> None:
     reference, blocked = pair.reference, pair.blocked
     op = step[0]
+    kind: Kind
+    namespace: str | None
     if op in ("keep", "put", "discard"):
         assert getattr(blocked, op)(step[1]) == getattr(reference, op)(step[1])
     elif op == "get":
