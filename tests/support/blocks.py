@@ -76,3 +76,10 @@ def sealed_groups(
         for start in range(0, len(members), size):
             blocks.append(sealed(members[start : start + size], loads, labels))
     return blocks
+
+
+def members(block: Block, loads: Counter[int]) -> Sequence[Manifest]:
+    """A block's members, read by a test: not counted in ``loads`` (a holder's reads are)."""
+    found = block.load()
+    loads[block.id] -= 1
+    return found
