@@ -134,7 +134,8 @@ class _Readers:
     def read(
         self, informer: Informer, key: tuple[Any, ...], blocks: bool, source: SealingCluster
     ) -> dict[Any, Manifest]:
-        kind, bucket = key[1], key[2]
+        kind: Kind = key[1]
+        bucket: tuple[str, str] = key[2]
         cursor, mirror, held = self.kept.get(key, (None, {}, ()))
         delta = informer.changes(*kind, *bucket, cursor, blocks=blocks)
         if delta.complete:
@@ -204,7 +205,8 @@ class _Worlds:
         elif op[0] == "get":
             assert _get(blocked, _ref(op[1], op[2])) == _get(plain, _ref(op[1], op[2]))
         elif op[0] == "list":
-            mine, theirs = blocked.list(*op[1], "ns", op[2]), plain.list(*op[1], "ns", op[2])
+            kind: Kind = op[1]
+            mine, theirs = blocked.list(*kind, "ns", op[2]), plain.list(*kind, "ns", op[2])
             assert sorted(map(key_of, mine)) == sorted(map(key_of, theirs))
             assert {key_of(o): o for o in mine} == {key_of(o): o for o in theirs}
         elif op[0] == "changes":
