@@ -248,6 +248,11 @@ def test_an_informer_holding_blocks_agrees_with_one_holding_every_object(
     assert {i for by_ns in held.values() for ids in by_ns.values() for i in ids} == set(
         worlds.source.members
     )
+    handed = [m for found in worlds.source.members.values() for m in found]
+    stored = worlds.blocked_cluster.store.all()
+    assert sorted(map(key_of, handed)) == sorted(
+        key_of(o) for o in stored if o["metadata"]["name"] in worlds.source.sealed
+    )
     loss, duplication, reordering, expiry = rates
     for cluster in worlds.clusters():
         cluster.faults.watch.at_random(
