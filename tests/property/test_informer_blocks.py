@@ -31,7 +31,7 @@ from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
 from katib_resume.core.manifest import Manifest
 from katib_resume.core.objects import EVERY, OWNER, Cursor, key_of
 from katib_resume.core.ports import ClusterError, NotFound
-from tests.support.blocks import members, sealed_groups
+from tests.support.blocks import SealingCluster
 
 Kind = tuple[str, str]
 KINDS: tuple[Kind, ...] = ((API_VERSION, "Trial"), (API_VERSION, "Experiment"), ("v1", "Service"))
@@ -54,28 +54,6 @@ OP = st.tuples(st.integers(0, 3), STEP, READS).map(  # reads by label or bucket 
     lambda drawn: drawn[2] if drawn[0] == 0 else drawn[1]  # they read blocks early
 )
 RATES = st.tuples(st.floats(0, 0.3), st.floats(0, 0.2), st.floats(0, 0.2), st.floats(0, 0.1))
-
-
-class SealingCluster(FakeCluster):
-    """A cache's view of a fake cluster whose first list hands the objects named one of
-    ``sealed`` over as list-backed blocks, as they were listed."""
-
-    def __init__(self, cluster: FakeCluster, sealed: frozenset[str], parts: int) -> None:
-        self.__dict__.update(cluster.for_cache().__dict__)
-        self.sealed = sealed
-        self.parts = parts
-        self.loads: Counter[int] = Counter()
-        self.members: dict[int, Sequence[Manifest]] = {}
-        """Each block handed over's members, as listed."""
-
-    def list_blocks_at(
-        self, api_version: str, kind: str
-    ) -> tuple[int, Sequence[Manifest], Sequence[Block]]:
-        cursor, items = self.list_at(api_version, kind)
-        chosen = [o for o in items if o["metadata"]["name"] in self.sealed]
-        blocks = sealed_groups(chosen, self.loads, self.parts)
-        self.members |= {block.id: members(block, self.loads) for block in blocks}
-        return cursor, [o for o in items if o["metadata"]["name"] not in self.sealed], blocks
 
 
 def _ref(kind: Kind, n: int) -> ObjectRef:

@@ -4,7 +4,8 @@
 seals them: its digest is its members', its fields theirs, and ``load`` hands back the very
 objects given (counted in ``loads``, so a test can require that nothing read a block it did not
 need); ``holds`` answers from their names. ``sealed_groups`` seals any objects: grouped as a
-block must be, each group cut in ``parts`` blocks.
+block must be, each group cut in ``parts`` blocks. ``SealingCluster`` is a fake cluster whose
+first list (``app.loop.informer.BlockSource``) hands some objects over in such blocks.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import count
 
+from katib_resume.adapters.fake import FakeCluster
 from katib_resume.core.blocks import Block
 from katib_resume.core.digest import Digests
 from katib_resume.core.manifest import Manifest
@@ -83,3 +85,25 @@ def members(block: Block, loads: Counter[int]) -> Sequence[Manifest]:
     found = block.load()
     loads[block.id] -= 1
     return found
+
+
+class SealingCluster(FakeCluster):
+    """A cache's view of a fake cluster whose first list hands the objects named one of
+    ``sealed`` over as list-backed blocks, as they were listed."""
+
+    def __init__(self, cluster: FakeCluster, sealed: frozenset[str], parts: int) -> None:
+        self.__dict__.update(cluster.for_cache().__dict__)
+        self.sealed = sealed
+        self.parts = parts
+        self.loads: Counter[int] = Counter()
+        self.members: dict[int, Sequence[Manifest]] = {}
+        """Each block handed over's members, as listed."""
+
+    def list_blocks_at(
+        self, api_version: str, kind: str
+    ) -> tuple[int, Sequence[Manifest], Sequence[Block]]:
+        cursor, items = self.list_at(api_version, kind)
+        chosen = [o for o in items if o["metadata"]["name"] in self.sealed]
+        blocks = sealed_groups(chosen, self.loads, self.parts)
+        self.members |= {block.id: members(block, self.loads) for block in blocks}
+        return cursor, [o for o in items if o["metadata"]["name"] not in self.sealed], blocks
