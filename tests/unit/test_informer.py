@@ -134,10 +134,10 @@ def test_a_first_list_holds_blocks_unread_until_a_read_needs_their_trials() -> N
     assert informer.list(API_VERSION, "Experiment", None, {}) == []
     assert informer.relist() == [] and informer.listed == listed  # the digests agree
     assert _loads(source) == [0, 0]
-    trials = informer.list(API_VERSION, "Trial", "ns", {LABEL_EXPERIMENT: "e1"})
-    assert sorted(t["metadata"]["name"] for t in trials) == ["t3", "t4"]
+    assert informer.get(ObjectRef(API_VERSION, "Trial", "ns", "t3"))["metadata"]["name"] == "t3"
     assert _loads(source) == [0, 1]  # e1's block only
-    assert informer.get(ObjectRef(API_VERSION, "Trial", "ns", "t0"))["metadata"]["name"] == "t0"
+    trials = informer.list(API_VERSION, "Trial", "ns", {LABEL_EXPERIMENT: "e0"})
+    assert sorted(t["metadata"]["name"] for t in trials) == ["t0", "t1", "t2"]
     assert _loads(source) == [1, 1]
 
 
