@@ -295,9 +295,9 @@ class Objects:
     def _read(self, kind: Kind, block: Block) -> None:
         """Hold ``block``'s members one by one from now on: in one pass, as a first list puts
         them, or, when one is held already (a block that did not keep to ``hold``'s terms),
-        one by one, the newer version kept."""
-        self._forget(kind, block)
+        one by one, the newer version kept. A block whose ``load`` fails stays held."""
         members = list(block.load())
+        self._forget(kind, block)
         if not self._added(kind, members):
             for obj in members:
                 self.keep(obj)

@@ -178,3 +178,17 @@ def test_fill_forgets_a_kinds_blocks_unread() -> None:
     assert [o["metadata"]["name"] for o in held.table("v1", "Pod").values()] == ["z"]
     again = held.changes("v1", "Pod", EVERY, "", first.cursor, blocks=True)
     assert again.complete and again.blocks == ()
+
+
+def test_a_block_that_cannot_be_read_stays_held() -> None:
+    held, block = Objects(), sealed([_trial("a")], Counter())
+
+    def broken() -> list[dict[str, Any]]:
+        raise OSError("the state is gone")
+
+    held.hold(dataclasses.replace(block, load=broken))
+    with pytest.raises(OSError, match="gone"):
+        held.get("v1", "Pod", "ns", "a")
+    assert held.blocks and held.digest("v1", "Pod") == block.digest
+    delta = held.changes("v1", "Pod", EVERY, "", None, blocks=True)
+    assert [b.id for b in delta.blocks] == [block.id]
