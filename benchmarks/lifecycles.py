@@ -139,9 +139,16 @@ class CountingCache(CountingCluster):
     inner: Informer
 
     def changes(
-        self, api_version: str, kind: str, field: str, value: str, since: Cursor | None
+        self,
+        api_version: str,
+        kind: str,
+        field: str,
+        value: str,
+        since: Cursor | None,
+        *,
+        blocks: bool = False,
     ) -> Delta:
-        return self.inner.changes(api_version, kind, field, value, since)
+        return self.inner.changes(api_version, kind, field, value, since, blocks=blocks)
 
 
 @dataclass

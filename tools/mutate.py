@@ -243,9 +243,11 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/unit/test_objects_edges.py",
         "tests/unit/test_exports.py",
         "tests/property/test_objects.py",
+        "tests/property/test_objects_blocks.py",
         "tests/unit/test_informer.py",
         "tests/unit/test_relist_digests.py",
         "tests/property/test_relist_digests.py",
+        "tests/property/test_informer_blocks.py",
     ),
     "core/digest.py": (
         "tests/unit/test_digest.py",
@@ -276,6 +278,8 @@ TESTS: dict[str, tuple[str, ...]] = {
     "core/object_index.py": (
         "tests/unit/test_objects_edges.py",
         "tests/property/test_objects.py",
+        "tests/property/test_objects_blocks.py",
+        "tests/property/test_index_added.py",
         "tests/unit/test_informer.py",
     ),
     "core/lifecycle/trial.py": (

@@ -114,10 +114,17 @@ class KubeCluster:
         return self.store.select(api_version, kind, namespace, labels)
 
     def changes(
-        self, api_version: str, kind: str, field: str, value: str, since: Cursor | None
+        self,
+        api_version: str,
+        kind: str,
+        field: str,
+        value: str,
+        since: Cursor | None,
+        *,
+        blocks: bool = False,
     ) -> Delta:
         """What changed in one index bucket of the cache since ``since`` (no API call)."""
-        return self.store.changes(api_version, kind, field, value, since)
+        return self.store.changes(api_version, kind, field, value, since, blocks=blocks)
 
     # -- writes: to the API server ---------------------------------------------------------
 

@@ -76,11 +76,19 @@ class Store:
             return self.objects.select(api_version, kind, namespace, labels)
 
     def changes(
-        self, api_version: str, kind: str, field: str, value: str, since: Cursor | None
+        self,
+        api_version: str,
+        kind: str,
+        field: str,
+        value: str,
+        since: Cursor | None,
+        *,
+        blocks: bool = False,
     ) -> Delta:
-        """What changed in one index bucket since ``since`` (``core.objects.Objects.changes``)."""
+        """What changed in one index bucket since ``since`` (``core.objects.Objects.changes``;
+        this cache is handed no block, so ``blocks`` changes no answer)."""
         with self.lock:
-            return self.objects.changes(api_version, kind, field, value, since)
+            return self.objects.changes(api_version, kind, field, value, since, blocks=blocks)
 
     def remember(self, obj: Manifest) -> None:
         """A write's answer: the newest version we know, logged as the write's own echo.

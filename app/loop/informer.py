@@ -22,15 +22,24 @@ was made (it is matched by UID).
 Objects handed out are the cache's own: readers parse them and never mutate them (as with
 client-go's informer caches). They are kept in ``core.objects.Objects``, the structure (and the
 rule for which version is kept) of the Kubernetes adapter's watch cache too.
+
+A cluster that keeps settled objects sealed in blocks (``core.blocks``: the embedded runtime's
+finished Trials) hands them to the first list as blocks (``BlockSource``), and the cache holds
+each unread, in O(1), until an answer needs one of its members (``core.objects``): a restart
+does not read the history it never looks at. A relist of a kind whose digest differs reads the
+cache's blocks of that kind and compares every object, as without them; a block is added only
+by the first list.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Literal, Protocol, TypeGuard, runtime_checkable
 
 from katib_resume.core.actions import EventType, ObjectRef
+from katib_resume.core.blocks import Block
 from katib_resume.core.digest import Digest
 from katib_resume.core.manifest import Manifest
 from katib_resume.core.objects import Cursor, Delta, Objects, newer, version_of
@@ -73,6 +82,30 @@ class Watched(ChangeLog, Protocol):
         ...
 
 
+@runtime_checkable
+class BlockSource(Protocol):
+    """A watched cluster whose first list can hand settled objects over sealed, unread."""
+
+    def list_blocks_at(
+        self, api_version: str, kind: str
+    ) -> tuple[int, Sequence[Manifest], Sequence[Block]]:
+        """What ``Watched.list_at`` answers, with some of the objects in blocks instead of in
+        the list (each object in one or the other), unread: a block's ``load`` and ``holds``
+        answer for its members as they were listed, whatever the cluster wrote since."""
+        ...
+
+
+@functools.cache
+def _block_source_type(cls: type) -> bool:
+    return issubclass(cls, BlockSource)
+
+
+def block_source(cluster: Watched) -> TypeGuard[BlockSource]:
+    """Whether ``cluster`` is a ``BlockSource``, decided once per class (a runtime protocol
+    checked on an instance walks its members on every call)."""
+    return _block_source_type(type(cluster))
+
+
 @dataclass(frozen=True, slots=True)
 class Relisted:
     """A change a list from the API server found that the cache had not seen."""
@@ -101,13 +134,21 @@ class Informer:
 
     def _first_list(self) -> None:
         """``relist`` into the empty cache: every object is new, so each kind's list is held
-        as it comes, put and indexed in one pass (``Objects.fill``), with nothing to compare;
-        a kind the server holds nothing of (its digest empty, as the cache's) is not listed."""
+        as it comes, put and indexed in one pass (``Objects.fill``), with nothing to compare,
+        and its blocks held unread (``BlockSource``); a kind the server holds nothing of (its
+        digest empty, as the cache's) is not listed."""
         self._list(dict.fromkeys(self.kinds), False, self._fill)  # a kind named twice: once
 
-    def _fill(self, api_version: str, kind: str, items: Sequence[Manifest]) -> list[Relisted]:
+    def _fill(self, api_version: str, kind: str) -> tuple[int, list[Relisted]]:
+        blocks: Sequence[Block] = ()
+        if block_source(self.inner):
+            cursor, items, blocks = self.inner.list_blocks_at(api_version, kind)
+        else:
+            cursor, items = self.inner.list_at(api_version, kind)
         self.objects.fill(api_version, kind, items)
-        return []
+        for block in blocks:
+            self.objects.hold(block)
+        return cursor, []
 
     def relist(self, *, full: bool = False) -> list[Relisted]:
         """List from the API server every cached kind whose digest differs from the cache's
@@ -133,10 +174,10 @@ class Informer:
         self,
         kinds: Iterable[tuple[str, str]],
         full: bool,
-        take: Callable[[str, str, Sequence[Manifest]], list[Relisted]],
+        take: Callable[[str, str], tuple[int, list[Relisted]]],
     ) -> list[Relisted]:
-        """List each of ``kinds`` whose digest differs from the cache's (``full``: each), hand
-        its objects to ``take``, and watch from the oldest cursor; what ``take`` found."""
+        """Have ``take`` list each of ``kinds`` whose digest differs from the cache's (``full``:
+        each) and watch from the oldest cursor; what ``take`` found."""
         changes: list[Relisted] = []
         cursors = []
         for api_version, kind in kinds:
@@ -145,15 +186,18 @@ class Informer:
                 cursor, digest = self.inner.digest_at(api_version, kind)
                 agreed = digest == self.objects.digest(api_version, kind)
             if not agreed:
-                cursor, items = self.inner.list_at(api_version, kind)
+                cursor, found = take(api_version, kind)
                 self.listed += 1
-                changes += take(api_version, kind, items)
+                changes += found
             cursors.append(cursor)
         self.cursor = min(cursors)
         self.relists += 1
         return changes
 
-    def _merge(self, api_version: str, kind: str, items: Sequence[Manifest]) -> list[Relisted]:
+    def _merge(self, api_version: str, kind: str) -> tuple[int, list[Relisted]]:
+        """List the kind and keep what differs from the cache (its blocks of the kind read:
+        every object is compared)."""
+        cursor, items = self.inner.list_at(api_version, kind)
         held = self.objects.table(api_version, kind)
         fresh = {
             (obj["metadata"].get("namespace") or "", obj["metadata"]["name"]): obj for obj in items
@@ -174,7 +218,7 @@ class Informer:
                 old = None
             self.objects.put(obj)
             changes.append(Relisted("ADDED" if old is None else "MODIFIED", obj))
-        return changes
+        return cursor, changes
 
     def sync(self) -> Sequence[Change]:
         """Apply the watch events since the last sync; after ``Gone``, what a relist found.
@@ -206,10 +250,18 @@ class Informer:
         return self.objects.select(api_version, kind, namespace, labels)
 
     def changes(
-        self, api_version: str, kind: str, field: str, value: str, since: Cursor | None
+        self,
+        api_version: str,
+        kind: str,
+        field: str,
+        value: str,
+        since: Cursor | None,
+        *,
+        blocks: bool = False,
     ) -> Delta:
-        """What changed in one index bucket since ``since`` (``core.objects.Objects.changes``)."""
-        return self.objects.changes(api_version, kind, field, value, since)
+        """What changed in one index bucket since ``since`` (``core.objects.Objects.changes``:
+        with ``blocks``, the unread blocks under it as blocks)."""
+        return self.objects.changes(api_version, kind, field, value, since, blocks=blocks)
 
     def create(self, manifest: Manifest) -> Manifest:
         return self._write(ObjectRef.of(manifest), lambda: self.inner.create(manifest))

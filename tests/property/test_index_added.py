@@ -2,7 +2,9 @@
 ``moved(kind, name, None, obj)`` of each object in order leaves, for objects of every shape:
 labels present, absent, empty or not text; owner references absent, several, not a
 controller's, without a UID; metadata missing. The bulk passes read the plain shapes, and
-anything else is left to ``Index.fields`` one object at a time: both are checked here."""
+anything else is left to ``Index.fields`` one object at a time: both are checked here. So does
+it into buckets that hold objects already and remember names removed (a block read into a
+kind: ``core.objects``), whose records come back last, as a move leaves them."""
 
 from __future__ import annotations
 
@@ -77,3 +79,30 @@ def test_plain_objects_are_placed_in_bulk(objs: list[Any]) -> None:
         for pair in index.fields(obj):
             expected.setdefault(pair, []).append(at)
     assert {pair: list(at) for pair, at in groups.items()} == expected
+
+
+_history = st.lists(
+    st.tuples(st.integers(0, 5), st.one_of(st.none(), _plain)),  # None: the name removed
+    max_size=12,
+)
+
+
+@given(_history, st.lists(st.tuples(st.integers(0, 5), _plain), max_size=6))
+def test_added_after_a_history_leaves_what_moving_one_by_one_leaves(
+    history: list[tuple[int, Any]], objs: list[tuple[int, Any]]
+) -> None:
+    bulk, reference = Index(LABELS), Index(LABELS)
+    held: dict[tuple[str, str], Any] = {}
+    for n, obj in history:
+        name = ("ns", f"o{n}")
+        for index in (bulk, reference):
+            index.moved(KIND, name, held.get(name), obj)
+        if obj is None:
+            held.pop(name, None)
+        else:
+            held[name] = obj
+    named = list({("ns", f"o{n}"): obj for n, obj in objs if ("ns", f"o{n}") not in held}.items())
+    bulk.added(KIND, named)
+    for name, obj in named:
+        reference.moved(KIND, name, None, obj)
+    assert _structure(bulk) == _structure(reference)

@@ -1,15 +1,17 @@
 """The watch-fed cache keeps list and watch consistent, even when a list is stale, and is
-repaired from the API server when its watch lost an event."""
+repaired from the API server when its watch lost an event; sealed Trials handed over as blocks
+by its first list are read only when a read needs them."""
 
 from __future__ import annotations
 
 import pytest
 
 from katib_resume.adapters.fake import FakeCluster
-from katib_resume.app.loop.informer import Informer
+from katib_resume.app.loop.informer import Informer, block_source
 from katib_resume.core.actions import ObjectRef
-from katib_resume.core.katib import API_VERSION
+from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
 from katib_resume.core.ports import AlreadyExists, Conflict, NotFound
+from tests.support.blocks import SealingCluster
 
 REF = ObjectRef(API_VERSION, "Experiment", "ns", "e")
 
@@ -108,6 +110,47 @@ def test_a_late_deletion_does_not_remove_a_namesake() -> None:
     changes = informer.sync()
     assert [c.type for c in changes] == ["DELETED"]  # late: of the old UID
     assert informer.get(REF)["metadata"]["uid"] == _uid(cluster, "e")
+
+
+def _sealed_trials() -> tuple[FakeCluster, SealingCluster]:
+    """Three Trials of Experiment e0 and two of e1, every one sealed: a block per Experiment."""
+    cluster = FakeCluster()
+    for n, experiment_name in enumerate(["e0", "e0", "e0", "e1", "e1"]):
+        meta = {"name": f"t{n}", "namespace": "ns", "labels": {LABEL_EXPERIMENT: experiment_name}}
+        cluster.create({"apiVersion": API_VERSION, "kind": "Trial", "metadata": meta})
+    return cluster, SealingCluster(cluster, frozenset(f"t{n}" for n in range(5)), 1)
+
+
+def _loads(source: SealingCluster) -> list[int]:
+    """How many times the informer read each block, in the order handed over (e0's, e1's)."""
+    return [source.loads[block_id] for block_id in source.members]
+
+
+def test_a_first_list_holds_blocks_unread_until_a_read_needs_their_trials() -> None:
+    cluster, source = _sealed_trials()
+    assert block_source(source) and not block_source(cluster)
+    informer = Informer(source)
+    listed = informer.listed
+    assert informer.list(API_VERSION, "Experiment", None, {}) == []
+    assert informer.relist() == [] and informer.listed == listed  # the digests agree
+    assert _loads(source) == [0, 0]
+    assert informer.get(ObjectRef(API_VERSION, "Trial", "ns", "t3"))["metadata"]["name"] == "t3"
+    assert _loads(source) == [0, 1]  # e1's block only
+    trials = informer.list(API_VERSION, "Trial", "ns", {LABEL_EXPERIMENT: "e0"})
+    assert sorted(t["metadata"]["name"] for t in trials) == ["t0", "t1", "t2"]
+    assert _loads(source) == [1, 1]
+
+
+def test_a_write_to_a_sealed_trial_reads_its_block_and_keeps_the_newer_version() -> None:
+    cluster, source = _sealed_trials()
+    informer = Informer(source)
+    ref = ObjectRef(API_VERSION, "Trial", "ns", "t1")
+    written = cluster.update_spec(ref, {"step": 1}, None)
+    assert [c.object["metadata"]["name"] for c in informer.sync()] == ["t1"]
+    assert _loads(source) == [1, 0]
+    assert informer.get(ref) == written
+    assert len(informer.list(API_VERSION, "Trial", None, {})) == 5
+    assert informer.relist() == []
 
 
 def _uid(cluster: FakeCluster, name: str) -> str:
