@@ -67,7 +67,8 @@ def load(state_dir: Path, ready_after_ticks: int = 1) -> tuple[FakeCluster, Fake
     db = _guarded(path, lambda: connect(path))
     try:
         with heap.paused():  # decoded JSON holds no cycles: nothing to collect (``heap``)
-            snapshot = _guarded(path, lambda: rows.read(db, lambda: connect(path, read_only=True)))
+            later = lambda: connect(path, read_only=True)  # noqa: E731
+            snapshot = _guarded(path, lambda: rows.read(db, later, sealed=True))
         cluster, world = _build(snapshot, state_dir, ready_after_ticks)
         if snapshot[2] is None:  # a new database: its first state, so that writes can follow
             _guarded(path, lambda: rows.write(db, (cluster.store, [], world_state(world))))
