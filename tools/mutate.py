@@ -263,6 +263,8 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/property/test_trial_book.py",
         "tests/property/test_ledger_unused.py",
         "tests/property/test_ledger_sharing.py",
+        "tests/property/test_ledger_restored.py",
+        "tests/property/test_ledger_based.py",
         "tests/property/test_kept_folds.py",
     ),
     "core/metrics_log.py": (

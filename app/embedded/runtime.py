@@ -51,6 +51,7 @@ from katib_resume.adapters.fake.persistence import checkpoint
 from katib_resume.adapters.fake.pods import ContainerRuntime, SimulatedRuntime
 from katib_resume.adapters.fake.processes import ProcessRuntime
 from katib_resume.adapters.local.trials.collector import Collector
+from katib_resume.app.embedded import notes, sealing
 from katib_resume.app.embedded.kept import Summaries
 from katib_resume.app.embedded.models import ModelsByVersion
 from katib_resume.app.embedded.services import ServiceHost
@@ -61,6 +62,7 @@ from katib_resume.app.loop.keys import Key, Resync, every_key, keys_of, trial_ke
 from katib_resume.app.loop.trial_reconcile import TrialWiring
 from katib_resume.core.config import KatibConfig
 from katib_resume.core.katib import API_VERSION
+from katib_resume.core.objects import key_of as object_key
 from katib_resume.core.observation import ObservationLog
 from katib_resume.core.ports import ClusterError
 
@@ -112,8 +114,10 @@ class Runtime:
         self.cluster, self.world, self.tick_seconds = cluster, world, tick_seconds
         self.focus, self.wait_seconds = focus, wait_seconds
         self.clock = cluster.clock
+        self.view = cluster.for_cache()
+        """The cluster as the cache reads it (the stored objects, not copies)."""
         with heap.paused():  # the first list of every object: see ``step``
-            self.informer = Informer(cluster.for_cache(), (*KINDS, RUN_KIND))
+            self.informer = Informer(self.view, (*KINDS, RUN_KIND))
         self.caught_up = False
         """Whether the first step is done (the one that catches up with the state opened)."""
         # one cache of models, by version: the controller and the services read the same
@@ -122,6 +126,7 @@ class Runtime:
         self.kept = Summaries(cluster.store.journal)  # the folds a restart starts from
         self.settled = SettledTrials()
         parsed.book.recall, self.services.result_book.recall = self.kept.trials, self.kept.results
+        parsed.book.noted = notes.ledger_base  # an Experiment's sealed Trials, from their notes
         self.observations = observations or FakeObservationLog()
         wiring = TrialWiring(self.observations, METRICS_WAIT, frozenset({RUN_KIND}))
         self.controller = Controller(
@@ -164,13 +169,14 @@ class Runtime:
 
         A settled Trial (``settled``: finished, its finalizer in place, nothing left to record)
         whose run object is gone has nothing left for its reconcile to do, so a restart skips
-        it: its cost is the Trials with work left, not the history. A Trial at a version the
-        last command's summaries name settled is passed over unread (``app.embedded.settled``).
-        A run object still there wakes its Trial (by owner and by name), so a Job a killed
-        command left is deleted."""
+        it: its cost is the Trials with work left, not the history. The Trials sealed in
+        blocks (``app.embedded.sealing``) are such Trials, and are not listed; a Trial at a
+        version the last command's summaries name settled is passed over unread
+        (``app.embedded.settled``). A run object still there wakes its Trial (by owner and by
+        name), so a Job a killed command left is deleted."""
         for key in every_key(self.informer.inner):
             self._enqueue(key)
-        trials = self.informer.inner.list(API_VERSION, "Trial", None, {})
+        _, trials, _ = self.view.list_blocks_at(API_VERSION, "Trial")
         for trial in self.settled.unsettled(trials):
             if (ref := trial_key_of(trial)) is not None:
                 self._enqueue(ref)
@@ -184,10 +190,11 @@ class Runtime:
         """Every Experiment, and every Trial that has not finished (a finished one changes
         only through the watch): a resync costs no reconcile per Trial of the history, and
         no Python code per settled Trial either (settled implies finished: ``self.settled``
-        passes over those at a version it knows in one C-level pass)."""
+        passes over those at a version it knows in one C-level pass, and the cache's unread
+        blocks hold settled Trials only, so they are not read)."""
         for key in every_key(self.informer.inner):
             self._enqueue(key)
-        trials = self.informer.list(API_VERSION, "Trial", None, {})
+        trials = self.informer.held(API_VERSION, "Trial")
         for trial in self.settled.unsettled(trials):
             if not finished(trial) and (ref := trial_key_of(trial)) is not None:
                 self._enqueue(ref)
@@ -260,17 +267,22 @@ class Runtime:
         raise TimeoutError(f"not done after {max_steps} steps of the embedded runtime")
 
     def close(self) -> None:
-        """Stop the suggestion services and every Trial process still running, and keep the
-        folds of the Trials and the settled ones for the next restart (``kept``)."""
+        """Stop the suggestion services and every Trial process still running, seal each
+        Experiment's settled Trials into blocks (``sealing``), and keep the folds of the other
+        Trials and the settled ones for the next restart (``kept``)."""
         try:
             self.services.stop()
         finally:
             self.containers.stop_all()
-        trials = self.cluster.store.of_kind(API_VERSION, "Trial")
+        store = self.cluster.store
+        trials = store.unsealed(API_VERSION, "Trial")  # the Trials sealed before are not read
         self.settled.unsettled(trials)  # those that finished since they were last judged
+        book, results = self.parsed.book, self.services.result_book
+        sealing.seal(store, book, results, self.settled.known)
+        loose = [t for t in trials if object_key(t) not in store.member_of]
         self.kept.save(
-            self.parsed.book,
-            self.services.result_book,
-            self.settled.newly(),
-            lambda: self.settled.by_experiment(trials),  # only for a summary written whole
+            book,
+            results,
+            self.settled.newly(loose),
+            lambda: self.settled.by_experiment(loose),  # only for a summary written whole
         )

@@ -25,7 +25,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from katib_resume.adapters.fake.sealed import joined
-
 from katib_resume.adapters.fake.store import Store
 from katib_resume.app.embedded import notes
 from katib_resume.app.embedded.results import Page, ResultBook, Results
@@ -81,11 +80,29 @@ def seal(store: Store, book: TrialBook, results: ResultBook, known: set[Seen]) -
         if len(members) >= SEAL_AT:
             store.seal([m.key for m in members], _note(page.basis, members))
             sealed.update(m.key for m in members)
+            _forget(page.models, page.raw, entries, [m.key for m in members])
         blocks = _blocks(store, key, fields)
         for block in blocks:
             books.renote(block)
         _merge(store, page.basis, _blocks(store, key, fields))
     return sealed
+
+
+def _forget(
+    models: dict[tuple[str, str], TrialModel],
+    raw: dict[tuple[str, str], Manifest],
+    entries: Page,
+    trials: list[Trial],
+) -> None:
+    """The books' pages without the Trials just sealed: their note keeps what the pages held
+    of them, so the summary the runtime saves next does not (``app.embedded.kept``)."""
+    for trial in trials:
+        name = (trial[2], trial[3])
+        models.pop(name, None)
+        raw.pop(name, None)
+        for gone in entries.by_trial.pop(trial[3], {}):
+            entries.results.pop(gone, None)
+        entries.versions.pop(trial[3], None)
 
 
 def _fields(store: Store, key: Key) -> frozenset[Field] | None:

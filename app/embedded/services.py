@@ -20,7 +20,7 @@ change and never mutated, so an object is parsed once, by whichever asks first.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -194,7 +194,7 @@ class ServiceHost:
         recorded = experiment.metadata.annotations.get(ANNOTATION_SEED, "")
         return int(recorded) if recorded.isdigit() else self.seed
 
-    def _results(self, experiment: Experiment) -> dict[str, float | None]:
+    def _results(self, experiment: Experiment) -> Mapping[str, float | None]:
         """The finished Trials' results: on a watch cache with an index, those of the Trials
         that changed since the last call folded into the kept ones (``results.ResultBook``).
         Elsewhere, a Trial object is read once: a cache replaces an object when it changes, so

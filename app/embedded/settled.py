@@ -75,11 +75,14 @@ class SettledTrials:
                 left.append(trial)
         return left
 
-    def newly(self) -> Mapping[Key, list[Seen]]:
-        """The versions this runtime judged settled, by the Experiment they are labelled for."""
+    def newly(self, among: Sequence[Manifest] | None = None) -> Mapping[Key, list[Seen]]:
+        """The versions this runtime judged settled, by the Experiment they are labelled for
+        (``among``: only those of these Trials, the ones a closing runtime did not seal into a
+        block, whose versions the summaries need not keep)."""
+        wanted = None if among is None else set(seen_of(among))
         found: dict[Key, list[Seen]] = {}
         for at, key in self.judged.items():
-            if key is not None:
+            if key is not None and (wanted is None or at in wanted):
                 found.setdefault(key, []).append(at)
         return found
 

@@ -249,6 +249,12 @@ class Informer:
     ) -> Sequence[Manifest]:
         return self.objects.select(api_version, kind, namespace, labels)
 
+    def held(self, api_version: str, kind: str) -> Sequence[Manifest]:
+        """The objects of a kind the cache holds one by one, not those of its unread blocks
+        (``core.blocks``): for a reader that knows what a block's members are (the embedded
+        runtime's resync passes over settled Trials, which is all that blocks hold)."""
+        return list(self.objects.by_kind.get((api_version, kind), {}).values())
+
     def changes(
         self,
         api_version: str,

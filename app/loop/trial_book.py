@@ -42,10 +42,10 @@ from typing import TypeGuard, overload
 
 from katib_resume.app.loop.keys import Key
 from katib_resume.app.loop.versions import seen_of
+from katib_resume.core.blocks import Block
 from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
 from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Experiment, Trial
-from katib_resume.core.blocks import Block
 from katib_resume.core.objects import Cursor, Delta, IndexedCache, key_of, version_of
 from katib_resume.core.ports import Cluster
 from katib_resume.core.trial_ledger import (
