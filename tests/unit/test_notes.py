@@ -19,7 +19,11 @@ RECORDS = {
     "t1": ("5", TrialRecord("t1", TrialPhase.SUCCEEDED, 0.25, (), ({"name": "m"},))),
     "t3": ("9", TrialRecord("t3", TrialPhase.FAILED, None)),
 }
-ENTRIES = {"t1": ("5", {"t1": 0.25}), "t2": ("7", {"t2": 0.5}), "t3": ("9", {"t3": None})}
+ENTRIES: dict[str, tuple[str, dict[str, float | None]]] = {
+    "t1": ("5", {"t1": 0.25}),
+    "t2": ("7", {"t2": 0.5}),
+    "t3": ("9", {"t3": None}),
+}
 
 
 def _block(note: str, digest: Digest = DIGEST) -> Block:
