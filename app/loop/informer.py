@@ -152,8 +152,9 @@ class Informer:
 
     def relist(self, *, full: bool = False) -> list[Relisted]:
         """List from the API server every cached kind whose digest differs from the cache's
-        (``full``: every kind), keep what differs from the cache, and watch from the oldest
-        cursor; what changed (for the runtime to reconcile).
+        (``full``: every kind), keep what differs from the cache (its blocks of a listed kind
+        read, so every object is compared), and watch from the oldest cursor; what changed
+        (for the runtime to reconcile).
 
         This is the repair of a watch that lost, repeated or reordered events: the list is
         the server's truth, not a replay of the cache. An object is compared by
