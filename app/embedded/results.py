@@ -151,6 +151,12 @@ class ResultBook:
             page.versions[name] = version
             page.results.update(entry)
 
+    def entry(self, experiment: Experiment, obj: Manifest) -> Results | None:
+        """The entry the book would make of the Trial ``obj`` as it is (``None``: none, a
+        Trial of another namespace or without a result): for one it has not read yet."""
+        taken = self._entry(experiment, obj)
+        return taken[0] if taken is not None and taken[0] else None
+
     def _entry(self, experiment: Experiment, obj: Manifest) -> tuple[Results, str] | None:
         """A Trial's entry, parsed, and its version; ``None`` for one of another namespace."""
         if key_of(obj)[2] != experiment.namespace:

@@ -36,6 +36,7 @@ from katib_resume.core.blocks import Field
 from katib_resume.core.digest import Digest, fingerprint
 from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
 from katib_resume.core.manifest import Manifest
+from katib_resume.core.model import Experiment
 from katib_resume.core.model import Trial as TrialModel
 from katib_resume.core.object_index import EVERY, OWNER, Index
 from katib_resume.core.objects import INDEXED_LABELS, version_of
@@ -67,11 +68,12 @@ def seal(store: Store, book: TrialBook, results: ResultBook, known: set[Seen]) -
     whose notes no longer fit, and merge its blocks; the Trials sealed."""
     sealed: set[Trial] = set()
     for key in sorted(book.pages.keys() & results.pages.keys()):
-        fields = _fields(store, key)
+        experiment = _experiment(store, key)
         page, entries = book.pages[key], results.pages[key]
-        if fields is None or page.ledger is None or page.basis != entries.text:
+        if experiment is None or page.ledger is None or page.basis != entries.text:
             continue
-        books = _Books(store, page.ledger, page.basis, entries)
+        fields = _fields(experiment)
+        books = _Books(store, page.ledger, page.basis, entries, results, experiment)
         members = [
             member
             for name, version in _versions(page.models, page.raw)
@@ -105,13 +107,18 @@ def _forget(
         entries.versions.pop(trial[3], None)
 
 
-def _fields(store: Store, key: Key) -> frozenset[Field] | None:
-    """The index fields of the Experiment's own Trials, if it is stored and not deleting."""
-    experiment = store.find(ObjectRef(API_VERSION, "Experiment", key.namespace, key.name))
-    if experiment is None or experiment["metadata"].get("deletionTimestamp"):
+def _experiment(store: Store, key: Key) -> Experiment | None:
+    """The Experiment ``key``, if it is stored and not deleting."""
+    found = store.find(ObjectRef(API_VERSION, "Experiment", key.namespace, key.name))
+    if found is None or found["metadata"].get("deletionTimestamp"):
         return None
-    uid = str(experiment["metadata"].get("uid") or "")
-    return frozenset({(EVERY, ""), (LABEL_EXPERIMENT, key.name), (OWNER, uid)})
+    return Experiment.model_validate(found)
+
+
+def _fields(experiment: Experiment) -> frozenset[Field]:
+    """The index fields of the Experiment's own Trials."""
+    own = (OWNER, experiment.metadata.uid or "")
+    return frozenset({(EVERY, ""), (LABEL_EXPERIMENT, experiment.metadata.name), own})
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +129,8 @@ class _Books:
     ledger: TrialLedger
     basis: str
     entries: Page
+    results: ResultBook
+    experiment: Experiment
 
     def sealable(
         self, name: tuple[str, str], version: str, known: set[Seen], fields: frozenset[Field]
@@ -141,13 +150,14 @@ class _Books:
         if obj is None or version_of(obj) != version:
             return None
         name = trial[3]
-        record, entry = self.ledger.record(name), self.entries.by_trial.get(name)
+        record = self.ledger.record(name)
         if record is None or not notes.sealable_record(record):
             return None
-        if entry is not None and (
-            self.entries.versions.get(name) != version or not notes.sealable_entry(entry)
-        ):
-            return None  # the result book has not read this version yet, or cannot note it
+        entry = self.entries.by_trial.get(name)
+        if self.entries.versions.get(name) != version:  # not read at this version yet
+            entry = self.results.entry(self.experiment, obj)
+        if entry is not None and not notes.sealable_entry(entry):
+            return None
         return _Member(trial, obj, record, entry)
 
     def renote(self, block: notes.Noted) -> None:

@@ -44,9 +44,10 @@ def _small_blocks(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
-def _experiment(trials: int) -> Experiment:
+def _experiment(trials: int, algorithm: str = "random") -> Experiment:
     manifest = yaml.safe_load(EXAMPLE.read_text())
     manifest["spec"]["maxTrialCount"] = trials
+    manifest["spec"]["algorithm"] = {"algorithmName": algorithm}
     return Experiment.model_validate(manifest)
 
 
@@ -86,17 +87,20 @@ def _same_ends(tmp_path: Path, steps: list[Step], monkeypatch: pytest.MonkeyPatc
     return sealed
 
 
-def _first(budget: int) -> Step:
+def _first(budget: int, algorithm: str = "random") -> Step:
     def step(runtime: Runtime) -> None:
-        run_to_completion(runtime, create(runtime, _experiment(budget), None, 1))
+        run_to_completion(runtime, create(runtime, _experiment(budget, algorithm), None, 1))
 
     return step
 
 
+@pytest.mark.parametrize("algorithm", ["random", "tpe", "cmaes"])
 def test_resumes_from_blocks_end_as_resumes_without_them(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, algorithm: str
 ) -> None:
-    steps = [_first(4), _resume(6), _resume(9), _resume(12), _resume(13)]
+    """The results an algorithm reads (tpe and cmaes read them all, random none) come from the
+    notes, and give the same assignments."""
+    steps = [_first(4, algorithm), _resume(6), _resume(9), _resume(12), _resume(13)]
     sealed = _same_ends(tmp_path, steps, monkeypatch)
     blocks = _blocks(sealed)
     assert blocks and sum(size for _, size in blocks) >= 12  # all but a Trial or so sealed
