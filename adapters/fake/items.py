@@ -59,10 +59,10 @@ def side_rows(
     if lists is None or all(value is None for value in lists.values()):
         return None
     old = None if before is None or not 0 <= held < REBASE else _lists(before, parent, fields)
-    if old is None:  # a new chain: each list from nothing
+    made = None if old is None else splices(old, lists)
+    if made is None or held + len(made) > REBASE:  # a new chain: each list from nothing
         made = splices({}, lists)
         return True, made, len(made)
-    made = splices(old, lists)
     return False, made, held + len(made)
 
 

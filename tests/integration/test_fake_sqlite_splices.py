@@ -122,3 +122,20 @@ def test_a_write_stores_the_names_it_moved_not_the_lists(tmp_path: Path) -> None
     assert held <= REBASE  # reading it back replays a bounded number of splices
     assert read(tmp_path).get(_ref(0)) == cluster.get(_ref(0))
     world.cluster.store.journal.close()  # type: ignore[union-attr]
+
+
+def test_names_that_land_far_apart_are_stored_as_themselves(tmp_path: Path) -> None:
+    cluster, world = load(tmp_path)
+    apply(cluster, [("create", 0, 0)])
+    ref = _ref(0)
+    many = [f"e0-a{k:03d}" for k in range(400)]
+    status = {"succeededTrialList": many}
+    cluster.update_status(ref, status, None)
+    db = sqlite3.connect(tmp_path / STATE_FILE)
+    (before,) = db.execute("SELECT sum(length(body)) FROM items").fetchone()
+    moved = ["e0-a000x", "e0-a199x", "e0-a398x"]  # the first, middle and last of the list
+    cluster.update_status(ref, {"succeededTrialList": sorted([*many, *moved])}, None)
+    (after,) = db.execute("SELECT sum(length(body)) FROM items").fetchone()
+    assert after - before < 3 * 60  # three splices of one name each, not the list between
+    assert read(tmp_path).get(ref) == cluster.get(ref)
+    world.cluster.store.journal.close()  # type: ignore[union-attr]
