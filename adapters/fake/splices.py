@@ -38,8 +38,9 @@ REBASE = 64
 """The most splices a chain holds: a write that would make it hold more starts a new one."""
 REACH = 32
 """How far past a difference ``hunks`` looks for the place where the lists agree again: the
-longest run of names added or removed together that it finds as such (a longer one is found
-as a replacement, a splice as long, of the same size)."""
+longest run of entries added or removed in one place that it finds as such. A longer one is
+taken for entries replaced, one difference each, until ``HUNKS`` of them end the search: a
+longer splice, as correct (the names of a batch of Trials land apart in a sorted list)."""
 HUNKS = 16
 """Differences ``hunks`` finds one by one in a list; what follows is one splice."""
 
