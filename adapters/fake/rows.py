@@ -137,6 +137,8 @@ class _Rows:
         self.chains: dict[int, list[str]] = {}
         self.keys: dict[int, Key] = {}
         """The live objects' keys, by the revision of their current state (``current``)."""
+        self.last: dict[str, tuple[tuple[int, int], list[Any]]] = {}
+        """By kind, the chain and count of the items decoded last, and those (``_items``)."""
 
     def current(self) -> dict[int, Manifest]:
         """The live objects by revision, in the order they were created. The rows are sorted
@@ -198,10 +200,25 @@ class _Rows:
         chain, held = row[7], row[8]
         if chain is None or held is None:
             return obj
+        return with_list(key, obj, self._items(key[1], chain, held))
+
+    def _items(self, kind: str, chain: int, held: int) -> list[Any]:
+        """The first ``held`` items of ``chain``, decoded in one call. The last ones decoded of
+        each kind are kept, and a copy of their list handed out again: after an ``edit`` the
+        undo is the Experiment's revision before the live one, of the same items (its lists
+        did not change), and an open decodes both. What is kept is what the live objects hold
+        (the entries are shared, as the store's revisions share them), but for a revision of
+        the window read since."""
+        kept = self.last.get(kind)
+        if kept is not None and kept[0] == (chain, held):
+            return list(kept[1])
         texts = self.chains[chain][:held]
         if any(text[:1].isspace() for text in texts):  # written by ``json``: see ``encode``
-            return with_list(key, obj, [decode(text) for text in texts])
-        return with_list(key, obj, decode("[" + ",".join(texts) + "]"))
+            items = [decode(text) for text in texts]
+        else:
+            items = decode("[" + ",".join(texts) + "]")
+        self.last[kind] = ((chain, held), items)
+        return list(items)
 
     def _read_chains(self, rows: list[Row]) -> None:
         """The items of every chain the rows name, as many as the longest row holds."""

@@ -23,7 +23,9 @@ from tests.integration.test_fake_world import NS
 
 OPS = st.lists(
     st.tuples(
-        st.sampled_from(["create", "start", "start", "finish", "fail", "drop", "odd", "delete"]),
+        st.sampled_from(
+            ["create", "start", "start", "finish", "fail", "drop", "odd", "edit", "delete"]
+        ),
         st.integers(0, 1),
         st.integers(0, 9),
     ),
@@ -37,7 +39,8 @@ def _ref(n: int) -> ObjectRef:
 
 def apply(cluster: FakeCluster, ops: list[tuple[str, int, int]]) -> None:
     """Status writes moving trial names between the lists, as the controller writes them
-    (sorted), and writes no controller makes (a list gone, a value that is no list)."""
+    (sorted), writes no controller makes (a list gone, a value that is no list), and edits of
+    the spec, after which the undo and the live revision hold the same lists (``edit``)."""
     for op, n, k in ops:
         ref = _ref(n)
         try:
@@ -53,6 +56,9 @@ def apply(cluster: FakeCluster, ops: list[tuple[str, int, int]]) -> None:
                 continue
             if op == "delete":
                 cluster.delete(ref, "")
+                continue
+            if op == "edit":  # the spec only: the undo is the revision of the same lists
+                cluster.update_spec(ref, {"maxTrialCount": k}, None)
                 continue
             status: dict[str, Any] = dict(cluster.get(ref).get("status") or {})
             lists = {
