@@ -137,8 +137,8 @@ class _Rows:
         self.chains: dict[int, list[str]] = {}
         self.keys: dict[int, Key] = {}
         """The live objects' keys, by the revision of their current state (``current``)."""
-        self.last: dict[str, tuple[tuple[int, int], list[Any]]] = {}
-        """By kind, the chain and count of the items decoded last, and those (``_items``)."""
+        self.last: dict[str, tuple[int, list[Any]]] = {}
+        """By kind, the chain whose items were decoded last, and those items (``_items``)."""
 
     def current(self) -> dict[int, Manifest]:
         """The live objects by revision, in the order they were created. The rows are sorted
@@ -203,22 +203,23 @@ class _Rows:
         return with_list(key, obj, self._items(key[1], chain, held))
 
     def _items(self, kind: str, chain: int, held: int) -> list[Any]:
-        """The first ``held`` items of ``chain``, decoded in one call. The last ones decoded of
-        each kind are kept, and a copy of their list handed out again: after an ``edit`` the
-        undo is the Experiment's revision before the live one, of the same items (its lists
-        did not change), and an open decodes both. What is kept is what the live objects hold
+        """The first ``held`` items of ``chain``, decoded in one call. A chain's items never
+        change, so the ones decoded last of each kind are kept and any revision of the same
+        chain takes its first ``held`` of them (a copy of the list), decoding only those it
+        lacks: after an ``edit`` the undo is the Experiment's revision before the live one, of
+        the same chain, and an open decodes both. What is kept is what the live objects hold
         (the entries are shared, as the store's revisions share them), but for a revision of
         the window read since."""
         kept = self.last.get(kind)
-        if kept is not None and kept[0] == (chain, held):
-            return list(kept[1])
-        texts = self.chains[chain][:held]
-        if any(text[:1].isspace() for text in texts):  # written by ``json``: see ``encode``
-            items = [decode(text) for text in texts]
-        else:
-            items = decode("[" + ",".join(texts) + "]")
-        self.last[kind] = ((chain, held), items)
-        return list(items)
+        items = kept[1] if kept is not None and kept[0] == chain else []
+        if len(items) < held:
+            texts = self.chains[chain][len(items) : held]
+            if any(text[:1].isspace() for text in texts):  # written by ``json``: see ``encode``
+                items = items + [decode(text) for text in texts]
+            else:
+                items = items + decode("[" + ",".join(texts) + "]")
+            self.last[kind] = (chain, items)
+        return items[:held]
 
     def _read_chains(self, rows: list[Row]) -> None:
         """The items of every chain the rows name, as many as the longest row holds."""
