@@ -121,6 +121,10 @@ def _key_of(obj: Manifest) -> Key:
 
 Row = tuple[int, str, str, str, str, str, str, int | None, int | None, str | None]
 """revision, type, apiVersion, kind, namespace, name, body, chain, items, head."""
+_FEW = 64
+"""Items decoded one by one rather than joined into one text (an Experiment's splices, at most
+``splices.REBASE``): for a few, each call costs less than copying a long one into the join
+(its first splice holds every name: 0.1 of 0.35 ms at 5,000 Trials, in a process just started)."""
 _CREATED = itemgetter(10)
 """A live object's row: its ``objects.created``, after the ``Row``."""
 _COLUMNS = {2: "NULL, NULL, NULL", 3: "log.chain, log.items, NULL", 4: "log.chain, log.items, NULL"}
@@ -214,8 +218,8 @@ class _Rows:
         items = kept[1] if kept is not None and kept[0] == chain else []
         if len(items) < held:
             texts = self.chains[chain][len(items) : held]
-            if any(text[:1].isspace() for text in texts):  # written by ``json``: see ``encode``
-                items = items + [decode(text) for text in texts]
+            if len(texts) <= _FEW or any(text[:1].isspace() for text in texts):
+                items = items + [decode(text) for text in texts]  # ``json``'s: see ``encode``
             else:
                 items = items + decode("[" + ",".join(texts) + "]")
             self.last[kind] = (chain, items)
