@@ -2,7 +2,8 @@
 lists as written, after any edits: names added or removed anywhere, several at once, a list
 emptied, gone or replaced by a value that is no list, duplicates and unsorted lists. A write
 that moves names in sorted lists stores those names and no other, however far apart they land,
-and a chain (``items.side_rows``) never holds more than ``REBASE`` splices."""
+and a chain (``items.side_rows``) never holds more than ``REBASE`` splices, nor starts anew for
+a write that changes no list."""
 
 from __future__ import annotations
 
@@ -123,4 +124,6 @@ def test_a_chain_never_holds_more_than_rebase_splices(history: list[dict[str, An
         assert {key: replayed.get(key) for key in TRIAL_LIST_KEYS} == lists_of(
             status, TRIAL_LIST_KEYS
         )
+        # a write that changes no list (an edit of the spec) stores nothing, however full
+        assert side_rows(EXPERIMENT, {**obj, "spec": {}}, obj, len(chain)) == (False, [], total)
         before = obj
