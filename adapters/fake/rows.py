@@ -140,10 +140,10 @@ class _Rows:
         self.db = db
         self.columns = _COLUMNS.get(form, "log.chain, log.items, log.head")
         self.chains: dict[int, list[str]] = {}
-        self.keys: dict[int, Key] = {}
-        """The live objects' keys, by the revision of their current state (``current``)."""
         self.last: dict[str, tuple[int, list[Any]]] = {}
         """By kind, the chain whose items were decoded last, and those items (``_items``)."""
+        self.keys: dict[int, Key] = {}
+        """The live objects' keys, by the revision of their current state (``current``)."""
 
     def current(self) -> dict[int, Manifest]:
         """The live objects by revision, in the order they were created. The rows are sorted
