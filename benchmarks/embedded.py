@@ -21,7 +21,10 @@ default every state is grown in the run, by the code measured):
   ``benchmarks.restart_process``);
 - ``status_write``: one status write of a Suggestion holding N assignments that adds one more,
   on the SQLite store through the informer's view of the fake API server (no copies, as in the
-  runtime): the median of 50, in ms, and its growth (the goal: the cost of what changed);
+  runtime): the median of 50, in ms, and its growth (the goal: the cost of what changed); and
+  an Experiment naming N succeeded Trials, three Trials started and then finished per two
+  status writes (``experiment_*``: CPU ms and bytes of splices stored per write, averaged over
+  100 writes, every new chain included);
 - ``experiments``: E completed Experiments in one runtime: one steady reconcile (median), a full
   resync (every Experiment reconciled once) and the memory each Experiment adds (everything the
   runtime holds, traced by ``tracemalloc`` while it is built, over E).
@@ -35,6 +38,7 @@ import fcntl
 import io
 import json
 import logging
+import random
 import shutil
 import statistics
 import tempfile
@@ -249,8 +253,54 @@ def status_write(sizes: Sequence[int], root: Path) -> list[dict[str, Any]]:
         journal = cluster.store.journal
         if journal is not None:
             journal.close()
-        rows.append({"assignments": n, "ms_per_write": statistics.median(samples[1:]) * 1e3})
+        row = {"assignments": n, "ms_per_write": statistics.median(samples[1:]) * 1e3}
+        rows.append(row | experiment_writes(n, root / f"experiment-writes-{n}"))
     return rows
+
+
+def experiment_writes(n: int, state: Path) -> dict[str, float]:
+    """Status writes of an Experiment that names ``n`` succeeded Trials, as the controller
+    writes them for the example (three Trials at a time): three names in ``runningTrialList``,
+    then the three moved into the sorted ``succeededTrialList``, wherever their random names
+    land. CPU ms and bytes of splices stored per write, averaged over 100 writes after 100
+    (every new chain's whole copy included: ``adapters/fake/splices.py``)."""
+    state.mkdir()
+    cluster, _ = load(state)
+    view, ref = cluster.for_cache(), ObjectRef(API_VERSION, "Experiment", NS, NAME)
+    meta = {"name": NAME, "namespace": NS}
+    view.create({"apiVersion": API_VERSION, "kind": "Experiment", "metadata": meta, "spec": {}})
+    draw = random.Random(n)
+    names = [f"{NAME}-{draw.getrandbits(40):010x}" for _ in range(n + 300)]
+    stored = view.update_status(ref, {"succeededTrialList": sorted(names[:n])}, None)
+    journal = cluster.store.journal
+    assert journal is not None
+    journal.db.execute("CREATE TEMP TABLE stored (bytes INTEGER)")
+    journal.db.execute("INSERT INTO stored VALUES (0)")
+    journal.db.execute(
+        "CREATE TEMP TRIGGER counted AFTER INSERT ON main.items "
+        "BEGIN UPDATE stored SET bytes = bytes + length(new.body); END"
+    )
+    cpu = 0.0
+    for batch in range(100):
+        if batch == 50:
+            journal.db.execute("UPDATE stored SET bytes = 0")
+            cpu = 0.0
+        running = sorted(names[n + 3 * batch : n + 3 * batch + 3])
+        status = stored["status"]
+        writes = (
+            {**status, "runningTrialList": running},
+            {"succeededTrialList": sorted([*status["succeededTrialList"], *running])},
+        )
+        for written in writes:
+            start = time.process_time()
+            stored = view.update_status(ref, written, None)
+            cpu += time.process_time() - start
+    (stored_bytes,) = journal.db.execute("SELECT bytes FROM stored").fetchone()
+    journal.close()
+    return {
+        "experiment_cpu_ms_per_write": cpu / 100 * 1e3,
+        "experiment_bytes_per_write": stored_bytes / 100,
+    }
 
 
 def experiments(sizes: Sequence[int], root: Path) -> list[dict[str, Any]]:
@@ -315,7 +365,7 @@ RATIOS = {
         "edit_process_s",
         "process_to_optuna",
     ),
-    "status_write": ("ms_per_write",),
+    "status_write": ("ms_per_write", "experiment_cpu_ms_per_write", "experiment_bytes_per_write"),
     "experiments": (
         "steady_reconcile_ms",
         "full_resync_s",

@@ -58,11 +58,13 @@ def side_rows(
     lists = _lists(obj, parent, fields)
     if lists is None or all(value is None for value in lists.values()):
         return None
-    old = None if before is None or not 0 <= held < REBASE else _lists(before, parent, fields)
-    if old is None:  # a new chain: each list from nothing
+    old = None if before is None or held < 0 else _lists(before, parent, fields)
+    made = None if old is None else splices(old, lists)
+    # a new chain, each list from nothing, only if this write's splices would overfill it (a
+    # write that changes no list, such as an ``edit``'s, adds nothing, however full it is)
+    if made is None or held + len(made) > REBASE:
         made = splices({}, lists)
         return True, made, len(made)
-    made = splices(old, lists)
     return False, made, held + len(made)
 
 

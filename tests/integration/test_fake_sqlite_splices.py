@@ -23,7 +23,9 @@ from tests.integration.test_fake_world import NS
 
 OPS = st.lists(
     st.tuples(
-        st.sampled_from(["create", "start", "start", "finish", "fail", "drop", "odd", "delete"]),
+        st.sampled_from(
+            ["create", "start", "start", "finish", "fail", "drop", "odd", "edit", "delete"]
+        ),
         st.integers(0, 1),
         st.integers(0, 9),
     ),
@@ -37,7 +39,8 @@ def _ref(n: int) -> ObjectRef:
 
 def apply(cluster: FakeCluster, ops: list[tuple[str, int, int]]) -> None:
     """Status writes moving trial names between the lists, as the controller writes them
-    (sorted), and writes no controller makes (a list gone, a value that is no list)."""
+    (sorted), writes no controller makes (a list gone, a value that is no list), and edits of
+    the spec, after which the undo and the live revision hold the same lists (``edit``)."""
     for op, n, k in ops:
         ref = _ref(n)
         try:
@@ -53,6 +56,9 @@ def apply(cluster: FakeCluster, ops: list[tuple[str, int, int]]) -> None:
                 continue
             if op == "delete":
                 cluster.delete(ref, "")
+                continue
+            if op == "edit":  # the spec only: the undo is the revision of the same lists
+                cluster.update_spec(ref, {"maxTrialCount": k}, None)
                 continue
             status: dict[str, Any] = dict(cluster.get(ref).get("status") or {})
             lists = {
@@ -121,4 +127,21 @@ def test_a_write_stores_the_names_it_moved_not_the_lists(tmp_path: Path) -> None
     ).fetchone()[0]
     assert held <= REBASE  # reading it back replays a bounded number of splices
     assert read(tmp_path).get(_ref(0)) == cluster.get(_ref(0))
+    world.cluster.store.journal.close()  # type: ignore[union-attr]
+
+
+def test_names_that_land_far_apart_are_stored_as_themselves(tmp_path: Path) -> None:
+    cluster, world = load(tmp_path)
+    apply(cluster, [("create", 0, 0)])
+    ref = _ref(0)
+    many = [f"e0-a{k:03d}" for k in range(400)]
+    status = {"succeededTrialList": many}
+    cluster.update_status(ref, status, None)
+    db = sqlite3.connect(tmp_path / STATE_FILE)
+    (before,) = db.execute("SELECT sum(length(body)) FROM items").fetchone()
+    moved = ["e0-a000x", "e0-a199x", "e0-a398x"]  # the first, middle and last of the list
+    cluster.update_status(ref, {"succeededTrialList": sorted([*many, *moved])}, None)
+    (after,) = db.execute("SELECT sum(length(body)) FROM items").fetchone()
+    assert after - before < 3 * 60  # three splices of one name each, not the list between
+    assert read(tmp_path).get(ref) == cluster.get(ref)
     world.cluster.store.journal.close()  # type: ignore[union-attr]
