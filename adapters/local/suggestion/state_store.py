@@ -110,6 +110,10 @@ class StateStore:
         self.version = snapshot.VERSION
         """The version of the snapshot the last ``load`` read (a search's cursor of an earlier
         one is upgraded by the search: ``algorithms.upgraded``)."""
+        self.proved: Sequence[Manifest] | None = None
+        """The history the last ``load`` proved, by its bytes, to be where the saved
+        assignments start (``unparsed.py``), the very sequence (``load_unordered``: as sorted);
+        ``None`` if it proved none (the server then compares them: ``prefix.holds``)."""
 
     def load(self, history: Sequence[Manifest] | None = None) -> SearchState:
         """The saved state (see the module docstring); raises ``StateProblem``. Given the
@@ -126,7 +130,7 @@ class StateStore:
     def _load(
         self, history: Sequence[Manifest] | None, *, ordered: bool
     ) -> tuple[SearchState, Sequence[Manifest] | None]:
-        self._disk, self._journal_file, self._torn = None, True, False
+        self._disk, self._journal_file, self._torn, self.proved = None, True, False, None
         head, issued, base, size, version = snapshot.read_parts(self.path)
         self.version = version
         data = self._read_journal()
@@ -142,7 +146,9 @@ class StateStore:
             end, last, records = scan.end, scan.last, len(scan.bodies)
         if history is not None and not ordered:
             history = saved_order.in_saved_order(history, issued.body)
-        state = replace(head, cursor=cursor, issued=_issued(issued, history))
+        items, proved = _issued(issued, history)
+        state = replace(head, cursor=cursor, issued=items)
+        self.proved = history if proved else None
         encoded.remember(state.identity(), state.issued, issued.body)
         self._disk = _OnDisk(state, base, size, end, last, version == snapshot.VERSION, records)
         return state, history
@@ -265,11 +271,14 @@ def _replay(cursor: Any, bodies: list[bytes], issued: Unparsed) -> Any:
     return cursor
 
 
-def _issued(issued: Unparsed, history: Sequence[Manifest] | None) -> tuple[Manifest, ...]:
-    """The saved assignments, parsed, or resolved against ``history`` (``unparsed.py``)."""
+def _issued(
+    issued: Unparsed, history: Sequence[Manifest] | None
+) -> tuple[tuple[Manifest, ...], bool]:
+    """The saved assignments, parsed, or resolved against ``history`` (``unparsed.py``), and
+    whether their bytes proved ``history`` to be where they start."""
     with heap.paused():  # a parse of the assignments not in the history (adapters/heap.py)
         try:
-            return issued.parse() if history is None else issued.resolve(history)
+            return (issued.parse(), False) if history is None else issued.resolved(history)
         except ValueError as error:
             raise StateProblem("corrupt", str(error)) from None
 

@@ -84,13 +84,18 @@ class Unparsed:
     def resolve(self, history: Sequence[Manifest]) -> tuple[Manifest, ...]:
         """The saved items, those where ``history`` stands being ``history``'s own if it is
         where they start (see the module docstring); raises ``ValueError``."""
+        return self.resolved(history)[0]
+
+    def resolved(self, history: Sequence[Manifest]) -> tuple[tuple[Manifest, ...], bool]:
+        """``resolve``, and whether the bytes proved ``history`` to be where the saved items
+        start (``False``: every item parsed, the history not compared)."""
         body = self.body
         items = _reduced(history) or history
         for sort in (False, True):  # the history's own key order first, then sorted
             found = _starting(body, items, sort)
             if found is not None:
-                return found
-        return parse_items(body)
+                return found, True
+        return parse_items(body), False
 
 
 def _starting(body: bytes, items: Sequence[Manifest], sort: bool) -> tuple[Manifest, ...] | None:
