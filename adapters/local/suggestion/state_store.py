@@ -54,9 +54,12 @@ save writes the journal with its first record.
 from __future__ import annotations
 
 import contextlib
+import operator
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from itertools import repeat
+from operator import methodcaller
 from pathlib import Path
 from typing import Any
 
@@ -257,11 +260,19 @@ def _record(disk: _OnDisk, state: SearchState) -> tuple[bytes, str] | None:
 
 def _replay(cursor: Any, bodies: list[bytes], issued: Unparsed) -> Any:
     """``cursor`` with the records' changes applied in order (changed in place), their
-    assignments added to ``issued``, unparsed."""
-    parts = [body.split(SEPARATOR) for body in bodies]
-    if any(len(pair) != 2 for pair in parts):
+    assignments added to ``issued``, unparsed.
+
+    A cursor that is one value (``random``, ``grid``, ``hyperband``: an integer) changes by
+    being written whole (``{"value": X}``), and then the cursor after every record is the last
+    one's, their assignments added in one C-level pass (``Unparsed.extend_all``): a restart
+    reads up to ``RECORDS`` records, each applied by a Python call otherwise. Anything else,
+    or a record that does not apply, goes record by record (which names the record)."""
+    parts = list(map(_SPLIT, bodies))
+    if set(map(len, parts)) - {2}:
         raise StateProblem("corrupt", "a journal record is not a change and assignments")
     changes = _parsed([change for change, _ in parts])
+    if _whole_values(changes) and issued.extend_all([batch for _, batch in parts]):
+        return changes[-1]["value"] if changes else cursor
     for number, (change, (_, batch)) in enumerate(zip(changes, parts, strict=True), 1):
         try:
             cursor = cursor_delta.apply(cursor, change)
@@ -269,6 +280,17 @@ def _replay(cursor: Any, bodies: list[bytes], issued: Unparsed) -> Any:
         except ValueError:
             raise StateProblem("corrupt", f"journal record {number} does not apply") from None
     return cursor
+
+
+def _whole_values(changes: list[Any]) -> bool:
+    """Whether every change writes the cursor whole (``{"value": X}``, which ``apply`` takes
+    alone), checked in C-level passes."""
+    if not set(map(type, changes)) <= {dict}:
+        return False
+    return all(map(operator.contains, changes, repeat("value")))
+
+
+_SPLIT = methodcaller("split", SEPARATOR)
 
 
 def _issued(

@@ -45,6 +45,7 @@ from katib_resume.adapters.local.suggestion.assignments import all_well_formed
 from katib_resume.core.manifest import Manifest
 
 COMMA = ord(",")
+_INNER = itemgetter(slice(1, -1))
 _KEYS = ("name", "parameterAssignments")
 _ITEM_KEYS = frozenset(_KEYS)
 _PAIR = itemgetter(*_KEYS)
@@ -66,6 +67,17 @@ class Unparsed:
             raise ValueError("not a JSON list")
         if len(items) > 2:
             self._parts.append(memoryview(items)[1:-1])
+
+    def extend_all(self, records: Sequence[bytes]) -> bool:
+        """``extend`` by each of ``records`` in turn, in C-level passes over them; ``False``,
+        and nothing added, if one is not bracketed as a list (``extend`` then says which)."""
+        if not all(map(bytes.startswith, records, repeat(b"["))):
+            return False
+        if not all(map(bytes.endswith, records, repeat(b"]"))):
+            return False
+        views: map[memoryview] = map(memoryview, records)
+        self._parts.extend(filter(None, map(_INNER, views)))
+        return True
 
     @property
     def body(self) -> bytes:
