@@ -44,11 +44,11 @@ history. ``RECORDS`` bounds that part of a restore, at the price of one snapshot
 a save until the state holds hundreds of thousands of assignments.
 
 A save that is not an extension of the last one (the server re-synchronised on the
-controller's list) is a compaction too, and so is the first save after reading a snapshot of
-an earlier version (``state.VERSION``): the volume is upgraded by the save, its journal then
-started anew. A volume without a journal (the layout of the earlier single-file versions, or a
-compaction's snapshot written before its journal) is read as the snapshot alone, and its first
-save writes the journal with its first record.
+controller's list) is a compaction too, and so is the first save after reading a snapshot or
+a journal of an earlier version (``state.VERSION``, ``journal.VERSION``): the volume is
+upgraded by the save, its journal then started anew. A volume without a journal (the layout
+of the earlier single-file versions, or a compaction's snapshot written before its journal) is
+read as the snapshot alone, and its first save writes the journal with its first record.
 """
 
 from __future__ import annotations
@@ -87,8 +87,8 @@ RECORDS = 256
 class _OnDisk:
     """What the volume holds: the state, its snapshot's digest and size, and the journal's
     good bytes continuing it (0: none) with the last record's digest and their number;
-    ``current``: the snapshot is of the version written (``state.VERSION``), not an earlier
-    one."""
+    ``current``: the snapshot and the journal are of the versions written (``state.VERSION``,
+    ``journal.VERSION``), not earlier ones."""
 
     state: SearchState
     base: str
@@ -142,7 +142,9 @@ class StateStore:
         except journal.Damaged as error:
             raise StateProblem("corrupt", str(error)) from None
         cursor, end, last, records = head.cursor, 0, base, 0
+        current = version == snapshot.VERSION  # (else the next save compacts: upgraded)
         if scan is not None:
+            current = current and scan.version == journal.VERSION
             with heap.paused():  # a parse of every record's change (adapters/heap.py)
                 cursor = _replay(cursor, scan.bodies, issued)
             self._torn = data is not None and scan.end < len(data)
@@ -153,7 +155,7 @@ class StateStore:
         state = replace(head, cursor=cursor, issued=items)
         self.proved = history if proved else None
         encoded.remember(state.identity(), state.issued, issued.body)
-        self._disk = _OnDisk(state, base, size, end, last, version == snapshot.VERSION, records)
+        self._disk = _OnDisk(state, base, size, end, last, current, records)
         return state, history
 
     def save(self, state: SearchState) -> None:
