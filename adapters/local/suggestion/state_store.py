@@ -36,12 +36,14 @@ names another digest than the new one).
 By size, a compaction comes only once the records since the last one are as large as the
 snapshot, and writes at most the snapshot and what they added, so a save costs what changed
 (amortized), and a restore reads at most ``GROWTH + 1`` times the state (or the state and
-``FLOOR``). By count, because a restore reads the snapshot in C-level passes but checks and
-applies each record by a Python call (about 5 µs): a journal as large as a snapshot of a few
-thousand assignments holds thousands of records, which made a restart's cost grow with the
-history. ``RECORDS`` bounds that part of a restore, at the price of one snapshot written per
-``RECORDS`` saves at most (its assignments' encoding reused: ``encoded.py``), a small share of
-a save until the state holds hundreds of thousands of assignments.
+``FLOOR``). By count, because a restore reads the snapshot in one C-level pass but each
+record costs it a few microseconds, checked by C-level passes over all of them (``journal.py``:
+the lines split, their digests) and, for a cursor of keys changed (an Optuna search's), applied
+by a Python call a record (``_replay``): a journal as large as a snapshot of a few thousand
+assignments holds thousands of records, which made a restart's cost grow with the history.
+``RECORDS`` bounds that part of a restore, at the price of one snapshot written per ``RECORDS``
+saves at most (its assignments' encoding reused: ``encoded.py``), a small share of a save until
+the state holds hundreds of thousands of assignments.
 
 A save that is not an extension of the last one (the server re-synchronised on the
 controller's list) is a compaction too, and so is the first save after reading a snapshot or
