@@ -10,19 +10,19 @@ The header names the format, its version, and the snapshot it continues: the dig
 snapshot's payload, as the snapshot file holds it. A journal naming another snapshot is *stale*
 (left behind by a compaction that replaced the snapshot) and holds nothing of value. A body is one
 save's change (``state_store.py``: canonical JSON texts); its digest is the XXH3 128-bit digest
-(``xxhash``, hex) of the previous record's digest (the header's for the first) followed by the
-body, so each record is checked alone and a record cannot be moved, repeated or left out
-unnoticed. A body holds no raw line break (JSON escapes it in a string): every record is
-exactly one line.
+(``xxhash``, hex) of the previous record's digest (for the first, the snapshot's digest the
+header names) followed by the body, so each record is checked alone and a record cannot be
+moved, repeated or left out unnoticed. A body holds no raw line break (JSON escapes it in a
+string): every record is exactly one line.
 
 The digest finds damage, as the snapshot's does (``checksum.py``), not an adversary who can
 write the volume. Version 1 journals, the same with SHA-256 (64 hex digits) in place of XXH3, are
 read as they are; a save after reading one compacts (``state_store.py``), so a volume's journal
 is upgraded by its next save. A restart checks every record: by C-level passes over all of them
 (``_all_good``: the lines split, the lengths, then every digest from its predecessor's, one
-``map``), where SHA-256 over a few hundred records was most of a restore's journal reading, and
-XXH3 is about a tenth of it; anything those passes do not accept is read record by record as
-below, which says what is wrong.
+``map``): SHA-256 over a few hundred records is most of that reading, XXH3 about a tenth of
+it. Anything those passes do not accept is read record by record as below, which says what is
+wrong.
 
 A crash while a record is appended leaves a prefix of it at the end of the file: bytes after the
 last good record with no line break in them (a record's line break is its last byte, written
