@@ -1,18 +1,21 @@
 """The results by index an algorithm reads (``Known``, mapped lazily) equal, read in every way,
 the table mapped from scratch from every result: names issued twice (the last index counts),
 results of Trials not ours, failed Trials (``None``), names added to the index after the view
-was made, lookups past either end and of keys that are not indexes; and a NaN reads as a failed
-Trial, ±inf as itself (``nonfinite.admitted``), whichever way it is read."""
+was made (one of them, now and then, a name issued before: the later index counts), lookups in
+any order (each maps the names from its index on), past either end and of keys that are not
+indexes; and a NaN reads as a failed Trial, ±inf as itself (``nonfinite.admitted``), whichever
+way it is read."""
 
 from __future__ import annotations
 
 import math
+from random import Random
 from typing import Any
 
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from katib_resume.adapters.local.suggestion import encoded
+from katib_resume.adapters.local.suggestion import encoded, known
 from katib_resume.adapters.local.suggestion.assignments import Index, assignment
 from katib_resume.adapters.local.suggestion.known import Known, Names
 from katib_resume.adapters.local.suggestion.nonfinite import admitted
@@ -25,24 +28,53 @@ results = st.dictionaries(
 )
 
 
-def _from_scratch(issued: list[str], given: dict[str, float | None]) -> dict[int, float | None]:
-    """Every result by the index of its name (a name issued twice: its last index)."""
-    last = {name: index for index, name in enumerate(issued)}
-    return {last[name]: admitted(value) for name, value in given.items() if name in last}
+def _from_scratch(
+    issued: list[str], given: dict[str, float | None], added: list[str]
+) -> dict[int, float | None]:
+    """Every result by the index of its name (a name issued twice: its last index), among the
+    indexes of ``issued`` (a view of them: an added name counts only against them)."""
+    last = {name: index for index, name in enumerate(issued + added)}
+    return {
+        last[name]: admitted(value)
+        for name, value in given.items()
+        if name in last and last[name] < len(issued)
+    }
 
 
-@given(names, results, st.lists(st.sampled_from([f"t{k}" for k in range(12, 16)]), max_size=3))
-@example(["t0", "t0"], {"t0": None, "t12": None}, ["t12"])  # as many names as issued, by chance
-@example(["t0", "t1"], {"t0": math.nan, "t1": math.inf}, [])  # a NaN is a failed Trial
+@given(
+    names,
+    results,
+    st.lists(st.sampled_from([f"t{k}" for k in range(10, 16)]), max_size=3, unique=True),
+    st.randoms(use_true_random=False),
+    st.sampled_from([0, 1, 3, known.TAIL]),
+)
+@example(["t0", "t0"], {"t0": None, "t12": None}, ["t12"], Random(0), 0)  # as many as issued
+@example(["t0", "t1"], {"t0": math.nan, "t1": math.inf}, [], Random(0), 0)  # a NaN: failed
 def test_every_reading_equals_the_table_from_scratch(
-    issued_names: list[str], results: dict[str, float | None], added: list[str]
+    issued_names: list[str],
+    results: dict[str, float | None],
+    added: list[str],
+    order: Random,
+    tail: int,
+) -> None:
+    """With the names mapped from an index on in steps of every size (``TAIL``)."""
+    kept, known.TAIL = known.TAIL, tail
+    try:
+        _every_reading(issued_names, results, added, order)
+    finally:
+        known.TAIL = kept
+
+
+def _every_reading(
+    issued_names: list[str], results: dict[str, float | None], added: list[str], order: Random
 ) -> None:
     index = Index.of(tuple(assignment(name, (("lr", "1"),)) for name in issued_names))
-    expected = _from_scratch(issued_names, results)
     lookups, whole = index.known(results), index.known(results)
     for number, name in enumerate(added):  # the server indexes its new assignments after
         index.names[name] = len(issued_names) + number
+    expected = _from_scratch(issued_names, results, added)
     probes: list[Any] = [*range(-2, len(issued_names) + len(added) + 2), "t1", 1.0, None]
+    order.shuffle(probes)
     for key in probes:  # lookups first: the table is not mapped yet
         assert (key in lookups) == (key in expected)
         assert lookups.get(key, "absent") == expected.get(key, "absent")
@@ -57,11 +89,11 @@ def test_every_reading_equals_the_table_from_scratch(
 
 def test_a_lookup_maps_nothing_but_what_it_reads() -> None:
     """The random search reads no result, hyperband and PBT one rung or pool: the table of
-    every result is not built for them."""
+    every result is not built for them, nor the map of every name."""
     issued = tuple(assignment(f"t{k}", (("lr", "1"),)) for k in range(5))
     known = Known(issued, Names(issued), {"t3": 0.5, "t1": None, "x": 1.0})
     assert known[3] == 0.5 and known.get(1, "absent") is None and 4 not in known
-    assert known._table is None
+    assert known._table is None and known._names._map is None  # nor the map of every name
     assert list(known) == [3, 1] and known._table == {3: 0.5, 1: None}
 
 

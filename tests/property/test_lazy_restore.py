@@ -5,8 +5,10 @@
 history (a prefix of the saved assignments, parsed anew as a controller's copies are, or one
 that differs from them: a value changed, a key added, longer than they are), it gives the
 state the whole parse gives, byte for byte in its canonical encoding; where the history is a
-prefix that the two encoders write alike, the state holds the history's own items. A byte
-flipped in the assignments it does not parse is still a ``StateProblem``.
+prefix that the two encoders write alike, the state holds the history's own items, and the
+store says it proved the history to be where the saved assignments start (``proved``, which
+spares the server its own comparison), which it says of no other history. A byte flipped in
+the assignments it does not parse is still a ``StateProblem``.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from hypothesis import strategies as st
 
 from katib_resume.adapters.local.suggestion import state as snapshot
 from katib_resume.adapters.local.suggestion.assignments import assignment
+from katib_resume.adapters.local.suggestion.prefix import holds
 from katib_resume.adapters.local.suggestion.state import SearchState, StateProblem
 from katib_resume.adapters.local.suggestion.state_store import JOURNAL_NAME, StateStore
 from tests.property.test_state_journal import START, next_state, same
@@ -85,12 +88,16 @@ def test_a_restore_given_the_history_equals_the_whole_parse(
         saved = _saved(path, saves, growth, data)
         history = data.draw(histories(saved.issued), label="history")
         whole = StateStore(path).load()
-        given_history = StateStore(path).load(history)
+        store = StateStore(path)
+        given_history = store.load(history)
         assert same(whole, saved) and same(given_history, saved)
+        if store.proved is not None:  # the server then compares nothing (``_unusable``)
+            assert store.proved is history and holds(history, whole.issued)
         prefix = history == list(saved.issued[: len(history)])
         if prefix and history and _ascii(history):
             event("the history's own items")
             assert all(map(lambda a, b: a is b, given_history.issued, history))
+            assert store.proved is history
 
 
 def _issued_region(content: bytes) -> tuple[int, int]:

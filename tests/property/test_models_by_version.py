@@ -1,44 +1,96 @@
-"""Parsing a Suggestion's new version from its tail (``app/embedded/models.py``) gives the model
-a whole parse gives, whatever the next list is: longer, shorter, changed in the middle, absent."""
+"""Parsing a Suggestion through ``ModelsByVersion`` (``app/embedded/models.py``: plain items held
+as they are, not validated; a new version's tail checked alone) gives the model a whole parse
+gives, whatever the next list is: longer, shorter, changed in the middle, absent, or holding
+items that are not plain JSON objects (a key of a ``str`` subclass or of ``bytes``, which the
+validator converts, a key it refuses, a ``dict`` subclass, not a ``dict`` at all): the same
+model, of the same types throughout, or the same validation error."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from katib_resume.app.embedded.models import ModelsByVersion
 from katib_resume.core.model import Suggestion
 
 
-def _assignment(number: int, value: str) -> dict[str, Any]:
-    return {
-        "name": f"t{number}",
-        "parameterAssignments": [{"name": "lr", "value": value}],
-        "labels": {"n": str(number)},
-    }
+class _Text(str):
+    """A key the validator turns into a plain ``str``."""
+
+    __slots__ = ()
 
 
-def _raw(version: int, items: list[dict[str, Any]] | None, extra: bool) -> dict[str, Any]:
+class _Object(dict[str, Any]):
+    """An item the validator turns into a plain ``dict``."""
+
+
+KINDS = ["plain", "plain", "plain", "text_key", "bytes_key", "int_key", "subclass", "list"]
+"""How an item is made: mostly as a JSON decoder makes it, else one way or another not."""
+
+
+def _assignment(number: int, value: str, kind: str = "plain") -> Any:
+    values = [{"name": "lr", "value": value}]
+    if kind == "list":
+        return [f"t{number}", values]
+    name: Any = {
+        "text_key": _Text("name"),
+        "bytes_key": b"name",
+        "int_key": 1,
+    }.get(kind, "name")
+    item = {name: f"t{number}", "parameterAssignments": values, "labels": {"n": str(number)}}
+    return _Object(item) if kind == "subclass" else item
+
+
+def _raw(
+    version: int, items: list[Any] | None, extra: bool, broken: bool = False
+) -> dict[str, Any]:
     status: dict[str, Any] = {"suggestionCount": version}
     if items is not None:
         status["suggestions"] = items
     if extra:
         status["someExtra"] = {"kept": version}
-    return {
+    raw = {
         "apiVersion": "kubeflow.org/v1beta1",
         "kind": "Suggestion",
         "metadata": {"name": "s", "namespace": "ns", "uid": "u1", "resourceVersion": str(version)},
         "spec": {"algorithm": {"algorithmName": "random"}, "requests": version},
         "status": status,
     }
+    if broken:  # an error whose details hold the whole object, its list too
+        del raw["spec"]
+    return raw
 
 
-# each step: append n fresh items, drop the last n, change one in the middle, drop the list
+def _shape(value: Any) -> Any:
+    """``value`` with the type of every container and key spelled out: two values of one shape
+    are the same JSON, of the same Python types (``==`` takes ``_Text("a")`` for ``"a"``)."""
+    if isinstance(value, dict):
+        return type(value), [(type(k), k, _shape(v)) for k, v in value.items()]
+    if isinstance(value, list | tuple):
+        return type(value), [_shape(v) for v in value]
+    return type(value), value
+
+
+def _whole(raw: dict[str, Any]) -> Suggestion | list[Any]:
+    """The whole parse, or its validation error's details."""
+    try:
+        return Suggestion.model_validate(raw)
+    except ValidationError as error:
+        return error.errors(include_url=False)
+
+
+# each step: append n fresh items, drop the last n, change one in the middle, drop the list;
+# with the object valid but now and then
 steps = st.lists(
     st.tuples(
-        st.sampled_from(["append", "append", "truncate", "change", "none"]), st.integers(0, 3)
+        st.sampled_from(["append", "append", "truncate", "change", "none"]),
+        st.integers(0, 3),
+        st.sampled_from(KINDS),
+        st.sampled_from([False] * 7 + [True]),
     ),
     max_size=12,
 )
@@ -46,32 +98,40 @@ steps = st.lists(
 
 @given(steps, st.booleans())
 def test_a_version_parsed_from_its_tail_equals_its_whole_parse(
-    history: list[tuple[str, int]], extra: bool
+    history: list[tuple[str, int, str, bool]], extra: bool
 ) -> None:
     models = ModelsByVersion()
-    items: list[dict[str, Any]] = []
+    items: list[Any] = []
     made = 0
     last: Suggestion | None = None
-    for version, (step, n) in enumerate(history, start=1):
+    for version, (step, n, kind, broken) in enumerate(history, start=1):
         held = items
         if step == "append":  # as the API server stores it: the old items themselves, then more
-            items = items + [_assignment(made + i, "a") for i in range(n)]
+            items = items + [_assignment(made + i, "a", kind) for i in range(n)]
             made += n
         elif step == "truncate":
             items = items[: max(0, len(items) - n)]
         elif step == "change" and items:
             items = list(items)
-            items[n % len(items)] = _assignment(n, "changed")
-        raw = _raw(version, None if step == "none" else items, extra)
+            items[n % len(items)] = _assignment(n, "changed", kind)
+        raw = _raw(version, None if step == "none" else items, extra, broken)
+        whole = _whole(raw)
+        if not isinstance(whole, Suggestion):  # refused: by the same error
+            with pytest.raises(ValidationError) as refused:
+                models.parse(Suggestion, raw)
+            assert refused.value.errors(include_url=False) == whole
+            last = None
+            continue
         parsed = models.parse(Suggestion, raw)
-        whole = Suggestion.model_validate(raw)
         assert parsed == whole
+        assert _shape(parsed.status.suggestions) == _shape(whole.status.suggestions)
         assert parsed.to_dict() == whole.to_dict()
         assert parsed.status.model_fields_set == whole.status.model_fields_set
-        if step == "append" and last is not None and held:
+        plain = all(type(item) is dict and all(type(k) is str for k in item) for item in items)
+        if plain and step == "append" and last is not None and held:
             kept = last.status.suggestions
             assert all(a is b for a, b in zip(parsed.status.suggestions, kept, strict=False))
-        if step != "none":  # the raw items themselves: a write carrying them on shares them
+        if plain and step != "none":  # the raw items themselves: a write carrying them on
             assert all(a is b for a, b in zip(parsed.status.suggestions, items, strict=True))
         last = parsed
         if step == "none":

@@ -13,6 +13,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import xxhash
+
 from katib_resume.adapters.local.suggestion import FILE_NAME, SuggestionServer, state_store
 from katib_resume.adapters.local.suggestion.assignments import assignment
 from katib_resume.adapters.local.suggestion.state import VERSION
@@ -114,6 +116,37 @@ def test_a_volume_written_by_the_earlier_versions_is_resumed(tmp_path: Path) -> 
     assert (
         restarted.get_suggestions(_copies(whole), 33) == started(None).get_suggestions([], 33)[32:]
     )
+    upgraded = (tmp_path / JOURNAL_NAME).read_bytes()  # the save compacted: both upgraded
+    assert upgraded.startswith(b"katib-resume/suggestion-journal 2 ") and upgraded.count(b"\n") == 1
+    assert [item["name"] for item in state_store.load(tmp_path / FILE_NAME).issued] == [
+        *names,
+        started(None).get_suggestions([], 33)[32]["name"],
+    ]
+
+
+def test_a_journal_of_the_current_version_as_documented_is_resumed(tmp_path: Path) -> None:
+    """Version 2's journal (``journal.py``): its header and records' XXH3-128 digests, each
+    record's of the one before and its body, built here from the documented layout."""
+    server = started(tmp_path)
+    history = server.get_suggestions([], 30)  # a snapshot, and a journal of no records
+    snapshot = state_store.load(tmp_path / FILE_NAME)
+    whole = started(None).get_suggestions([], 33)
+    base = (tmp_path / JOURNAL_NAME).read_bytes().split(b" ")[2].decode()
+    line = f"katib-resume/suggestion-journal 2 {base}"
+    lines, previous = [f"{line} {xxhash.xxh3_128_hexdigest(line.encode())}"], base
+    for held, count in ((30, 31), (31, 33)):  # two saves: one assignment, then two
+        change = json.dumps({"value": snapshot.cursor + count - 30}) + "\t"
+        body = (change + json.dumps(whole[held:count], separators=(",", ":"))).encode()
+        previous = xxhash.xxh3_128_hexdigest(previous.encode() + body)
+        lines.append(f"{len(body)} {previous} {body.decode()}")
+    (tmp_path / JOURNAL_NAME).write_text("\n".join(lines) + "\n")
+    assert state_store.load(tmp_path / FILE_NAME).issued == tuple(whole)
+    restarted = SuggestionServer(experiment(), 5, tmp_path)
+    assert restarted.start(_copies(history)).source == "restored"
+    assert (
+        restarted.get_suggestions(_copies(whole), 34) == started(None).get_suggestions([], 34)[33:]
+    )
+    assert (tmp_path / JOURNAL_NAME).read_bytes().count(b"\n") == 4  # appended to: current
 
 
 def test_unparsed_items_resolve_only_at_an_items_boundary() -> None:

@@ -178,7 +178,7 @@ def test_a_journal_of_another_version_is_rebuilt_not_trusted(tmp_path: Path) -> 
     server = started(tmp_path)
     history = grow(server, 3)
     journal = tmp_path / JOURNAL_NAME
-    journal.write_bytes(journal.read_bytes().replace(b"journal 1 ", b"journal 9 ", 1))
+    journal.write_bytes(journal.read_bytes().replace(b"journal 2 ", b"journal 9 ", 1))
     report = SuggestionServer(experiment(), 5, tmp_path).start(history)
     assert report.source == "rebuilt"
     assert "suggestion state corrupt (unsupported journal version '9')" in report.reason

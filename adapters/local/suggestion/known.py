@@ -20,7 +20,10 @@ It is where results enter the algorithms, so a value reads as ``nonfinite.admitt
 The name index itself (``Names``) is mapped only when something reads it: a restart's first
 call of an Optuna search whose every Trial was told reads no name (the map is 0.7 ms at 5,000
 assignments), and the names of its new assignments need only not be taken, which the saved
-bytes answer (``Names.__contains__``).
+bytes answer (``Names.__contains__``). A lookup by index needs to know only that no later
+assignment has the same name (``Names.at``): the names from that index to the end are mapped,
+so a restart's first call of hyperband, which reads the rung just before the one it issues,
+maps that rung's names and those after it, not the history's.
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ from katib_resume.adapters.local.suggestion.nonfinite import admitted, has_nan
 from katib_resume.core.manifest import Manifest
 
 Value = float | None
+TAIL = 64
+"""Names mapped at least, the first time ``Names.at`` maps the names from an index on."""
 FINDS = 2
 """Names looked for in the saved bytes before the map is built: each is a pass over them
 (0.35 ms at 5,000 assignments), the map about two."""
@@ -50,12 +55,14 @@ class Names:
     that name (a parameter's ``name`` is followed by ``"value"``): a search at C speed (0.35 ms
     at 5,000 assignments, where the map takes 0.7), ``FINDS`` times at most."""
 
-    __slots__ = ("_finds", "_issued", "_map", "_pending", "added")
+    __slots__ = ("_finds", "_from", "_issued", "_map", "_pending", "_tail", "added")
 
     def __init__(self, issued: tuple[Manifest, ...]) -> None:
         self._issued = issued
         self._map: dict[str, int] | None = None
         self._pending: dict[str, int] = {}  # the names added before the map is built
+        self._tail: dict[str, int] = {}  # the names of ``issued[_from:]``, at their last index
+        self._from = len(issued)
         self._finds = 0
         self.added = 0
         """How many names were added after ``issued``'s (``Known`` tells growth by it)."""
@@ -66,8 +73,26 @@ class Names:
             issued = self._issued
             self._map = dict(zip(map(_NAME, issued), range(len(issued)), strict=True))
             self._map.update(self._pending)
-            self._pending = {}
+            self._pending, self._tail = {}, {}
         return self._map
+
+    def at(self, name: str, index: int) -> bool:
+        """``mapping().get(name) == index``, mapping only the names of ``issued`` from
+        ``index`` on: a name added is at its own index, and a name of ``issued`` at its last
+        one, which is ``index`` exactly when it is the name at ``index`` and at none after."""
+        if self._map is not None:
+            return self._map.get(name) == index
+        if name in self._pending:
+            return self._pending[name] == index
+        if not 0 <= index < len(self._issued):
+            return False
+        if index < self._from:  # at least doubled each time: mapped once, amortized
+            start = max(0, min(index, 2 * self._from - len(self._issued) - TAIL))
+            issued = self._issued[start : self._from]
+            tail = dict(zip(map(_NAME, issued), range(start, self._from), strict=True))
+            tail.update(self._tail)  # (a later index of a name first)
+            self._tail, self._from = tail, start
+        return self._tail.get(name) == index
 
     def __setitem__(self, name: str, index: int) -> None:
         (self._pending if self._map is None else self._map)[name] = index
@@ -98,7 +123,7 @@ class Known(Mapping[int, Value]):
             return self._whole()[index]
         if 0 <= index < len(self._issued):
             name = self._issued[index]["name"]
-            if self._names.mapping().get(name) == index and name in self._results:
+            if name in self._results and self._names.at(name, index):
                 return admitted(self._results[name])
         raise KeyError(index)
 

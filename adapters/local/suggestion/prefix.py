@@ -42,8 +42,13 @@ class Prefixes:
         start = held if agreed else 0
         if not self.check(have[start:], issued[start:]):
             return False
-        self._have, self._issued = tuple(have), tuple(issued[: len(have)])
+        self.agreed(have, issued)
         return True
+
+    def agreed(self, have: Sequence[Manifest], issued: Sequence[Manifest]) -> None:
+        """Remember ``have`` as where ``issued`` starts: what ``check`` found, or what a
+        restore proved (``StateStore.proved``), so the next call compares what follows."""
+        self._have, self._issued = tuple(have), tuple(issued[: len(have)])
 
 
 def holds(have: Sequence[Manifest], issued: Sequence[Manifest]) -> bool:

@@ -72,6 +72,8 @@ class _Found:
     why: str
     trouble: bool = False
     kept: str = ""
+    history: Sequence[Manifest] = ()
+    """The history ``state`` was found to start with (in the saved order, if it had none)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +133,7 @@ class SuggestionServer:
         found = self._saved(search, history, ordered=guess_order is None)
         if found.state is not None:
             self._search, self._state, self._saved_state = search, found.state, found.state
+            self._prefixes.agreed(found.history, found.state.issued)  # (_unusable: compared)
             return StartReport("restored", f"{found.why} ({_count(len(found.state.issued))})")
         history = history if guess_order is None else guess_order(history)
         rebuilt, differ = self._rebuild(search, history)
@@ -237,7 +240,7 @@ class SuggestionServer:
         why = self._unusable(saved, search, history)
         if why:
             return self._discard(why)
-        return _Found(saved, f"suggestion state restored from {self.path}")
+        return _Found(saved, f"suggestion state restored from {self.path}", history=history)
 
     def _unusable(self, saved: SearchState, search: Search, history: Sequence[Manifest]) -> str:
         """Why a sound state file still cannot be resumed here ("" if it can)."""
@@ -247,7 +250,8 @@ class SuggestionServer:
             pairs = zip(fields, saved.identity(), expected, strict=True)
             differ = ", ".join(name for name, old, new in pairs if old != new)
             return f"suggestion state in {self.path} is for another search ({differ} changed)"
-        if not holds(history, saved.issued):
+        proved = self._store is not None and self._store.proved is history  # by its bytes
+        if not proved and not holds(history, saved.issued):
             held, known = _count(len(saved.issued)), _count(len(history))
             return f"suggestion state in {self.path} ({held}) disagrees with the history ({known})"
         return ""

@@ -36,27 +36,32 @@ names another digest than the new one).
 By size, a compaction comes only once the records since the last one are as large as the
 snapshot, and writes at most the snapshot and what they added, so a save costs what changed
 (amortized), and a restore reads at most ``GROWTH + 1`` times the state (or the state and
-``FLOOR``). By count, because a restore reads the snapshot in C-level passes but checks and
-applies each record by a Python call (about 5 µs): a journal as large as a snapshot of a few
-thousand assignments holds thousands of records, which made a restart's cost grow with the
-history. ``RECORDS`` bounds that part of a restore, at the price of one snapshot written per
-``RECORDS`` saves at most (its assignments' encoding reused: ``encoded.py``), a small share of
-a save until the state holds hundreds of thousands of assignments.
+``FLOOR``). By count, because a restore reads the snapshot in one C-level pass but each
+record costs it a few microseconds, checked by C-level passes over all of them (``journal.py``:
+the lines split, their digests) and, for a cursor of keys changed (an Optuna search's), applied
+by a Python call a record (``_replay``): a journal as large as a snapshot of a few thousand
+assignments holds thousands of records, which made a restart's cost grow with the history.
+``RECORDS`` bounds that part of a restore, at the price of one snapshot written per ``RECORDS``
+saves at most (its assignments' encoding reused: ``encoded.py``), a small share of a save until
+the state holds hundreds of thousands of assignments.
 
 A save that is not an extension of the last one (the server re-synchronised on the
-controller's list) is a compaction too, and so is the first save after reading a snapshot of
-an earlier version (``state.VERSION``): the volume is upgraded by the save, its journal then
-started anew. A volume without a journal (the layout of the earlier single-file versions, or a
-compaction's snapshot written before its journal) is read as the snapshot alone, and its first
-save writes the journal with its first record.
+controller's list) is a compaction too, and so is the first save after reading a snapshot or
+a journal of an earlier version (``state.VERSION``, ``journal.VERSION``): the volume is
+upgraded by the save, its journal then started anew. A volume without a journal (the layout
+of the earlier single-file versions, or a compaction's snapshot written before its journal) is
+read as the snapshot alone, and its first save writes the journal with its first record.
 """
 
 from __future__ import annotations
 
 import contextlib
+import operator
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from itertools import repeat
+from operator import methodcaller
 from pathlib import Path
 from typing import Any
 
@@ -84,8 +89,8 @@ RECORDS = 256
 class _OnDisk:
     """What the volume holds: the state, its snapshot's digest and size, and the journal's
     good bytes continuing it (0: none) with the last record's digest and their number;
-    ``current``: the snapshot is of the version written (``state.VERSION``), not an earlier
-    one."""
+    ``current``: the snapshot and the journal are of the versions written (``state.VERSION``,
+    ``journal.VERSION``), not earlier ones."""
 
     state: SearchState
     base: str
@@ -110,6 +115,10 @@ class StateStore:
         self.version = snapshot.VERSION
         """The version of the snapshot the last ``load`` read (a search's cursor of an earlier
         one is upgraded by the search: ``algorithms.upgraded``)."""
+        self.proved: Sequence[Manifest] | None = None
+        """The history the last ``load`` proved, by its bytes, to be where the saved
+        assignments start (``unparsed.py``), the very sequence (``load_unordered``: as sorted);
+        ``None`` if it proved none (the server then compares them: ``prefix.holds``)."""
 
     def load(self, history: Sequence[Manifest] | None = None) -> SearchState:
         """The saved state (see the module docstring); raises ``StateProblem``. Given the
@@ -126,7 +135,7 @@ class StateStore:
     def _load(
         self, history: Sequence[Manifest] | None, *, ordered: bool
     ) -> tuple[SearchState, Sequence[Manifest] | None]:
-        self._disk, self._journal_file, self._torn = None, True, False
+        self._disk, self._journal_file, self._torn, self.proved = None, True, False, None
         head, issued, base, size, version = snapshot.read_parts(self.path)
         self.version = version
         data = self._read_journal()
@@ -135,16 +144,20 @@ class StateStore:
         except journal.Damaged as error:
             raise StateProblem("corrupt", str(error)) from None
         cursor, end, last, records = head.cursor, 0, base, 0
+        current = version == snapshot.VERSION  # (else the next save compacts: upgraded)
         if scan is not None:
+            current = current and scan.version == journal.VERSION
             with heap.paused():  # a parse of every record's change (adapters/heap.py)
                 cursor = _replay(cursor, scan.bodies, issued)
             self._torn = data is not None and scan.end < len(data)
             end, last, records = scan.end, scan.last, len(scan.bodies)
         if history is not None and not ordered:
             history = saved_order.in_saved_order(history, issued.body)
-        state = replace(head, cursor=cursor, issued=_issued(issued, history))
+        items, proved = _issued(issued, history)
+        state = replace(head, cursor=cursor, issued=items)
+        self.proved = history if proved else None
         encoded.remember(state.identity(), state.issued, issued.body)
-        self._disk = _OnDisk(state, base, size, end, last, version == snapshot.VERSION, records)
+        self._disk = _OnDisk(state, base, size, end, last, current, records)
         return state, history
 
     def save(self, state: SearchState) -> None:
@@ -251,11 +264,19 @@ def _record(disk: _OnDisk, state: SearchState) -> tuple[bytes, str] | None:
 
 def _replay(cursor: Any, bodies: list[bytes], issued: Unparsed) -> Any:
     """``cursor`` with the records' changes applied in order (changed in place), their
-    assignments added to ``issued``, unparsed."""
-    parts = [body.split(SEPARATOR) for body in bodies]
-    if any(len(pair) != 2 for pair in parts):
+    assignments added to ``issued``, unparsed.
+
+    A cursor that is one value (``random``, ``grid``, ``hyperband``: an integer) changes by
+    being written whole (``{"value": X}``), and then the cursor after every record is the last
+    one's, their assignments added in one C-level pass (``Unparsed.extend_all``): a restart
+    reads up to ``RECORDS`` records, each applied by a Python call otherwise. Anything else,
+    or a record that does not apply, goes record by record (which names the record)."""
+    parts = list(map(_SPLIT, bodies))
+    if set(map(len, parts)) - {2}:
         raise StateProblem("corrupt", "a journal record is not a change and assignments")
     changes = _parsed([change for change, _ in parts])
+    if _whole_values(changes) and issued.extend_all([batch for _, batch in parts]):
+        return changes[-1]["value"] if changes else cursor
     for number, (change, (_, batch)) in enumerate(zip(changes, parts, strict=True), 1):
         try:
             cursor = cursor_delta.apply(cursor, change)
@@ -265,11 +286,25 @@ def _replay(cursor: Any, bodies: list[bytes], issued: Unparsed) -> Any:
     return cursor
 
 
-def _issued(issued: Unparsed, history: Sequence[Manifest] | None) -> tuple[Manifest, ...]:
-    """The saved assignments, parsed, or resolved against ``history`` (``unparsed.py``)."""
+def _whole_values(changes: list[Any]) -> bool:
+    """Whether every change writes the cursor whole (``{"value": X}``, which ``apply`` takes
+    alone), checked in C-level passes."""
+    if not set(map(type, changes)) <= {dict}:
+        return False
+    return all(map(operator.contains, changes, repeat("value")))
+
+
+_SPLIT = methodcaller("split", SEPARATOR)
+
+
+def _issued(
+    issued: Unparsed, history: Sequence[Manifest] | None
+) -> tuple[tuple[Manifest, ...], bool]:
+    """The saved assignments, parsed, or resolved against ``history`` (``unparsed.py``), and
+    whether their bytes proved ``history`` to be where they start."""
     with heap.paused():  # a parse of the assignments not in the history (adapters/heap.py)
         try:
-            return issued.parse() if history is None else issued.resolve(history)
+            return (issued.parse(), False) if history is None else issued.resolved(history)
         except ValueError as error:
             raise StateProblem("corrupt", str(error)) from None
 

@@ -45,6 +45,7 @@ from katib_resume.adapters.local.suggestion.assignments import all_well_formed
 from katib_resume.core.manifest import Manifest
 
 COMMA = ord(",")
+_INNER = itemgetter(slice(1, -1))
 _KEYS = ("name", "parameterAssignments")
 _ITEM_KEYS = frozenset(_KEYS)
 _PAIR = itemgetter(*_KEYS)
@@ -67,6 +68,17 @@ class Unparsed:
         if len(items) > 2:
             self._parts.append(memoryview(items)[1:-1])
 
+    def extend_all(self, records: Sequence[bytes]) -> bool:
+        """``extend`` by each of ``records`` in turn, in C-level passes over them; ``False``,
+        and nothing added, if one is not bracketed as a list (``extend`` then says which)."""
+        if not all(map(bytes.startswith, records, repeat(b"["))):
+            return False
+        if not all(map(bytes.endswith, records, repeat(b"]"))):
+            return False
+        views: map[memoryview] = map(memoryview, records)
+        self._parts.extend(filter(None, map(_INNER, views)))
+        return True
+
     @property
     def body(self) -> bytes:
         """Every item's canonical bytes, joined by commas (``encoded``'s kept form), joined
@@ -84,13 +96,18 @@ class Unparsed:
     def resolve(self, history: Sequence[Manifest]) -> tuple[Manifest, ...]:
         """The saved items, those where ``history`` stands being ``history``'s own if it is
         where they start (see the module docstring); raises ``ValueError``."""
+        return self.resolved(history)[0]
+
+    def resolved(self, history: Sequence[Manifest]) -> tuple[tuple[Manifest, ...], bool]:
+        """``resolve``, and whether the bytes proved ``history`` to be where the saved items
+        start (``False``: every item parsed, the history not compared)."""
         body = self.body
         items = _reduced(history) or history
         for sort in (False, True):  # the history's own key order first, then sorted
             found = _starting(body, items, sort)
             if found is not None:
-                return found
-        return parse_items(body)
+                return found, True
+        return parse_items(body), False
 
 
 def _starting(body: bytes, items: Sequence[Manifest], sort: bool) -> tuple[Manifest, ...] | None:
