@@ -25,7 +25,7 @@ from katib_resume.adapters import heap
 from katib_resume.adapters.fake import event_index, legacy
 from katib_resume.adapters.fake.codec import decode, encode, encode_head
 from katib_resume.adapters.fake.items import with_list
-from katib_resume.adapters.fake.lazy import Undecoded
+from katib_resume.adapters.fake.lazy import DamagedObject, Undecoded
 from katib_resume.adapters.fake.sealed import Member
 from katib_resume.adapters.fake.sqlite import (
     BLOCKED,
@@ -269,9 +269,14 @@ class Members:
         return [stored_of(row) for row in self.rows]
 
     def members(self, block: int) -> list[Member]:
+        """The members of ``block``; ``DamagedObject`` if one cannot be read, as a body that
+        cannot be decoded is refused when first read (the open has long passed)."""
         rows = _Rows(self.db, FORMAT)
-        with heap.paused():  # decoded JSON holds no cycles, as at the open (``heap``)
-            current = rows.current(block=block)
+        try:
+            with heap.paused():  # decoded JSON holds no cycles, as at the open (``heap``)
+                current = rows.current(block=block)
+        except _DAMAGED as error:
+            raise DamagedObject(f"block {block} cannot be read: {error}") from None
         return [
             (rows.keys[revision], created, obj)
             for (revision, obj), created in zip(current.items(), rows.created, strict=True)
@@ -290,6 +295,8 @@ class Members:
         return None if found is None else found[0]
 
 
+_DAMAGED = (ValueError, TypeError, KeyError)
+"""What a row that cannot be read raises (``orjson``'s errors are ``ValueError``s)."""
 _EVENTS = "SELECT body FROM events ORDER BY id"
 _EVENTS_UP_TO = "SELECT body FROM events WHERE id <= ? ORDER BY id"
 Connect = Callable[[], sqlite3.Connection]

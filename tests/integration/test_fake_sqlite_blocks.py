@@ -349,6 +349,19 @@ def test_a_damaged_block_is_refused_when_read(tmp_path: Path) -> None:
     close(world)
 
 
+@pytest.mark.parametrize("head", ["{not json", "[1, 2]"])
+def test_a_member_that_cannot_be_read_is_refused_when_its_block_is(
+    tmp_path: Path, head: str
+) -> None:
+    _grown(tmp_path, ["t0", "t1"])
+    _sealed(tmp_path, ["t0", "t1"])
+    _sql(tmp_path, "UPDATE log SET head = ? WHERE kind = 'Trial' AND name = 't1'", head)
+    cluster, world = load(tmp_path)  # the members are not read at the open
+    with pytest.raises(DamagedObject, match="cannot be read"):
+        cluster.get(_ref("t0"))
+    close(world)
+
+
 def test_a_whole_write_writes_every_member_as_an_object(
     opened: tuple[FakeCluster, FakeWorld], tmp_path: Path
 ) -> None:
