@@ -353,6 +353,12 @@ class Store:
         ids = self.sealed.under((api_version, kind))
         return [self.sealed.unread[ident] for ident in sorted(ids)]
 
+    def every_block(self) -> list[Block]:
+        """Every block of this store, unread or read, as it stands on disk now, by id (what a
+        sealer merges into: ``merge``)."""
+        read = [self._block(row) for row in self.sealed.read.values()]
+        return sorted([*self.sealed.unread.values(), *read], key=lambda block: block.id)
+
     def digest(self, api_version: str, kind: str) -> Digest:
         """The kind's ``core.digest.Digest`` now, the unread blocks' members included: O(1)."""
         kind_ = (api_version, kind)

@@ -274,11 +274,9 @@ def _merge(cluster: FakeCluster, op: tuple[Any, ...]) -> None:
     _, namespace, group, mask = op
     sealed = cluster.store.sealed
     groups: dict[frozenset[tuple[str, str]], list[int]] = {}
-    known = [(i, b.namespace, b.fields) for i, b in sealed.unread.items()]
-    known += [(i, b.namespace, b.fields) for i, b in sealed.read.items()]
-    for ident, space, fields in known:
-        if space == namespace:
-            groups.setdefault(fields, []).append(ident)
+    for block in cluster.store.every_block():
+        if block.namespace == namespace:
+            groups.setdefault(block.fields, []).append(block.id)
     if not groups:
         return
     chosen = sorted(sorted(ids) for ids in groups.values())[group % len(groups)]
@@ -309,9 +307,8 @@ def _blocks_agree(cluster: FakeCluster, oracle: FakeCluster, state: Path) -> Non
         total = sum(fingerprint(held[key]) for key in keys) % 2**64
         assert rows[ident] == (len(keys), signed(total))
     sealed = cluster.store.sealed
-    known = {i: b.digest for i, b in sealed.unread.items()}
-    known.update((i, b.digest) for i, b in sealed.read.items())
-    assert {i: (d.size, signed(d.total)) for i, d in known.items()} == rows
+    known = {b.id: (b.size, signed(b.digest.total)) for b in cluster.store.every_block()}
+    assert known == rows
     for ident, keys in members.items():
         if ident in sealed.read:
             assert set(sealed.members[ident]) == set(keys)
