@@ -8,7 +8,9 @@ object, as the in-memory store's do. The Kubernetes Events are only counted when
 opened (``_Later``: fetched when first read, or only those about one object, by the index of
 ``event_index.py``), and read as text at the open from a database of a format without that index
 (a reader reads it as it is); either way each is decoded when read (``_Decoded``; the cluster
-decodes them when something first reads them: ``deferred.py``).
+decodes them when something first reads them: ``deferred.py``). A writer fetches only the live
+objects in no block, and the blocks' rows: a block's members are fetched and decoded when its
+store first needs one (``Members``, ``sealed.py``); a reader reads every member at the open.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ from functools import partial
 from operator import itemgetter
 from typing import Any, overload
 
+from katib_resume.adapters import heap
 from katib_resume.adapters.fake import event_index, legacy
 from katib_resume.adapters.fake.codec import decode, encode, encode_head
 from katib_resume.adapters.fake.items import with_list
-from katib_resume.adapters.fake.lazy import Undecoded
+from katib_resume.adapters.fake.lazy import DamagedObject, Undecoded
 from katib_resume.adapters.fake.sealed import Member
 from katib_resume.adapters.fake.sqlite import (
     BLOCKED,
@@ -169,10 +172,12 @@ class _Rows:
         no block; ``block``: that block's members). The rows are sorted here, not by SQLite,
         which would carry every body through its sorter (12 of 30 ms at 5,000 Trials); their
         keys are the ``objects`` table's, as the store keys them."""
-        bound: tuple[int, ...] = () if block is None else (block,)
-        where = " WHERE objects.block = ?" if bound else ""
+        bound: tuple[int, ...] = ()
+        where = ""
         if loose:
-            where = " WHERE objects.block IS NULL"
+            where = " WHERE objects.block IS NULL"  # through ``objects_loose``: no pass
+        elif block is not None:
+            where, bound = " WHERE objects.block = ?", (block,)
         rows = self.db.execute(
             f"SELECT log.revision, log.type, log.api_version, log.kind, log.namespace, log.name, "
             f"log.body, {self.columns}, objects.created FROM objects "
@@ -272,7 +277,7 @@ class _Rows:
 
 
 class Members:
-    """A writer's blocks on disk (``store.Sealed``): their rows, read at the open, and their
+    """A writer's blocks on disk (``sealed.Source``): their rows, read at the open, and their
     members, read through the writer's connection when the store first needs one of them
     (decoded as the open decodes: a Trial by its head), looked up by key or UID through the
     ``objects`` table's primary key and its index of members' UIDs (``sqlite._SEALED``).
@@ -287,8 +292,14 @@ class Members:
         return [stored_of(row) for row in self.rows]
 
     def members(self, block: int) -> list[Member]:
+        """The members of ``block``; ``DamagedObject`` if one cannot be read, as a body that
+        cannot be decoded is refused when first read (the open has long passed)."""
         rows = _Rows(self.db, FORMAT)
-        current = rows.current(block=block)
+        try:
+            with heap.paused():  # decoded JSON holds no cycles, as at the open (``heap``)
+                current = rows.current(block=block)
+        except _DAMAGED as error:
+            raise DamagedObject(f"block {block} cannot be read: {error}") from None
         return [
             (rows.keys[revision], created, obj)
             for (revision, obj), created in zip(current.items(), rows.created, strict=True)
@@ -307,6 +318,8 @@ class Members:
         return None if found is None else found[0]
 
 
+_DAMAGED = (ValueError, TypeError, KeyError)
+"""What a row that cannot be read raises (``orjson``'s errors are ``ValueError``s)."""
 _EVENTS = "SELECT body FROM events ORDER BY id"
 _EVENTS_UP_TO = "SELECT body FROM events WHERE id <= ? ORDER BY id"
 Connect = Callable[[], sqlite3.Connection]

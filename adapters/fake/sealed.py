@@ -17,11 +17,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Protocol, TypeVar
 
+from katib_resume.adapters.fake.owners import owner_uids
 from katib_resume.adapters.fake.sqlite import Key, Leaving, Stored
-from katib_resume.core.blocks import Block
+from katib_resume.core.blocks import Block, Field
 from katib_resume.core.digest import EMPTY, Digest, fingerprint
 from katib_resume.core.manifest import Manifest
-from katib_resume.core.object_index import OWNER
+from katib_resume.core.object_index import OWNER, Index
 from katib_resume.core.objects import INDEXED_LABELS
 
 Kind = tuple[str, str]
@@ -30,6 +31,7 @@ Place = tuple[str, str, str]
 Member = tuple[Key, int, Manifest]
 """A member read from disk: its key, its ``objects.created`` (the store's order), the object."""
 _MASK = (1 << 64) - 1
+_INDEX = Index(INDEXED_LABELS)
 T = TypeVar("T")
 
 
@@ -56,6 +58,30 @@ class Source(Protocol):
 def joined(a: Digest, b: Digest) -> Digest:
     """The digest of two disjoint sets of objects."""
     return Digest(a.size + b.size, (a.total + b.total) & _MASK)
+
+
+def fields_of(obj: Manifest) -> frozenset[Field]:
+    """The index fields a cache puts ``obj`` under (``Block.fields``: every member's)."""
+    return frozenset(_INDEX.fields(obj))
+
+
+def unsealable(obj: Manifest, owning: bool) -> str | None:
+    """Why ``obj`` may not be a member of a block, if it may not: being deleted; owned by
+    another than the controller owner its fields name (a deletion of an owner reads only the
+    unread blocks whose fields name it); ``owning`` other objects (a dependent would reach
+    into a block that is not read)."""
+    if "deletionTimestamp" in obj["metadata"]:
+        return "is being deleted"
+    controller = {value for field, value in fields_of(obj) if field == OWNER}
+    if not set(owner_uids(obj)) <= controller:
+        return "has an owner that is not its controller"
+    return "owns other objects" if owning else None
+
+
+def record(block: Block) -> Stored:
+    """What a store keeps of a block read: its row, without ``load`` and ``holds``."""
+    where = (block.api_version, block.kind, block.namespace)
+    return Stored(block.id, *where, block.fields, block.digest, block.note)
 
 
 def owner_of(block: Stored | Block) -> str | None:

@@ -24,16 +24,21 @@ from typing import Any
 
 from katib_resume.adapters.fake.clone import clone
 from katib_resume.adapters.fake.lazy import DamagedObject, Decoded, Undecoded
-from katib_resume.adapters.fake.owners import OwnerIndex, owner_uids
-from katib_resume.adapters.fake.sealed import Sealed, Source, joined
+from katib_resume.adapters.fake.owners import OwnerIndex
+from katib_resume.adapters.fake.sealed import (
+    Sealed,
+    Source,
+    fields_of,
+    joined,
+    record,
+    unsealable,
+)
 from katib_resume.adapters.fake.sqlite import Journal, Stored
 from katib_resume.adapters.fake.watch import EventKind, WatchEvent, WatchLog
 from katib_resume.core.actions import ObjectRef
-from katib_resume.core.blocks import Block, Field
+from katib_resume.core.blocks import Block
 from katib_resume.core.digest import EMPTY, Digest, Digests, fingerprint
 from katib_resume.core.manifest import Manifest, has_labels
-from katib_resume.core.object_index import OWNER, Index
-from katib_resume.core.objects import INDEXED_LABELS
 
 CLUSTER_SCOPED = frozenset({"PersistentVolume", "Namespace", "StorageClass"})
 Key = tuple[str, str, str, str]
@@ -348,6 +353,12 @@ class Store:
         ids = self.sealed.under((api_version, kind))
         return [self.sealed.unread[ident] for ident in sorted(ids)]
 
+    def every_block(self) -> list[Block]:
+        """Every block of this store, unread or read, as it stands on disk now, by id (what a
+        sealer merges into: ``merge``)."""
+        read = [self._block(row) for row in self.sealed.read.values()]
+        return sorted([*self.sealed.unread.values(), *read], key=lambda block: block.id)
+
     def digest(self, api_version: str, kind: str) -> Digest:
         """The kind's ``core.digest.Digest`` now, the unread blocks' members included: O(1)."""
         kind_ = (api_version, kind)
@@ -393,7 +404,7 @@ class Store:
         key, first = members[0]
         objects = [obj for _, obj in members]
         total = sum(map(fingerprint, objects)) & _MASK
-        row = Stored(0, *key[:3], _fields(first), Digest(len(objects), total), note)
+        row = Stored(0, *key[:3], fields_of(first), Digest(len(objects), total), note)
         if self.journal is None:
             row = row._replace(id=self.sealed.last + 1)
         else:
@@ -477,7 +488,7 @@ class Store:
             _placed(self.objects, pairs, self.owners.order)
             _placed(self.kinds.setdefault(kind, {}), pairs, self.owners.order)
             self.digests.added(kind, [obj for _, obj in pairs])
-            self.sealed.made(_stored(block), (key for key, _ in pairs))
+            self.sealed.made(record(block), (key for key, _ in pairs))
             after = self.digests.of(kind)
             read = Digest(after.size - before.size, (after.total - before.total) & _MASK)
             if read != block.digest:
@@ -500,7 +511,7 @@ class Store:
     def _stored(self, ident: int) -> Stored:
         block = self.sealed.unread.get(ident)
         if block is not None:
-            return _stored(block)
+            return record(block)
         if ident not in self.sealed.read:
             raise ValueError(f"no block {ident} in this store")
         return self.sealed.read[ident]
@@ -541,41 +552,20 @@ class Store:
             obj = self.objects.get(key)
             if obj is None or key in self.sealed.member_of:
                 raise ValueError(f"{key} is not held, or is a member of a block already")
-            _sealable(key, obj, self)
+            uid = obj["metadata"]["uid"]
+            owning = bool(self.owners.dependents.get(uid) or self.sealed.owned_by(uid))
+            refused = unsealable(obj, owning)
+            if refused:
+                raise ValueError(f"{key} {refused}")
             members.append((key, obj))
-        fields = {_fields(obj) for _, obj in members}
+        fields = {fields_of(obj) for _, obj in members}
         if len(fields) > 1:
             raise ValueError("a block's members are under the same index fields")
         members.sort(key=lambda member: self.owners.order[member[0]])
         return members
 
 
-def _sealable(key: Key, obj: Manifest, store: Store) -> None:
-    """``ValueError`` if ``obj`` may not be a member of a block: deleting, owned by another
-    than its fields' controller owner (an owner's deletion reads only the blocks those name),
-    or an owner of another object (a held dependent would reach into the block)."""
-    meta = obj["metadata"]
-    if "deletionTimestamp" in meta:
-        raise ValueError(f"{key} is being deleted")
-    owner = {value for field, value in _fields(obj) if field == OWNER}
-    if not set(owner_uids(obj)) <= owner:
-        raise ValueError(f"{key} has an owner that is not its controller")
-    uid = meta["uid"]
-    if store.owners.dependents.get(uid) or store.sealed.owned_by(uid):
-        raise ValueError(f"{key} owns other objects")
-
-
-_INDEX = Index(INDEXED_LABELS)
 _MASK = (1 << 64) - 1
-
-
-def _fields(obj: Manifest) -> frozenset[Field]:
-    """The index fields a cache puts ``obj`` under (``Block.fields``)."""
-    return frozenset(_INDEX.fields(obj))
-
-
-def _stored(block: Block) -> Stored:
-    return Stored(*(getattr(block, name) for name in Stored._fields))
 
 
 def _placed(
