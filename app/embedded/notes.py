@@ -27,7 +27,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 import orjson
 
@@ -78,37 +78,11 @@ def written(basis: str, digest: Digest, records: Records, entries: Entries) -> s
     return "\n".join(orjson.dumps(part).decode() for part in parts)
 
 
-class Noted(Protocol):
-    """A block as its holders know it (``core.blocks.Block``, the store's row of a block it
-    read): what a note is read against."""
-
-    @property
-    def id(self) -> int: ...
-
-    @property
-    def api_version(self) -> str: ...
-
-    @property
-    def kind(self) -> str: ...
-
-    @property
-    def namespace(self) -> str: ...
-
-    @property
-    def fields(self) -> frozenset[tuple[str, str]]: ...
-
-    @property
-    def digest(self) -> Digest: ...
-
-    @property
-    def note(self) -> str: ...
-
-
 @dataclass(frozen=True)
 class Note:
     """A note's head, read; its records and entries decoded when first asked for."""
 
-    block: Noted
+    block: Block
     basis: str
     size: int
     """How many results the note's entries hold (a mapping of them has this length)."""
@@ -143,7 +117,7 @@ def ledger_base(blocks: Sequence[Block], basis: str) -> LedgerBase | None:
     return LedgerBase.joined(note.base for note in found if note is not None)
 
 
-def read(block: Noted) -> Note | None:
+def read(block: Block) -> Note | None:
     """``block``'s note if it describes the block as it is (``fits``), else ``None``."""
     parts = block.note.split("\n", 2)
     if len(parts) != 3:
@@ -166,7 +140,7 @@ def read(block: Noted) -> Note | None:
         return None
 
 
-def _decoded(block: Noted, text: str, read: Callable[[Any], _T]) -> _T:
+def _decoded(block: Block, text: str, read: Callable[[Any], _T]) -> _T:
     try:
         return read(orjson.loads(text))
     except UNREADABLE:

@@ -32,7 +32,7 @@ from katib_resume.app.loop.keys import Key
 from katib_resume.app.loop.trial_book import TrialBook
 from katib_resume.app.loop.versions import Seen
 from katib_resume.core.actions import ObjectRef
-from katib_resume.core.blocks import Field
+from katib_resume.core.blocks import Block, Field
 from katib_resume.core.digest import Digest, fingerprint
 from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
 from katib_resume.core.manifest import Manifest
@@ -160,7 +160,7 @@ class _Books:
             return None
         return _Member(trial, obj, record, entry)
 
-    def renote(self, block: notes.Noted) -> None:
+    def renote(self, block: Block) -> None:
         """Note ``block`` again from the books if its note does not fit it any more and it
         was read (its Trials were then folded one by one, so the books hold them)."""
         note = notes.read(block)
@@ -209,17 +209,17 @@ def _digest(members: list[_Member]) -> Digest:
     return Digest(len(members), sum(fingerprint(m.obj) for m in members) & _MASK)
 
 
-def _blocks(store: Store, key: Key, fields: frozenset[Field]) -> list[notes.Noted]:
+def _blocks(store: Store, key: Key, fields: frozenset[Field]) -> list[Block]:
     """The Experiment's blocks, read or not, oldest first."""
     place = (API_VERSION, "Trial", key.namespace)
-    found: list[notes.Noted] = [*store.sealed.unread.values(), *store.sealed.read.values()]
-    mine = [
-        b for b in found if (b.api_version, b.kind, b.namespace) == place and b.fields == fields
+    return [
+        block
+        for block in store.every_block()
+        if (block.api_version, block.kind, block.namespace) == place and block.fields == fields
     ]
-    return sorted(mine, key=lambda b: b.id)
 
 
-def _merge(store: Store, basis: str, blocks: list[notes.Noted]) -> None:
+def _merge(store: Store, basis: str, blocks: list[Block]) -> None:
     """Merge the newest of ``blocks`` into the one before while it is at least half its size
     or there are more than ``MOST``, each merged note made from the two notes."""
     while len(blocks) >= 2:
