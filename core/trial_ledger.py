@@ -36,11 +36,12 @@ from __future__ import annotations
 
 import bisect
 import copy
+import operator
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import chain, compress
+from itertools import chain, compress, count
 from math import isnan
-from operator import attrgetter, itemgetter
+from operator import attrgetter, itemgetter, methodcaller, not_
 from typing import Any, NamedTuple
 
 from immutables import Map
@@ -74,6 +75,8 @@ class TrialRecord(NamedTuple):
 
 
 _PHASE, _KEY = attrgetter("phase"), attrgetter("key")
+_NAME_OF = methodcaller("get", "name")
+"""An assignment's name, as ``unused`` reads it (passed over the history at C speed)."""
 _FIRST = itemgetter(0)
 _RANK = attrgetter("key", "name")
 _PHASES = tuple(TrialPhase)
@@ -345,12 +348,10 @@ class TrialLedger:
                 len(assignments) < start or assignments[:start] != seen[:start]
             ):
                 start = 0
+        names = list(map(str, map(_NAME_OF, assignments[start:])))
         records, base = self._records, self._held()
-        for index in range(start, len(assignments)):
-            name = str(assignments[index].get("name"))
-            if name not in records and name not in base:
-                return index
-        return len(assignments)
+        had = map(operator.or_, map(records.__contains__, names), map(base.__contains__, names))
+        return next(compress(count(start), map(not_, had)), len(assignments))
 
     def _held(self) -> frozenset[str]:
         """The base's names while its records are unread (the Trials not in ``_records``)."""

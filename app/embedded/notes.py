@@ -86,18 +86,20 @@ class Note:
     basis: str
     size: int
     """How many results the note's entries hold (a mapping of them has this length)."""
-    _records_text: str
-    _entries_text: str
+    _lines: tuple[int, int]
+    """Where the records' line and the entries' line start in the block's note: they are
+    sliced out of it when first needed (a copy of a megabyte a restart does not make)."""
 
     @cached_property
     def records(self) -> dict[str, tuple[str, TrialRecord]]:
         """The members' ledger records by name (decoded once)."""
-        return _decoded(self.block, self._records_text, rows.records_of)
+        start, end = self._lines
+        return _decoded(self.block, self.block.note[start : end - 1], rows.records_of)
 
     @cached_property
     def entries(self) -> dict[str, tuple[str, Results]]:
         """The members' result entries by name (decoded once)."""
-        return _decoded(self.block, self._entries_text, rows.entries_of)
+        return _decoded(self.block, self.block.note[self._lines[1] :], rows.entries_of)
 
     def record_list(self) -> Iterable[TrialRecord]:
         """The records alone, as a ledger base reads them."""
@@ -119,25 +121,35 @@ def ledger_base(blocks: Sequence[Block], basis: str) -> LedgerBase | None:
 
 def read(block: Block) -> Note | None:
     """``block``'s note if it describes the block as it is (``fits``), else ``None``."""
-    parts = block.note.split("\n", 2)
-    if len(parts) != 3:
+    text = block.note
+    first = text.find("\n")
+    second = -1 if first < 0 else text.find("\n", first + 1)
+    if second < 0:
         return None
     try:
-        head = orjson.loads(parts[0])
+        head = orjson.loads(text[:first])
         if type(head) is not dict or head.get("v") != VERSION:
             return None
         size, total = head["digest"]
         if Digest(int(size), int(total)) != block.digest:
             return None
-        names = {_PHASES[phase]: tuple(map(str, listed)) for phase, listed in head["names"].items()}
+        names = {_PHASES[phase]: _names(listed) for phase, listed in head["names"].items()}
         best = head["best"]
         best_record = None if best is None else rows.records_of([best])[str(best[0])][1]
         counts = TrialCounts(**{FIELD_OF[phase]: listed for phase, listed in names.items()})
-        note = Note(block, str(head["basis"]), int(head["entries"]), parts[1], parts[2])
+        lines = (first + 1, second + 1)
+        note = Note(block, str(head["basis"]), int(head["entries"]), lines)
         object.__setattr__(note, "base", LedgerBase(counts, best_record, note.record_list))
         return note
     except (*UNREADABLE, AttributeError):  # a LedgerBase refuses a best it does not rank
         return None
+
+
+def _names(listed: Any) -> tuple[str, ...]:
+    """A phase's names as the head holds them (a list of text, checked at C speed)."""
+    if type(listed) is not list or not set(map(type, listed)) <= {str}:
+        raise TypeError("not a list of names")
+    return tuple(listed)
 
 
 def _decoded(block: Block, text: str, read: Callable[[Any], _T]) -> _T:
