@@ -24,7 +24,7 @@ changes no holder's digest. Pure: no I/O; ``load`` and ``holds`` are the holder'
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from katib_resume.core.digest import Digest
 from katib_resume.core.manifest import Manifest
@@ -53,6 +53,9 @@ class Block:
     """The members as stored now (a store reads its block into memory to answer)."""
     holds: Callable[[str], bool]
     """Whether a member has this name, without reading the members."""
+    detail: Callable[[], str] = field(default=lambda: "")
+    """What the sealer kept with the block besides its note, read when called: what a holder
+    may need later but not when it opens (``note`` is read with the block's record)."""
 
     @property
     def size(self) -> int:

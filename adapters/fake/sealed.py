@@ -106,6 +106,8 @@ class Sealed:
         of a ``Block`` handed out before it was read answers for them, written since or not)."""
         self.last = 0
         """The highest block id known (a store without a journal numbers its own)."""
+        self.details: dict[int, str] = {}
+        """Each block's detail, for a store without a journal (one with keeps them on disk)."""
         self._places: dict[Place, set[int]] = {}
         self._owned: dict[str, set[int]] = {}
         self._sums: dict[Kind, Digest] = {}

@@ -72,7 +72,7 @@ CREATE INDEX IF NOT EXISTS objects_by_revision ON objects (revision);
 CREATE TABLE IF NOT EXISTS blocks (
     id INTEGER PRIMARY KEY AUTOINCREMENT, api_version TEXT NOT NULL, kind TEXT NOT NULL,
     namespace TEXT NOT NULL, fields TEXT NOT NULL, size INTEGER NOT NULL,
-    total INTEGER NOT NULL, note TEXT NOT NULL);
+    total INTEGER NOT NULL, note TEXT NOT NULL, detail TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS events (
     id INTEGER PRIMARY KEY, body TEXT NOT NULL, kind TEXT, namespace TEXT, name TEXT);
 CREATE TABLE IF NOT EXISTS summaries (key TEXT PRIMARY KEY, body TEXT NOT NULL) WITHOUT ROWID;
@@ -241,11 +241,12 @@ class Journal:
         self.undo = replaced
         self.chains.pop(key, None)
 
-    def seal(self, block: Stored, members: Sequence[tuple[Key, str]]) -> int:
+    def seal(self, block: Stored, members: Sequence[tuple[Key, str]], detail: str = "") -> int:
         """The live objects ``members`` (keys and UIDs) made the block ``block`` (its ``id``
-        ignored), in one transaction; the new block's id (never one used before)."""
+        ignored), with ``detail``, in one transaction; the new block's id (never one used
+        before)."""
         with transaction(self.db):
-            made = self._block(block)
+            made = self._block(block, detail)
             marked = self.db.executemany(
                 "UPDATE objects SET block = ?, uid = ? WHERE api_version = ? AND kind = ? "
                 "AND namespace = ? AND name = ? AND block IS NULL",
@@ -255,11 +256,11 @@ class Journal:
                 raise ValueError(f"{len(members)} objects to seal, {marked} stored in no block")
         return made
 
-    def merge(self, ids: Sequence[int], block: Stored) -> int:
-        """The blocks ``ids`` made one, ``block`` (its ``id`` ignored), in one transaction;
-        the new block's id."""
+    def merge(self, ids: Sequence[int], block: Stored, detail: str = "") -> int:
+        """The blocks ``ids`` made one, ``block`` (its ``id`` ignored) with ``detail``, in one
+        transaction; the new block's id."""
         with transaction(self.db):
-            made = self._block(block)
+            made = self._block(block, detail)
             self.db.executemany(
                 "UPDATE objects SET block = ? WHERE block = ?", [(made, i) for i in ids]
             )
@@ -323,11 +324,18 @@ class Journal:
             self.db.execute("PRAGMA journal_mode = DELETE")
         self.db.close()
 
-    def _block(self, block: Stored) -> int:
+    def detail(self, block: int) -> str:
+        """The detail kept with ``block`` (``ValueError``: no such block)."""
+        row = self.db.execute("SELECT detail FROM blocks WHERE id = ?", (block,)).fetchone()
+        if row is None:
+            raise ValueError(f"no block {block} is stored")
+        return str(row[0])
+
+    def _block(self, block: Stored, detail: str) -> int:
         made = self.db.execute(
-            "INSERT INTO blocks (api_version, kind, namespace, fields, size, total, note) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            block_row(block)[1:],
+            "INSERT INTO blocks (api_version, kind, namespace, fields, size, total, note, "
+            "detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (*block_row(block)[1:], detail),
         ).lastrowid
         assert made is not None
         return made

@@ -393,8 +393,10 @@ class Store:
             objects[key] = before
         return list(objects.values())
 
-    def seal(self, keys: Iterable[Key], note: str) -> Block:
-        """The held objects ``keys`` made one block with ``note``, written in one transaction.
+    def seal(self, keys: Iterable[Key], note: str, detail: str = "") -> Block:
+        """The held objects ``keys`` made one block with ``note`` (and ``detail``, read when
+        the block's ``detail`` is called: what its sealer may need later but not at an open),
+        written in one transaction.
         They stay held (as members of the block read: nothing in memory moves); the next
         process that opens the state holds them as the block, unread. ``ValueError`` unless
         there is at least one, and all are held, of one apiVersion, kind and namespace, under
@@ -407,14 +409,16 @@ class Store:
         row = Stored(0, *key[:3], fields_of(first), Digest(len(objects), total), note)
         if self.journal is None:
             row = row._replace(id=self.sealed.last + 1)
+            self.sealed.details[row.id] = detail
         else:
             uids = [(k, str(obj["metadata"]["uid"])) for k, obj in members]
-            row = row._replace(id=self.journal.seal(row, uids))
+            row = row._replace(id=self.journal.seal(row, uids, detail))
         self.sealed.made(row, (k for k, _ in members))
         return self._block(row)
 
-    def merge(self, ids: Iterable[int], note: str) -> Block:
-        """The blocks ``ids`` made one block with ``note``, in one transaction: unread if they
+    def merge(self, ids: Iterable[int], note: str, detail: str = "") -> Block:
+        """The blocks ``ids`` made one block with ``note`` and ``detail`` (``seal``), in one
+        transaction: unread if they
         all were, else read (each one read first). ``ValueError`` unless there is at least one,
         and all are blocks of this store, of one apiVersion, kind, namespace and fields. A
         ``Block`` handed out for one of them answers ``load`` and ``holds`` no more (merge what
@@ -428,7 +432,11 @@ class Store:
         if not unread:
             self._read_all([ident for ident in merged if ident in self.sealed.unread])
         row = rows[0]._replace(digest=digest, note=note)
-        ident = self.sealed.last + 1 if self.journal is None else self.journal.merge(merged, row)
+        if self.journal is None:
+            ident = self.sealed.last + 1
+            self.sealed.details[ident] = detail
+        else:
+            ident = self.journal.merge(merged, row, detail)
         row = row._replace(id=ident)
         if unread:
             for old in merged:
@@ -502,11 +510,23 @@ class Store:
         return self.source.block_of_uid(uid) in self.sealed.unread
 
     def _block(self, row: Stored) -> Block:
-        """The ``Block`` of ``row``, answering ``load`` and ``holds`` through this store."""
+        """The ``Block`` of ``row``, answering ``load``, ``holds`` and ``detail`` through this
+        store."""
         load = partial(self._load, row.id)
         holds = partial(self._holds, row.id)
+        detail = partial(self._detail, row.id)
         where = (row.api_version, row.kind, row.namespace)
-        return Block(row.id, *where, row.fields, row.digest, row.note, load=load, holds=holds)
+        return Block(
+            row.id, *where, row.fields, row.digest, row.note, load=load, holds=holds, detail=detail
+        )
+
+    def _detail(self, ident: int) -> str:
+        """The detail of block ``ident`` (kept on disk, or in memory without a journal)."""
+        if self.journal is None:
+            if ident not in self.sealed.details:
+                raise ValueError(f"no block {ident} in this store")
+            return self.sealed.details[ident]
+        return self.journal.detail(ident)
 
     def _stored(self, ident: int) -> Stored:
         block = self.sealed.unread.get(ident)

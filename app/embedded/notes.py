@@ -6,13 +6,15 @@ the block. A restart's books start from the notes of an Experiment's blocks inst
 its Trials: the trial ledger from each phase's names and the best record
 (``core.trial_ledger.LedgerBase``), the result book from the entries (``app.embedded.results``).
 
-A note is three JSON texts, one per line (``orjson`` writes no newline inside a text, escaping
-any a string holds): the *head*, decoded when the block is first used, and the members' ledger
-records and result entries (``kept_rows``' rows), kept as text and decoded only when something
+A note is the block's *head*, a JSON text the store keeps as the block's ``note`` (read with the
+block's record when the state is opened, and decoded when the block is first used), and its
+*detail*, the block's ``detail`` (read from disk only when called): the members' ledger records
+and result entries (``kept_rows``' rows), two JSON texts on two lines (``orjson`` writes no
+newline inside a text, escaping any a string holds), fetched and decoded only when something
 needs one of them: a member's record once its Trial changed, an algorithm that reads every
 result. The head also holds the digest the block had when it was sealed; a block whose digest
 is not that any more (a member written since, which the store takes out of the block) has a
-note that does not describe it, and is read instead (``fits``).
+note that does not describe it, and is read instead (``read`` answers ``None``).
 
 Nothing in a note is trusted beyond what it was made from: it is used only for the block it was
 sealed with, at that block's digest, and for the Experiment and objective it was folded for
@@ -58,9 +60,10 @@ def sealable_entry(entry: Results) -> bool:
     return all(value is None or math.isfinite(value) for value in entry.values())
 
 
-def written(basis: str, digest: Digest, records: Records, entries: Entries) -> str:
-    """The note of a block of the Trials ``records`` names (each ``sealable_record``), with
-    ``entries`` (``sealable_entry``) for those that have one, sealed at ``digest``."""
+def written(basis: str, digest: Digest, records: Records, entries: Entries) -> tuple[str, str]:
+    """The note and detail of a block of the Trials ``records`` names (each
+    ``sealable_record``), with ``entries`` (``sealable_entry``) for those that have one, sealed
+    at ``digest``."""
     names: dict[str, list[str]] = {}
     for name in sorted(records):
         names.setdefault(records[name][1].phase.value, []).append(name)
@@ -74,8 +77,8 @@ def written(basis: str, digest: Digest, records: Records, entries: Entries) -> s
         "best": best,
         "entries": sum(len(entry) for _, entry in entries.values()),
     }
-    parts = (head, rows.record_rows(records), rows.entry_rows(entries))
-    return "\n".join(orjson.dumps(part).decode() for part in parts)
+    parts = (rows.record_rows(records), rows.entry_rows(entries))
+    return orjson.dumps(head).decode(), "\n".join(orjson.dumps(part).decode() for part in parts)
 
 
 @dataclass(frozen=True)
@@ -86,20 +89,26 @@ class Note:
     basis: str
     size: int
     """How many results the note's entries hold (a mapping of them has this length)."""
-    _lines: tuple[int, int]
-    """Where the records' line and the entries' line start in the block's note: they are
-    sliced out of it when first needed (a copy of a megabyte a restart does not make)."""
+
+    @cached_property
+    def _detail(self) -> tuple[str, str]:
+        """The records' line and the entries' line of the block's detail (fetched once)."""
+        try:
+            records, entries = self.block.detail().split("\n")
+        except ValueError:  # no block, or not two lines
+            message = f"the stored block {self.block.id} of {self.block.kind}s has no detail"
+            raise DamagedObject(message) from None
+        return records, entries
 
     @cached_property
     def records(self) -> dict[str, tuple[str, TrialRecord]]:
         """The members' ledger records by name (decoded once)."""
-        start, end = self._lines
-        return _decoded(self.block, self.block.note[start : end - 1], rows.records_of)
+        return _decoded(self.block, self._detail[0], rows.records_of)
 
     @cached_property
     def entries(self) -> dict[str, tuple[str, Results]]:
         """The members' result entries by name (decoded once)."""
-        return _decoded(self.block, self.block.note[self._lines[1] :], rows.entries_of)
+        return _decoded(self.block, self._detail[1], rows.entries_of)
 
     def record_list(self) -> Iterable[TrialRecord]:
         """The records alone, as a ledger base reads them."""
@@ -121,13 +130,8 @@ def ledger_base(blocks: Sequence[Block], basis: str) -> LedgerBase | None:
 
 def read(block: Block) -> Note | None:
     """``block``'s note if it describes the block as it is (``fits``), else ``None``."""
-    text = block.note
-    first = text.find("\n")
-    second = -1 if first < 0 else text.find("\n", first + 1)
-    if second < 0:
-        return None
     try:
-        head = orjson.loads(text[:first])
+        head = orjson.loads(block.note)
         if type(head) is not dict or head.get("v") != VERSION:
             return None
         size, total = head["digest"]
@@ -137,8 +141,7 @@ def read(block: Block) -> Note | None:
         best = head["best"]
         best_record = None if best is None else rows.records_of([best])[str(best[0])][1]
         counts = TrialCounts(**{FIELD_OF[phase]: listed for phase, listed in names.items()})
-        lines = (first + 1, second + 1)
-        note = Note(block, str(head["basis"]), int(head["entries"]), lines)
+        note = Note(block, str(head["basis"]), int(head["entries"]))
         object.__setattr__(note, "base", LedgerBase(counts, best_record, note.record_list))
         return note
     except (*UNREADABLE, AttributeError):  # a LedgerBase refuses a best it does not rank

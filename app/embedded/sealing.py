@@ -80,7 +80,7 @@ def seal(store: Store, book: TrialBook, results: ResultBook, known: set[Seen]) -
             if (member := books.sealable(name, version, known, fields)) is not None
         ]
         if len(members) >= SEAL_AT:
-            store.seal([m.key for m in members], _note(page.basis, members))
+            store.seal([m.key for m in members], *_note(page.basis, members))
             sealed.update(m.key for m in members)
             _forget(page.models, page.raw, entries, [m.key for m in members])
         blocks = _blocks(store, key, fields)
@@ -176,7 +176,7 @@ class _Books:
                 return
             members.append(member)
         if members and _digest(members) == block.digest:
-            self.store.merge([block.id], _note(self.basis, members))
+            self.store.merge([block.id], *_note(self.basis, members))
 
 
 def _versions(
@@ -197,8 +197,8 @@ def _alone(store: Store, obj: Manifest, fields: frozenset[Field]) -> bool:
     return not store.owners.dependents_of(str(meta.get("uid") or ""))
 
 
-def _note(basis: str, members: list[_Member]) -> str:
-    """The note of a block of ``members``, at the digest the store gives it."""
+def _note(basis: str, members: list[_Member]) -> tuple[str, str]:
+    """The note and detail of a block of ``members``, at the digest the store gives it."""
     records = {m.key[3]: (m.version, m.record) for m in members}
     entries = {m.key[3]: (m.version, m.entry) for m in members if m.entry is not None}
     return notes.written(basis, _digest(members), records, entries)
@@ -232,5 +232,6 @@ def _merge(store: Store, basis: str, blocks: list[Block]) -> None:
         records = {**first.records, **second.records}
         entries = {**first.entries, **second.entries}
         digest = joined(older.digest, newer.digest)
-        merged = store.merge([older.id, newer.id], notes.written(basis, digest, records, entries))
+        written = notes.written(basis, digest, records, entries)
+        merged = store.merge([older.id, newer.id], *written)
         blocks[-2:] = [merged]

@@ -26,8 +26,20 @@ ENTRIES: dict[str, tuple[str, dict[str, float | None]]] = {
 }
 
 
-def _block(note: str, digest: Digest = DIGEST) -> Block:
-    return Block(7, "kubeflow.org/v1beta1", "Trial", "ns", frozenset(), digest, note, list, bool)
+def _block(written: tuple[str, str], digest: Digest = DIGEST) -> Block:
+    note, detail = written
+    return Block(
+        7,
+        "kubeflow.org/v1beta1",
+        "Trial",
+        "ns",
+        frozenset(),
+        digest,
+        note,
+        list,
+        bool,
+        detail=lambda: detail,
+    )
 
 
 def test_a_note_reads_back_its_names_best_records_and_entries() -> None:
@@ -41,19 +53,24 @@ def test_a_note_reads_back_its_names_best_records_and_entries() -> None:
 
 
 def test_a_note_describes_its_block_only_at_the_digest_it_was_sealed_at() -> None:
-    text = notes.written("basis", DIGEST, RECORDS, ENTRIES)
-    assert notes.read(_block(text, Digest(2, 12345))) is None  # a member taken out since
-    assert notes.read(_block(text.replace('"v":1', '"v":2'))) is None
-    assert notes.read(_block("{}")) is None
-    assert notes.read(_block("not json\n[]\n[]")) is None
+    head, detail = notes.written("basis", DIGEST, RECORDS, ENTRIES)
+    assert notes.read(_block((head, detail), Digest(2, 12345))) is None  # a member taken out
+    assert notes.read(_block((head.replace('"v":1', '"v":2'), detail))) is None
+    assert notes.read(_block(("{}", detail))) is None
+    assert notes.read(_block(("not json", detail))) is None
 
 
 def test_a_damaged_part_is_found_when_first_needed_and_not_before() -> None:
-    head, _, entries = notes.written("basis", DIGEST, RECORDS, ENTRIES).split("\n")
-    note = notes.read(_block("\n".join((head, "[[1, 2", entries))))
+    head, detail = notes.written("basis", DIGEST, RECORDS, ENTRIES)
+    entries = detail.split("\n")[1]
+    note = notes.read(_block((head, "[[1, 2\n" + entries)))
     assert note is not None and note.entries == ENTRIES  # the head and entries read
     with pytest.raises(DamagedObject, match="block 7"):
         _ = note.records
+    lost = notes.read(_block((head, "")))
+    assert lost is not None  # the head alone says what a restart needs
+    with pytest.raises(DamagedObject, match="no detail"):
+        _ = lost.entries
 
 
 def test_the_joined_results_read_a_note_only_for_a_name_the_page_does_not_hold() -> None:
