@@ -63,16 +63,15 @@ class ApiServer:
         *,
         copy: bool = True,
     ) -> Sequence[Manifest]:
-        objects = self.store.of_kind(api_version, kind)
+        objects = self.store.of_kind(api_version, kind, namespace, labels)
         return select(objects, api_version, kind, namespace, labels, copy=copy)
 
     def observe(self, api_version: str, kind: str, namespace: str | None) -> Sequence[Manifest]:
         """The stored objects of a kind, without copies: for Kubernetes' own controllers (the
         world), which only read them (a write goes through the methods above). Copying every
         object on every tick of every simulated controller costs more than the rest of a tick."""
-        return select(
-            self.store.of_kind(api_version, kind), api_version, kind, namespace, {}, copy=False
-        )
+        objects = self.store.of_kind(api_version, kind, namespace)
+        return select(objects, api_version, kind, namespace, {}, copy=False)
 
     def create(self, manifest: Manifest, *, copy: bool = True) -> Manifest:
         ref = ObjectRef.of(manifest)
@@ -202,7 +201,7 @@ class ApiServer:
     def _collect(self, owner_uid: str) -> None:
         """Collect, at once, the namespaced dependents of ``owner_uid`` whose owners are gone."""
         owners, objects = self.store.owners, self.store.objects
-        for obj in [objects[key] for key in owners.dependents_of(owner_uid)]:
+        for obj in [objects[key] for key in self.store.dependents_of(owner_uid)]:
             if _orphaned(obj, owners):
                 self._delete_if_same(obj)
 

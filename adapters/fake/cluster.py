@@ -31,6 +31,7 @@ from katib_resume.adapters.fake.faults import Faults
 from katib_resume.adapters.fake.store import Store, select
 from katib_resume.adapters.fake.watch import WatchEvent
 from katib_resume.core.actions import EventType, ObjectRef
+from katib_resume.core.blocks import Block
 from katib_resume.core.digest import Digest
 from katib_resume.core.manifest import Manifest, format_time
 from katib_resume.core.ports import NotFound
@@ -118,10 +119,28 @@ class FakeCluster:
         cursor is one back, and a watch from it replays that change.
         """
         if self.faults.take_stale_read():
-            behind = 0 if self.store.undo is None else 1
-            items = select(self.store.lagging_all(), api_version, kind, None, {})
-            return self.cursor - behind, items
+            return self._lagging_at(api_version, kind)
         return self.cursor, self.api.list(api_version, kind, None, {}, copy=self.copies)
+
+    def list_blocks_at(
+        self, api_version: str, kind: str
+    ) -> tuple[int, Sequence[Manifest], Sequence[Block]]:
+        """``list_at``, with the kind's unread blocks handed over as blocks (``core.blocks``),
+        not read: a cache's first list holds them as the store does, and reads one when it
+        needs a member (``Block.load``, which reads it into the store). With a stale list armed
+        (the fault), the answer is ``list_at``'s, every block read, and no block."""
+        if self.faults.take_stale_read():
+            return (*self._lagging_at(api_version, kind), ())
+        held = self.store.unsealed(api_version, kind)
+        items = select(held, api_version, kind, None, {}, copy=self.copies)
+        return self.cursor, items, self.store.blocks_of(api_version, kind)
+
+    def _lagging_at(self, api_version: str, kind: str) -> tuple[int, Sequence[Manifest]]:
+        """A stale list of a kind: one change behind, and its cursor one back (a watch from
+        it replays that change)."""
+        behind = 0 if self.store.undo is None else 1
+        items = select(self.store.lagging_all(), api_version, kind, None, {})
+        return self.cursor - behind, items
 
     def digest_at(self, api_version: str, kind: str) -> tuple[int, Digest]:
         """The kind's ``core.digest.Digest`` and the watch cursor it is current at: always the

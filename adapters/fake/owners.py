@@ -8,7 +8,7 @@ fed by the watch) rather than listing the cluster on every pass.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from katib_resume.core.manifest import Manifest
 
@@ -19,10 +19,17 @@ def owner_uids(obj: Manifest) -> list[str]:
     return [str(r.get("uid")) for r in obj["metadata"].get("ownerReferences", [])]
 
 
+def _nowhere(uid: object) -> bool:
+    return False
+
+
 class OwnerIndex:
     def __init__(self) -> None:
         self.keys: dict[str, Key] = {}
         """The live objects' UIDs."""
+        self.elsewhere: Callable[[object], bool] = _nowhere
+        """Whether a UID not in ``keys`` is a live object's all the same: a member of a block
+        the store has not read (``store.Store``), which is live though not indexed here."""
         self.dependents: dict[str, set[Key]] = {}
         """Owner UID -> the objects naming it in their ``ownerReferences``."""
         self.suspects: set[Key] = set()
@@ -32,7 +39,8 @@ class OwnerIndex:
         self._created = 0
 
     def __contains__(self, uid: object) -> bool:
-        return uid in self.keys
+        """Whether ``uid`` is a live object's (the collector's question)."""
+        return uid in self.keys or self.elsewhere(uid)
 
     def put(self, key: Key, obj: Manifest, before: Manifest | None) -> None:
         if before is None:
@@ -46,12 +54,20 @@ class OwnerIndex:
             if uid not in self.keys:
                 self.suspects.add(key)
 
-    def added(self, objects: Iterable[tuple[Key, Manifest]]) -> None:
-        """``put(key, obj, None)`` for each, in order (a store opened: one pass, no calls)."""
+    def added(
+        self, objects: Iterable[tuple[Key, Manifest]], created: Iterable[int] | None = None
+    ) -> None:
+        """``put(key, obj, None)`` for each, in order (a store opened: one pass, no calls).
+        With ``created``, each one's place in the creation order is given (its
+        ``objects.created`` on disk, so that members read later fall in their places), and
+        an object put later comes after every one of them."""
         keys, dependents, suspects, order = self.keys, self.dependents, self.suspects, self.order
-        for key, obj in objects:
-            self._created += 1
-            order[key] = self._created
+        items = list(objects)
+        first = self._created + 1
+        places = range(first, first + len(items)) if created is None else list(created)
+        self._created = max(self._created, max(places, default=0))
+        for (key, obj), place in zip(items, places, strict=True):
+            order[key] = place
             meta = obj["metadata"]
             keys[meta["uid"]] = key
             for ref in meta.get("ownerReferences", ()):
@@ -59,6 +75,10 @@ class OwnerIndex:
                 dependents.setdefault(uid, set()).add(key)
                 if uid not in keys:
                     suspects.add(key)
+
+    def after(self, place: int) -> None:
+        """Every object put from now on comes after ``place`` in the creation order."""
+        self._created = max(self._created, place)
 
     def drop(self, key: Key, obj: Manifest) -> None:
         uid = obj["metadata"]["uid"]

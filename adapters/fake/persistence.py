@@ -7,8 +7,10 @@ directories beside it in ``<state_dir>/volumes``. ``load`` opens it for writing:
 every change of the store and every Event is committed as it happens, and ``checkpoint`` (each
 step of the embedded runtime, and ``save``) commits the world's own state: the clock, the
 ticks, the world's settings and the kubelet's timers. ``read`` opens it for reading only, and
-needs no lock: a reader sees the last committed state while another process writes. Injected
-faults are not saved: they belong to one test's process.
+needs no lock: a reader sees the last committed state while another process writes. A writer
+holds the blocks of sealed objects unread until it needs a member (``sealed.py``: it keeps its
+connection open, and reads them through it); a reader reads every member at once, since it
+closes its connection. Injected faults are not saved: they belong to one test's process.
 
 Loading never guesses: a missing database is an empty cluster (the first run), but one that
 cannot be read raises ``StateFileError`` naming it and saying how to start over, rather than
@@ -67,7 +69,8 @@ def load(state_dir: Path, ready_after_ticks: int = 1) -> tuple[FakeCluster, Fake
     db = _guarded(path, lambda: connect(path))
     try:
         with heap.paused():  # decoded JSON holds no cycles: nothing to collect (``heap``)
-            snapshot = _guarded(path, lambda: rows.read(db, lambda: connect(path, read_only=True)))
+            later = lambda: connect(path, read_only=True)  # noqa: E731
+            snapshot = _guarded(path, lambda: rows.read(db, later, sealed=True))
         cluster, world = _build(snapshot, state_dir, ready_after_ticks)
         if snapshot[2] is None:  # a new database: its first state, so that writes can follow
             _guarded(path, lambda: rows.write(db, (cluster.store, [], world_state(world))))

@@ -8,7 +8,9 @@ object, as the in-memory store's do. The Kubernetes Events are only counted when
 opened (``_Later``: fetched when first read, or only those about one object, by the index of
 ``event_index.py``), and read as text at the open from a database of a format without that index
 (a reader reads it as it is); either way each is decoded when read (``_Decoded``; the cluster
-decodes them when something first reads them: ``deferred.py``).
+decodes them when something first reads them: ``deferred.py``). A writer fetches only the live
+objects in no block, and the blocks' rows: a block's members are fetched and decoded when its
+store first needs one (``Members``, ``sealed.py``); a reader reads every member at the open.
 """
 
 from __future__ import annotations
@@ -19,17 +21,23 @@ from functools import partial
 from operator import itemgetter
 from typing import Any, overload
 
+from katib_resume.adapters import heap
 from katib_resume.adapters.fake import event_index, legacy
 from katib_resume.adapters.fake.codec import decode, encode, encode_head
 from katib_resume.adapters.fake.items import with_list
-from katib_resume.adapters.fake.lazy import Undecoded
+from katib_resume.adapters.fake.lazy import DamagedObject, Undecoded
+from katib_resume.adapters.fake.sealed import Member
 from katib_resume.adapters.fake.sqlite import (
+    BLOCKED,
+    BLOCKS,
     FORMAT,
     INDEXED,
     INSERT_LOG,
     READABLE,
     WINDOW,
     Key,
+    Stored,
+    stored_of,
     transaction,
 )
 from katib_resume.adapters.fake.store import Store, key_of
@@ -42,11 +50,14 @@ Snapshot = legacy.Snapshot
 """The store, the Kubernetes Events (as saved) and the world's own state (``None``: none yet)."""
 
 
-def read(db: sqlite3.Connection, later: Connect | None = None) -> Snapshot:
+def read(db: sqlite3.Connection, later: Connect | None = None, *, sealed: bool = False) -> Snapshot:
     """The state ``db`` holds. With ``later``, the Kubernetes Events of a database with their
     index are only counted, and fetched through a connection ``later`` opens when something
     first reads them (``_Later``): a restart reads none of them, ``describe`` those about the
-    objects it describes."""
+    objects it describes. With ``sealed`` (a writer, which keeps ``db`` open), the members of
+    the blocks stay on disk: the store gets the blocks unread, and reads a block's members
+    through ``db`` when something needs one (``Members``); without, every member is read as
+    any other object (a reader, which closes its connection at once)."""
     db.execute("BEGIN")
     try:
         row = db.execute(
@@ -58,7 +69,9 @@ def read(db: sqlite3.Connection, later: Connect | None = None) -> Snapshot:
         if form not in READABLE:
             raise ValueError(f"unsupported format {form!r} (expected {FORMAT})")
         stored = _Rows(db, form)
-        current = stored.current()
+        blocks = sealed and form >= BLOCKED
+        current = stored.current(loose=blocks)
+        members = Members(db, db.execute(BLOCKS).fetchall()) if blocks else None
         log = stored.window(version, current)
         undo: tuple[Key, Manifest | None] | None = None
         if undo_key is not None:
@@ -75,7 +88,7 @@ def read(db: sqlite3.Connection, later: Connect | None = None) -> Snapshot:
     finally:
         db.execute("COMMIT")
     objects = {stored.keys[revision]: obj for revision, obj in current.items()}
-    store = Store(objects, version, uids, log, undo)
+    store = Store(objects, version, uids, log, undo, source=members, created=stored.created)
     return store, events, None if world is None else decode(world)
 
 
@@ -83,14 +96,18 @@ def write(db: sqlite3.Connection, snapshot: Snapshot) -> None:
     """Replace everything in ``db`` by ``snapshot``, in one transaction."""
     store, events, world = snapshot
     with transaction(db):
-        for table in ("log", "items", "objects", "events", "summaries", "summary_changes", "state"):
+        for table in _TABLES:
             db.execute(f"DELETE FROM {table}")
         for event in store.log.events():
             _insert(db, event.type, event.object)
         for created, obj in enumerate(store.all()):  # kept in the order they were created
-            revision = _insert(db, "MODIFIED", obj)
+            revision = _insert(db, "MODIFIED", obj)  # every member read: no block written
             row = (*_key_of(obj), revision, created)
-            db.execute("INSERT INTO objects VALUES (?, ?, ?, ?, ?, ?)", row)
+            db.execute(
+                "INSERT INTO objects (api_version, kind, namespace, name, revision, created) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                row,
+            )
         undo_key = undo_revision = None
         if store.undo is not None:
             undo_key = encode(list(store.undo[0]))
@@ -101,6 +118,9 @@ def write(db: sqlite3.Connection, snapshot: Snapshot) -> None:
             "INSERT INTO state VALUES (1, ?, ?, ?, ?, ?, ?)",
             (FORMAT, store.version, store.uids, undo_key, undo_revision, _world(world)),
         )
+
+
+_TABLES = ("log", "items", "objects", "blocks", "events", "summaries", "summary_changes", "state")
 
 
 def _world(world: dict[str, Any] | None) -> str | None:
@@ -137,19 +157,30 @@ class _Rows:
         self.chains: dict[int, list[str]] = {}
         self.keys: dict[int, Key] = {}
         """The live objects' keys, by the revision of their current state (``current``)."""
+        self.created: list[int] = []
+        """Their ``objects.created``, in the same order (``current``)."""
 
-    def current(self) -> dict[int, Manifest]:
-        """The live objects by revision, in the order they were created. The rows are sorted
-        here, not by SQLite, which would carry every body through its sorter (12 of 30 ms at
-        5,000 Trials); their keys are the ``objects`` table's, as the store keys them."""
+    def current(self, *, loose: bool = False, block: int | None = None) -> dict[int, Manifest]:
+        """The live objects by revision, in the order they were created (``loose``: those in
+        no block; ``block``: that block's members). The rows are sorted here, not by SQLite,
+        which would carry every body through its sorter (12 of 30 ms at 5,000 Trials); their
+        keys are the ``objects`` table's, as the store keys them."""
+        bound: tuple[int, ...] = ()
+        where = ""
+        if loose:
+            where = " WHERE objects.block IS NULL"  # through ``objects_loose``: no pass
+        elif block is not None:
+            where, bound = " WHERE objects.block = ?", (block,)
         rows = self.db.execute(
             f"SELECT log.revision, log.type, log.api_version, log.kind, log.namespace, log.name, "
             f"log.body, {self.columns}, objects.created FROM objects "
-            "JOIN log ON log.revision = objects.revision"
+            f"JOIN log ON log.revision = objects.revision{where}",
+            bound,
         ).fetchall()
         rows.sort(key=_CREATED)
         self._read_chains(rows)
         self.keys = {row[0]: (row[2], row[3], row[4], row[5]) for row in rows}
+        self.created = list(map(_CREATED, rows))
         return {row[0]: self.decoded(row) for row in rows}
 
     def window(self, version: int, current: dict[int, Manifest]) -> WatchLog:
@@ -222,6 +253,50 @@ class _Rows:
             ]
 
 
+class Members:
+    """A writer's blocks on disk (``sealed.Source``): their rows, read at the open, and their
+    members, read through the writer's connection when the store first needs one of them
+    (decoded as the open decodes: a Trial by its head), looked up by key or UID through the
+    ``objects`` table's primary key and its index of members' UIDs (``sqlite._SEALED``).
+    The writer holds the state's lock, so what is read later is what was there at the open,
+    and what this process wrote since."""
+
+    def __init__(self, db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
+        self.db = db
+        self.rows = rows
+
+    def blocks(self) -> list[Stored]:
+        return [stored_of(row) for row in self.rows]
+
+    def members(self, block: int) -> list[Member]:
+        """The members of ``block``; ``DamagedObject`` if one cannot be read, as a body that
+        cannot be decoded is refused when first read (the open has long passed)."""
+        rows = _Rows(self.db, FORMAT)
+        try:
+            with heap.paused():  # decoded JSON holds no cycles, as at the open (``heap``)
+                current = rows.current(block=block)
+        except _DAMAGED as error:
+            raise DamagedObject(f"block {block} cannot be read: {error}") from None
+        return [
+            (rows.keys[revision], created, obj)
+            for (revision, obj), created in zip(current.items(), rows.created, strict=True)
+        ]
+
+    def block_of(self, key: Key) -> int | None:
+        found = self.db.execute(
+            "SELECT block FROM objects WHERE api_version = ? AND kind = ? AND namespace = ? "
+            "AND name = ?",
+            key,
+        ).fetchone()
+        return None if found is None else found[0]
+
+    def block_of_uid(self, uid: str) -> int | None:
+        found = self.db.execute("SELECT block FROM objects WHERE uid = ?", (uid,)).fetchone()
+        return None if found is None else found[0]
+
+
+_DAMAGED = (ValueError, TypeError, KeyError)
+"""What a row that cannot be read raises (``orjson``'s errors are ``ValueError``s)."""
 _EVENTS = "SELECT body FROM events ORDER BY id"
 _EVENTS_UP_TO = "SELECT body FROM events WHERE id <= ? ORDER BY id"
 Connect = Callable[[], sqlite3.Connection]

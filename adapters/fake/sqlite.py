@@ -10,7 +10,11 @@ at any moment leaves the cluster as of its last completed write. The layout is k
   appended (``items.py``); a Trial's head (``apiVersion``, ``kind``, ``metadata``) is kept
   beside its body too, in ``head``, decoded alone when the state is opened (``lazy.py``);
 - ``objects``: one row per live object, pointing at the revision that holds its current state,
-  with the revision that created it (kine's ``create_revision``: the objects' order);
+  with the revision that created it (kine's ``create_revision``: the objects' order), and, for a
+  member of a block, that block and its UID (indexed: the owner look-up of ``store.py``);
+- ``blocks``: objects sealed together (``core.blocks``, ``sealed.py``): one row per block, with
+  its kind, namespace, index fields, count, sum of fingerprints and note; a writer opens a
+  block's members only when something needs one of them (``rows.py``);
 - ``state``: the counters (version, UIDs), the key and revision of the change before the last
   (the lagging cache's ``undo``) and the world's own state (clock, ticks, kubelet timers);
 - ``events``: the Kubernetes Events, appended, each with the kind, namespace and name of the
@@ -36,14 +40,16 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from katib_resume.adapters.fake import event_index
 from katib_resume.adapters.fake.codec import decode, encode, encode_head
 from katib_resume.adapters.fake.items import side_rows, without_list
+from katib_resume.core.blocks import Field
+from katib_resume.core.digest import Digest
 from katib_resume.core.manifest import Manifest
 
 WINDOW = 100
@@ -60,9 +66,13 @@ CREATE TABLE IF NOT EXISTS items (
     PRIMARY KEY (chain, idx)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS objects (
     api_version TEXT NOT NULL, kind TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,
-    revision INTEGER NOT NULL, created INTEGER NOT NULL,
+    revision INTEGER NOT NULL, created INTEGER NOT NULL, block INTEGER, uid TEXT,
     PRIMARY KEY (api_version, kind, namespace, name)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS objects_by_revision ON objects (revision);
+CREATE TABLE IF NOT EXISTS blocks (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, api_version TEXT NOT NULL, kind TEXT NOT NULL,
+    namespace TEXT NOT NULL, fields TEXT NOT NULL, size INTEGER NOT NULL,
+    total INTEGER NOT NULL, note TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS events (
     id INTEGER PRIMARY KEY, body TEXT NOT NULL, kind TEXT, namespace TEXT, name TEXT);
 CREATE TABLE IF NOT EXISTS summaries (key TEXT PRIMARY KEY, body TEXT NOT NULL) WITHOUT ROWID;
@@ -73,19 +83,30 @@ CREATE TABLE IF NOT EXISTS state (
     id INTEGER PRIMARY KEY CHECK (id = 1), format INTEGER NOT NULL, version INTEGER NOT NULL,
     uids INTEGER NOT NULL, undo_key TEXT, undo_revision INTEGER, world TEXT);
 """
-FORMAT = 6
+FORMAT = 7
 """2: without ``items`` (its log rows hold whole objects). 3: the Experiment's rows whole (4
 keeps its trial-name lists as splices, ``splices.py``). 4: without ``head`` (its Trials decoded
 whole). 5: its Events without the involved object's columns (``event_index.py``: found by a
-scan). Each is read as it is, and upgraded when opened for writing (the columns it lacks added,
-the live Trials' heads made, the Events' columns filled and indexed, marked 6: an older build
-refuses a 6 rather than misread it, or append Events the index would not find)."""
-READABLE = (2, 3, 4, 5, FORMAT)
+scan). 6: without ``blocks`` (no object sealed). Each is read as it is, and upgraded when opened
+for writing (the columns it lacks added, the live Trials' heads made, the Events' columns filled
+and indexed, marked 7: an older build refuses a 7 rather than misread it, append Events the
+index would not find, or write a member without taking it out of its block)."""
+READABLE = (2, 3, 4, 5, 6, FORMAT)
 INDEXED = 6
 """The first format whose Events can be looked up by the object they are about."""
+_OLDER = READABLE[:-1]
+BLOCKED = 7
+"""The first format that may hold blocks (``objects.block``)."""
 _CHAINED = """
 CREATE INDEX IF NOT EXISTS log_by_chain ON log (chain) WHERE chain IS NOT NULL;
 """
+_SEALED = (
+    "CREATE INDEX IF NOT EXISTS objects_by_block ON objects (block) WHERE block IS NOT NULL",
+    "CREATE INDEX IF NOT EXISTS objects_by_uid ON objects (uid) WHERE uid IS NOT NULL",
+    "CREATE INDEX IF NOT EXISTS objects_loose ON objects (revision, created) WHERE block IS NULL",
+)
+"""The members of a block, a member by its UID (``Store``'s owner look-up), and the live objects
+in no block (what a writer opens: ``rows.read``), each found without a pass over the table."""
 
 
 def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
@@ -104,14 +125,17 @@ def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
 
 
 def _upgrade(db: sqlite3.Connection) -> None:
-    """A database of an older ``FORMAT`` gets the columns it lacks, its live Trials' rows their
-    heads (``_heads``) and its Events their involved objects (``event_index.backfill``), in one
-    transaction with the new format, so an upgrade is done whole or not at all."""
+    """A database of an older ``FORMAT`` gets the columns it lacks (its objects' block and UID:
+    none is a member), its live Trials' rows their heads (``_heads``) and its Events their
+    involved objects (``event_index.backfill``), in one transaction with the new format, so an
+    upgrade is done whole or not at all."""
     added = _missing(db, "log", _ADDED)
     unindexed = _missing(db, "events", event_index.COLUMNS)
-    if added or unindexed:
+    unsealed = _missing(db, "objects", _MEMBERS)
+    older = db.execute(f"SELECT 1 FROM state WHERE format IN {_OLDER}").fetchone()
+    if added or unindexed or unsealed or older:
         with transaction(db):
-            for table, columns in (("log", added), ("events", unindexed)):
+            for table, columns in (("log", added), ("events", unindexed), ("objects", unsealed)):
                 for name, kind in columns:
                     db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
             if added:
@@ -119,8 +143,10 @@ def _upgrade(db: sqlite3.Connection) -> None:
             if unindexed:
                 event_index.backfill(db)
                 db.execute(event_index.INDEX)  # with the format: a reader of a 6 finds it
-            db.execute("UPDATE state SET format = ? WHERE format IN (2, 3, 4, 5)", (FORMAT,))
-    db.executescript(_CHAINED + event_index.INDEX)
+            for statement in _SEALED:  # with the format: a reader of a 7 finds them
+                db.execute(statement)
+            db.execute(f"UPDATE state SET format = ? WHERE format IN {_OLDER}", (FORMAT,))
+    db.executescript(_CHAINED + event_index.INDEX + ";".join(_SEALED))
 
 
 def _missing(
@@ -133,6 +159,8 @@ def _missing(
 
 _ADDED = (("chain", "INTEGER"), ("items", "INTEGER"), ("head", "TEXT"))
 """The log's columns a database of an older format may lack (written by name, not position)."""
+_MEMBERS = (("block", "INTEGER"), ("uid", "TEXT"))
+"""The objects' columns a database of a format before ``BLOCKED`` lacks."""
 
 
 def _heads(db: sqlite3.Connection) -> None:
@@ -166,17 +194,27 @@ class Journal:
         """Each live object's revision, chain and item count, for an object whose long list
         is kept as side rows (``items.py``)."""
 
-    def put(self, key: Key, obj: Manifest, before: Manifest | None, uids: int) -> None:
-        """``obj`` stored at its ``resourceVersion``, replacing ``before`` (``None``: new)."""
+    def put(
+        self,
+        key: Key,
+        obj: Manifest,
+        before: Manifest | None,
+        uids: int,
+        out: Leaving | None = None,
+    ) -> None:
+        """``obj`` stored at its ``resourceVersion``, replacing ``before`` (``None``: new); a
+        member written leaves its block (``out``: the block and its digest without it)."""
         revision, replaced = int(obj["metadata"]["resourceVersion"]), _revision(before)
         with transaction(self.db):
             change = "ADDED" if before is None else "MODIFIED"
             chained = self._log(revision, change, key, obj, before)
             self.db.execute(
-                "INSERT INTO objects VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE "
-                "SET revision = excluded.revision",
+                "INSERT INTO objects (api_version, kind, namespace, name, revision, created) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE "
+                "SET revision = excluded.revision, block = NULL, uid = NULL",
                 (*key, revision, revision),
             )
+            self._leave(out)
             self._advance(revision, key, replaced, uids)
         self.undo = replaced  # once committed: a rolled-back write leaves the undo as it was
         if chained is None:
@@ -184,8 +222,9 @@ class Journal:
         else:
             self.chains[key] = (revision, *chained)
 
-    def drop(self, key: Key, last: Manifest, before: Manifest) -> None:
-        """``before`` deleted; ``last``: its last state, at the deletion's revision."""
+    def drop(self, key: Key, last: Manifest, before: Manifest, out: Leaving | None = None) -> None:
+        """``before`` deleted; ``last``: its last state, at the deletion's revision; a member
+        leaves its block (``out``, as in ``put``)."""
         revision, replaced = int(last["metadata"]["resourceVersion"]), _revision(before)
         assert replaced is not None
         with transaction(self.db):
@@ -195,11 +234,39 @@ class Journal:
                 "AND name = ?",
                 key,
             )
+            self._leave(out)
             self.db.execute("DELETE FROM summaries WHERE key = ?", (summary_key(key),))
             self.db.execute("DELETE FROM summary_changes WHERE key = ?", (summary_key(key),))
             self._advance(revision, key, replaced, None)
         self.undo = replaced
         self.chains.pop(key, None)
+
+    def seal(self, block: Stored, members: Sequence[tuple[Key, str]]) -> int:
+        """The live objects ``members`` (keys and UIDs) made the block ``block`` (its ``id``
+        ignored), in one transaction; the new block's id (never one used before)."""
+        with transaction(self.db):
+            made = self._block(block)
+            marked = self.db.executemany(
+                "UPDATE objects SET block = ?, uid = ? WHERE api_version = ? AND kind = ? "
+                "AND namespace = ? AND name = ? AND block IS NULL",
+                [(made, uid, *key) for key, uid in members],
+            ).rowcount
+            if marked != len(members):
+                raise ValueError(f"{len(members)} objects to seal, {marked} stored in no block")
+        return made
+
+    def merge(self, ids: Sequence[int], block: Stored) -> int:
+        """The blocks ``ids`` made one, ``block`` (its ``id`` ignored), in one transaction;
+        the new block's id."""
+        with transaction(self.db):
+            made = self._block(block)
+            self.db.executemany(
+                "UPDATE objects SET block = ? WHERE block = ?", [(made, i) for i in ids]
+            )
+            gone = self.db.executemany("DELETE FROM blocks WHERE id = ?", [(i,) for i in ids])
+            if gone.rowcount != len(ids):
+                raise ValueError(f"{len(ids)} blocks to merge, {gone.rowcount} stored")
+        return made
 
     def event(self, body: dict[str, Any]) -> None:
         with transaction(self.db):
@@ -255,6 +322,28 @@ class Journal:
         with contextlib.suppress(sqlite3.Error):
             self.db.execute("PRAGMA journal_mode = DELETE")
         self.db.close()
+
+    def _block(self, block: Stored) -> int:
+        made = self.db.execute(
+            "INSERT INTO blocks (api_version, kind, namespace, fields, size, total, note) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            block_row(block)[1:],
+        ).lastrowid
+        assert made is not None
+        return made
+
+    def _leave(self, out: Leaving | None) -> None:
+        """The block an object leaves, less that object: its count and sum, or gone if empty."""
+        if out is None:
+            return
+        block, left = out
+        if left.size:
+            self.db.execute(
+                "UPDATE blocks SET size = ?, total = ? WHERE id = ?",
+                (left.size, signed(left.total), block),
+            )
+        else:
+            self.db.execute("DELETE FROM blocks WHERE id = ?", (block,))
 
     def _log(
         self, revision: int, kind: str, key: Key, obj: Manifest, before: Manifest | None
@@ -320,6 +409,48 @@ INSERT_LOG = (
     "INSERT INTO log (revision, type, api_version, kind, namespace, name, body, chain, items, "
     "head) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
+
+
+Leaving = tuple[int, Digest]
+"""A block a member leaves (written or deleted), and the block's digest without it."""
+
+
+class Stored(NamedTuple):
+    """A row of ``blocks``: what a store knows of a block without its members."""
+
+    id: int
+    api_version: str
+    kind: str
+    namespace: str
+    fields: frozenset[Field]
+    digest: Digest
+    note: str
+
+
+BLOCKS = "SELECT id, api_version, kind, namespace, fields, size, total, note FROM blocks"
+
+
+def block_row(block: Stored) -> tuple[Any, ...]:
+    """``block`` as a row of ``blocks`` (its fields sorted, as JSON; its sum signed)."""
+    fields = encode(sorted(map(list, block.fields)))
+    digest = block.digest
+    where = (block.api_version, block.kind, block.namespace)
+    return (block.id, *where, fields, digest.size, signed(digest.total), block.note)
+
+
+def stored_of(row: tuple[Any, ...]) -> Stored:
+    """A row of ``blocks`` (``BLOCKS``) read back."""
+    ident, api_version, kind, namespace, fields, size, total, note = row
+    pairs = frozenset((str(field), str(value)) for field, value in decode(fields))
+    return Stored(ident, api_version, kind, namespace, pairs, Digest(size, total & _MASK), note)
+
+
+_MASK = (1 << 64) - 1
+
+
+def signed(total: int) -> int:
+    """A sum of fingerprints (modulo 2**64) as SQLite's signed 64-bit integer."""
+    return total - (1 << 64) if total >> 63 else total
 
 
 def summary_key(key: Key) -> str:

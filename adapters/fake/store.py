@@ -16,18 +16,28 @@ informer cache lagging one event behind shows (``lagging`` and ``lagging_all``).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import InitVar, dataclass, field
+from functools import partial, reduce
 from operator import itemgetter, methodcaller
 from typing import Any
 
 from katib_resume.adapters.fake.clone import clone
-from katib_resume.adapters.fake.lazy import Decoded, Undecoded
+from katib_resume.adapters.fake.lazy import DamagedObject, Decoded, Undecoded
 from katib_resume.adapters.fake.owners import OwnerIndex
-from katib_resume.adapters.fake.sqlite import Journal
+from katib_resume.adapters.fake.sealed import (
+    Sealed,
+    Source,
+    fields_of,
+    joined,
+    record,
+    unsealable,
+)
+from katib_resume.adapters.fake.sqlite import Journal, Stored
 from katib_resume.adapters.fake.watch import EventKind, WatchEvent, WatchLog
 from katib_resume.core.actions import ObjectRef
-from katib_resume.core.digest import Digest, Digests
+from katib_resume.core.blocks import Block
+from katib_resume.core.digest import EMPTY, Digest, Digests, fingerprint
 from katib_resume.core.manifest import Manifest, has_labels
 
 CLUSTER_SCOPED = frozenset({"PersistentVolume", "Namespace", "StorageClass"})
@@ -181,7 +191,22 @@ _NAMESPACE = methodcaller("get", "namespace", "")
 
 @dataclass
 class Store:
+    """The objects of a cluster, and its watch (see the module docstring).
+
+    A store opened for writing from a state with blocks (``core.blocks``: settled objects sealed
+    together on disk) holds each block unread, as its row, until something needs a member: a
+    look-up by a key it holds (``find``), a list of its kind (in its namespace, with labels its
+    fields do not rule out), every object (``all``), a deletion of the object owning its
+    members, or a ``load`` of the ``Block`` handed out. Its members are then held one by one,
+    as any other object, in their places in the creation order, and the store remembers which
+    block each came from (``member_of``): a write of one takes it out of its block in the same
+    transaction. Every answer is what a store holding every member would give; a digest counts
+    an unread block by its stored digest, which equals its members' (``core.digest``).
+    """
+
     objects: dict[Key, Manifest] = field(default_factory=dict)
+    """The objects held (a member of a block not read is not here), in the order they were
+    created."""
     version: int = 0
     uids: int = 0
     log: WatchLog = field(default_factory=WatchLog)
@@ -189,21 +214,50 @@ class Store:
     journal: Journal | None = field(default=None, compare=False, repr=False)
     """The durable copy (``sqlite.py``), written before the change is made here: a write that
     cannot be committed (a full disk) raises and changes nothing. ``None``: memory only."""
+    source: Source | None = field(default=None, compare=False, repr=False)
+    """Where the unread blocks' members are (``rows.Members``: the writer's database)."""
+    created: InitVar[Sequence[int] | None] = None
+    """Each object's place in the creation order, on disk (``objects.created``), in the order
+    of ``objects``: where a member read later falls among them. ``None``: as given."""
     kinds: dict[tuple[str, str], dict[Key, Manifest]] = field(init=False, compare=False, repr=False)
     """The objects by (apiVersion, kind): a list reads its own kind only."""
     owners: OwnerIndex = field(init=False, compare=False, repr=False)
     digests: Digests = field(init=False, compare=False, repr=False)
-    """Each kind's ``core.digest.Digest``, kept by every put and drop (and made here from the
-    objects a store opens with): what a watch cache compares its own with before listing."""
+    """Each kind's ``core.digest.Digest`` of the objects held, kept by every put and drop (and
+    made here from the objects a store opens with); ``digest`` adds the unread blocks'."""
+    sealed: Sealed = field(init=False, compare=False, repr=False)
+    """The blocks, unread and read (``sealed.py``)."""
 
-    def __post_init__(self) -> None:
-        """The indexes of the objects given (a state opened), built in one pass each."""
+    def __post_init__(self, created: Sequence[int] | None) -> None:
+        """The indexes of the objects given (a state opened), built in one pass each; the
+        blocks of ``source`` kept unread, but for those whose owner is gone (their members are
+        the collector's suspects, as they would be if held)."""
         self.kinds, self.owners, self.digests = {}, OwnerIndex(), Digests()
+        self.sealed = Sealed()
         for key, obj in self.objects.items():
             self.kinds.setdefault(key[:2], {})[key] = obj
         for kind, table in self.kinds.items():
             self.digests.added(kind, table.values())
-        self.owners.added(self.objects.items())
+        self.owners.added(self.objects.items(), created)
+        if self.source is None:
+            return
+        self.owners.after(self.version)  # a member was created at a version before it
+        self.owners.elsewhere = self._unread_uid
+        for row in self.source.blocks():
+            self.sealed.hold(self._block(row))
+        orphaned = [uid for uid in self.sealed.owners() if uid not in self.owners]
+        for uid in orphaned:
+            self._read_all(self.sealed.owned_by(uid))
+
+    @property
+    def blocks(self) -> dict[int, Block]:
+        """The unread blocks, by id."""
+        return self.sealed.unread
+
+    @property
+    def member_of(self) -> dict[Key, int]:
+        """Each held member of a block, and its block (a write takes it out)."""
+        return self.sealed.member_of
 
     def next_version(self) -> str:
         self.version += 1
@@ -214,7 +268,7 @@ class Store:
         return f"00000000-0000-4000-8000-{self.uids:012d}"
 
     def find(self, ref: ObjectRef) -> Manifest | None:
-        return self.objects.get(key_of(ref))
+        return self._get(key_of(ref))
 
     def put_json(self, ref: ObjectRef, obj: Manifest, *, copy: bool = True) -> Manifest:
         """Store ``obj``, already JSON, and return a copy of it (``copy=False``: the stored
@@ -233,15 +287,17 @@ class Store:
         """``put_json`` without the copy: the stored object itself, for the API server's own
         writes whose answer nobody reads (it must never be mutated nor handed out)."""
         key = key_of(ref)
-        before = self.objects.get(key)
+        before = self._get(key)
         if before is not None and _same(before, obj):
             return before
         version = obj["metadata"]["resourceVersion"] = str(self.version + 1)
+        out = None if before is None else self.sealed.leaving(key, before)
         if self.journal is not None:
-            self.journal.put(key, obj, before, self.uids)
+            self.journal.put(key, obj, before, self.uids, out)
         self.version += 1
         self.objects[key] = obj
         self._index(key, obj, before)
+        self.sealed.left(key, out)
         self.undo = (key, before)
         kind: EventKind = "ADDED" if before is None else "MODIFIED"
         self.log.append(WatchEvent(kind, ObjectRef.of(obj), obj, version))  # never mutated:
@@ -250,32 +306,69 @@ class Store:
 
     def drop(self, ref: ObjectRef) -> Manifest | None:
         key = key_of(ref)
-        obj = self.objects.get(key)
+        obj = self._get(key)
         if obj is not None:
+            # the blocks it owns are read first: their members are the collector's suspects
+            self._read_all(self.sealed.owned_by(obj["metadata"]["uid"]))
             version = str(self.version + 1)
             # the object's last state at the deletion's version: only the metadata is new, the
             # rest is shared with the stored object (never mutated, as in ``put_json``)
             last = {**obj, "metadata": {**obj["metadata"], "resourceVersion": version}}
+            out = self.sealed.leaving(key, obj)
             if self.journal is not None:
-                self.journal.drop(key, last, obj)
+                self.journal.drop(key, last, obj, out)
             del self.objects[key]
             del self.kinds[key[:2]][key]
             self.owners.drop(key, obj)
             self.digests.moved(key[:2], obj, None)
+            self.sealed.left(key, out)
             self.version += 1
             self.undo = (key, obj)
             self.log.append(WatchEvent("DELETED", ObjectRef.of(last), last, version))
         return obj
 
     def all(self) -> list[Manifest]:
+        self._read_all(list(self.sealed.unread))
         return list(self.objects.values())
 
-    def of_kind(self, api_version: str, kind: str) -> list[Manifest]:
+    def of_kind(
+        self,
+        api_version: str,
+        kind: str,
+        namespace: str | None = None,
+        labels: Mapping[str, str] | None = None,
+    ) -> list[Manifest]:
+        """Every object of a kind (the blocks that may hold one in ``namespace`` carrying
+        ``labels`` read first; the objects held of the kind are all answered, whatever their
+        namespace and labels: ``select`` picks)."""
+        self._read_all(self.sealed.under((api_version, kind), namespace, labels))
+        return self.unsealed(api_version, kind)
+
+    def unsealed(self, api_version: str, kind: str) -> list[Manifest]:
+        """The objects of a kind held now, without reading a block (``blocks_of``: the rest)."""
         return list(self.kinds.get((api_version, kind), {}).values())
 
+    def blocks_of(self, api_version: str, kind: str) -> list[Block]:
+        """The unread blocks of a kind, oldest first (a cache's first list holds them)."""
+        ids = self.sealed.under((api_version, kind))
+        return [self.sealed.unread[ident] for ident in sorted(ids)]
+
+    def every_block(self) -> list[Block]:
+        """Every block of this store, unread or read, as it stands on disk now, by id (what a
+        sealer merges into: ``merge``)."""
+        read = [self._block(row) for row in self.sealed.read.values()]
+        return sorted([*self.sealed.unread.values(), *read], key=lambda block: block.id)
+
     def digest(self, api_version: str, kind: str) -> Digest:
-        """The kind's ``core.digest.Digest`` now: O(1)."""
-        return self.digests.of((api_version, kind))
+        """The kind's ``core.digest.Digest`` now, the unread blocks' members included: O(1)."""
+        kind_ = (api_version, kind)
+        return joined(self.digests.of(kind_), self.sealed.sum(kind_))
+
+    def dependents_of(self, uid: str) -> list[Key]:
+        """The objects naming ``uid`` as an owner, in the order they were created (the blocks
+        it owns read first)."""
+        self._read_all(self.sealed.owned_by(uid))
+        return self.owners.dependents_of(uid)
 
     def _index(self, key: Key, obj: Manifest, before: Manifest | None) -> None:
         self.kinds.setdefault(key[:2], {})[key] = obj
@@ -287,22 +380,72 @@ class Store:
         key = key_of(ref)
         if self.undo is not None and self.undo[0] == key:
             return self.undo[1]
-        return self.objects.get(key)
+        return self._get(key)
 
     def lagging_all(self) -> list[Manifest]:
         """Every object as it was before the last change."""
         if self.undo is None:
             return self.all()
+        self._read_all(list(self.sealed.unread))
         key, before = self.undo
         objects = {k: v for k, v in self.objects.items() if k != key}
         if before is not None:
             objects[key] = before
         return list(objects.values())
 
+    def seal(self, keys: Iterable[Key], note: str) -> Block:
+        """The held objects ``keys`` made one block with ``note``, written in one transaction.
+        They stay held (as members of the block read: nothing in memory moves); the next
+        process that opens the state holds them as the block, unread. ``ValueError`` unless
+        there is at least one, and all are held, of one apiVersion, kind and namespace, under
+        the same index fields, none deleting, none owned but by the owner those fields name,
+        none an owner of another object, and none a member of a block already."""
+        members = self._sealable(list(dict.fromkeys(keys)))
+        key, first = members[0]
+        objects = [obj for _, obj in members]
+        total = sum(map(fingerprint, objects)) & _MASK
+        row = Stored(0, *key[:3], fields_of(first), Digest(len(objects), total), note)
+        if self.journal is None:
+            row = row._replace(id=self.sealed.last + 1)
+        else:
+            uids = [(k, str(obj["metadata"]["uid"])) for k, obj in members]
+            row = row._replace(id=self.journal.seal(row, uids))
+        self.sealed.made(row, (k for k, _ in members))
+        return self._block(row)
+
+    def merge(self, ids: Iterable[int], note: str) -> Block:
+        """The blocks ``ids`` made one block with ``note``, in one transaction: unread if they
+        all were, else read (each one read first). ``ValueError`` unless there is at least one,
+        and all are blocks of this store, of one apiVersion, kind, namespace and fields. A
+        ``Block`` handed out for one of them answers ``load`` and ``holds`` no more (merge what
+        no cache holds)."""
+        merged = list(dict.fromkeys(ids))
+        rows = [self._stored(ident) for ident in merged]
+        if not rows or len({(*r[1:4], r.fields) for r in rows}) > 1:
+            raise ValueError(f"blocks {merged} are not of one kind, namespace and fields")
+        digest = reduce(joined, (r.digest for r in rows), EMPTY)
+        unread = all(ident in self.sealed.unread for ident in merged)
+        if not unread:
+            self._read_all([ident for ident in merged if ident in self.sealed.unread])
+        row = rows[0]._replace(digest=digest, note=note)
+        ident = self.sealed.last + 1 if self.journal is None else self.journal.merge(merged, row)
+        row = row._replace(id=ident)
+        if unread:
+            for old in merged:
+                self.sealed.release(old)
+            block = self._block(row)
+            self.sealed.hold(block)
+            return block
+        members = [key for old in merged for key in self.sealed.members[old]]
+        for old in merged:
+            self.sealed.forget(old)
+        self.sealed.made(row, sorted(members, key=self.owners.order.__getitem__))
+        return self._block(row)
+
     def to_dict(self) -> dict[str, Any]:
         undo = None if self.undo is None else {"key": list(self.undo[0]), "object": self.undo[1]}
         return {
-            "objects": list(self.objects.values()),
+            "objects": self.all(),
             "version": self.version,
             "uids": self.uids,
             "undo": undo,
@@ -317,6 +460,128 @@ class Store:
         undo = None if raw is None else (_key(raw["key"]), raw["object"])
         log = WatchLog(events, int(data["watch"]["base"]))
         return cls(objects, int(data["version"]), int(data["uids"]), log, undo)
+
+    def _get(self, key: Key) -> Manifest | None:
+        """The object at ``key``, its block read first if an unread one holds it (one look-up
+        by key on disk, only when an unread block is where it would be)."""
+        found = self.objects.get(key)
+        if found is None and self.sealed.at(key[:3]):
+            assert self.source is not None
+            ident = self.source.block_of(key)
+            if ident in self.sealed.unread:
+                self._read_all([ident])
+                found = self.objects.get(key)
+        return found
+
+    def _read_all(self, ids: Iterable[int]) -> None:
+        """The unread blocks ``ids`` read: their members held in their places, indexed, and
+        counted in the digests instead of their blocks (a ``DamagedObject`` if they do not add
+        up to the block's digest: the state's file is damaged)."""
+        for ident in ids:
+            block = self.sealed.release(ident)
+            assert self.source is not None
+            members = self.source.members(ident)
+            kind = (block.api_version, block.kind)
+            before = self.digests.of(kind)
+            pairs = [(key, obj) for key, _, obj in members]
+            self.owners.added(pairs, [created for _, created, _ in members])
+            _placed(self.objects, pairs, self.owners.order)
+            _placed(self.kinds.setdefault(kind, {}), pairs, self.owners.order)
+            self.digests.added(kind, [obj for _, obj in pairs])
+            self.sealed.made(record(block), (key for key, _ in pairs))
+            after = self.digests.of(kind)
+            read = Digest(after.size - before.size, (after.total - before.total) & _MASK)
+            if read != block.digest:
+                raise DamagedObject(f"block {ident} holds {read}, its record says {block.digest}")
+
+    def _unread_uid(self, uid: object) -> bool:
+        """Whether ``uid`` is a member's in a block not read (one look-up on disk)."""
+        if not self.sealed.unread or type(uid) is not str:
+            return False
+        assert self.source is not None
+        return self.source.block_of_uid(uid) in self.sealed.unread
+
+    def _block(self, row: Stored) -> Block:
+        """The ``Block`` of ``row``, answering ``load`` and ``holds`` through this store."""
+        load = partial(self._load, row.id)
+        holds = partial(self._holds, row.id)
+        where = (row.api_version, row.kind, row.namespace)
+        return Block(row.id, *where, row.fields, row.digest, row.note, load=load, holds=holds)
+
+    def _stored(self, ident: int) -> Stored:
+        block = self.sealed.unread.get(ident)
+        if block is not None:
+            return record(block)
+        if ident not in self.sealed.read:
+            raise ValueError(f"no block {ident} in this store")
+        return self.sealed.read[ident]
+
+    def _load(self, ident: int) -> list[Manifest]:
+        """The members of block ``ident`` as stored now, read into this store first (the
+        stored objects themselves: never mutated)."""
+        if ident in self.sealed.unread:
+            self._read_all([ident])
+        members = self.sealed.members.get(ident)
+        if members is None:
+            raise ValueError(f"block {ident} was merged into another")
+        return [self.objects[key] for key in members]
+
+    def _holds(self, ident: int, name: str) -> bool:
+        """Whether block ``ident`` holds a member named ``name``: unread, one look-up by key on
+        disk; read, whether it held one when read (a member written since left it, but a
+        holder of the block as handed out still counts it among the members)."""
+        block = self.sealed.unread.get(ident)
+        if block is not None:
+            assert self.source is not None
+            key = (block.api_version, block.kind, block.namespace, name)
+            return self.source.block_of(key) == ident
+        names = self.sealed.names.get(ident)
+        if names is None:
+            raise ValueError(f"block {ident} was merged into another")
+        return name in names
+
+    def _sealable(self, keys: list[Key]) -> list[tuple[Key, Manifest]]:
+        """The objects ``keys`` in the order they were created, if they may be sealed into
+        one block (``seal``); else ``ValueError``."""
+        if not keys:
+            raise ValueError("a block needs at least one member")
+        if len({key[:3] for key in keys}) > 1:
+            raise ValueError("a block's members are of one apiVersion, kind and namespace")
+        members = []
+        for key in keys:
+            obj = self.objects.get(key)
+            if obj is None or key in self.sealed.member_of:
+                raise ValueError(f"{key} is not held, or is a member of a block already")
+            uid = obj["metadata"]["uid"]
+            owning = bool(self.owners.dependents.get(uid) or self.sealed.owned_by(uid))
+            refused = unsealable(obj, owning)
+            if refused:
+                raise ValueError(f"{key} {refused}")
+            members.append((key, obj))
+        fields = {fields_of(obj) for _, obj in members}
+        if len(fields) > 1:
+            raise ValueError("a block's members are under the same index fields")
+        members.sort(key=lambda member: self.owners.order[member[0]])
+        return members
+
+
+_MASK = (1 << 64) - 1
+
+
+def _placed(
+    table: dict[Key, Manifest], added: list[tuple[Key, Manifest]], order: Mapping[Key, int]
+) -> None:
+    """``added`` put in ``table`` (ordered by creation, ``order``) at their places."""
+    if not added:
+        return
+    last = next(reversed(table), None)
+    if last is not None and order[last] > order[added[0][0]]:
+        items = [*table.items(), *added]
+        items.sort(key=lambda item: order[item[0]])
+        table.clear()
+        table.update(items)
+    else:
+        table.update(added)
 
 
 def _same(before: Manifest, after: Manifest) -> bool:
