@@ -50,9 +50,12 @@ class Block:
     note: str
     """What the sealer kept with the block, opaque to every holder."""
     load: Callable[[], Sequence[Manifest]]
-    """The members as stored now (a store reads its block into memory to answer)."""
+    """The members ``digest`` counts, as they were when the block was handed out, whatever
+    was written since (a store reads its block into memory to answer): a holder learns of a
+    member's write as it learns of any other (a cache, from its watch), so reading the block
+    never moves what it holds past what it was told."""
     holds: Callable[[str], bool]
-    """Whether a member has this name, without reading the members."""
+    """Whether a member has this name (one ``load`` answers), without reading the members."""
     detail: Callable[[], str] = field(default=lambda: "")
     """What the sealer kept with the block besides its note, read when called: what a holder
     may need later but not when it opens (``note`` is read with the block's record)."""

@@ -127,8 +127,9 @@ class FakeCluster:
     ) -> tuple[int, Sequence[Manifest], Sequence[Block]]:
         """``list_at``, with the kind's unread blocks handed over as blocks (``core.blocks``),
         not read: a cache's first list holds them as the store does, and reads one when it
-        needs a member (``Block.load``, which reads it into the store). With a stale list armed
-        (the fault), the answer is ``list_at``'s, every block read, and no block."""
+        needs a member (``Block.load``, which reads it into the store and answers for the
+        members as listed, whatever was written since). With a stale list armed (the fault),
+        the answer is ``list_at``'s, every block read, and no block."""
         if self.faults.take_stale_read():
             return (*self._lagging_at(api_version, kind), ())
         held = self.store.unsealed(api_version, kind)

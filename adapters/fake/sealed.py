@@ -101,9 +101,12 @@ class Sealed:
         self.members: dict[int, dict[Key, None]] = {}
         """Each block read: its held members, in the order they were created (empty once
         every one left: the block answers ``load`` with none)."""
-        self.names: dict[int, frozenset[str]] = {}
-        """Each block read: the names of its members when it was read or made (``holds``
-        of a ``Block`` handed out before it was read answers for them, written since or not)."""
+        self.as_read: dict[int, dict[str, Manifest]] = {}
+        """Each block read: its members by name as they were when it was read or made, in the
+        order they were created. A ``Block`` handed out answers ``load`` and ``holds`` for
+        them, written since or not: a cache holds it for its members as its first list found
+        them (no member is written before its block is read), and learns of a write from its
+        watch. What it keeps beyond ``members`` is the last version of each member that left."""
         self.last = 0
         """The highest block id known (a store without a journal numbers its own)."""
         self.details: dict[int, str] = {}
@@ -139,17 +142,18 @@ class Sealed:
             del self._sums[kind]
         return block
 
-    def made(self, block: Stored, keys: Iterable[Key]) -> None:
-        """``block`` read (or made by this store), its members ``keys`` held (in order)."""
-        members = self.members[block.id] = dict.fromkeys(keys)
+    def made(self, block: Stored, held: Iterable[tuple[Key, Manifest]]) -> None:
+        """``block`` read (or made by this store), its members ``held`` (in order)."""
+        pairs = list(held)
+        members = self.members[block.id] = dict.fromkeys(key for key, _ in pairs)
         self.member_of.update(dict.fromkeys(members, block.id))
-        self.names[block.id] = frozenset(key[3] for key in members)
+        self.as_read[block.id] = {key[3]: obj for key, obj in pairs}
         self.read[block.id] = block
         self.last = max(self.last, block.id)
 
     def forget(self, ident: int) -> None:
         """The read block ``ident`` merged into another (its members are that one's now)."""
-        del self.read[ident], self.members[ident], self.names[ident]
+        del self.read[ident], self.members[ident], self.as_read[ident]
 
     def sum(self, kind: Kind) -> Digest:
         """The digest of the unread blocks' members of ``kind``."""

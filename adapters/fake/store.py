@@ -355,8 +355,9 @@ class Store:
 
     def every_block(self) -> list[Block]:
         """Every block of this store, unread or read, as it stands on disk now, by id (what a
-        sealer merges into: ``merge``)."""
-        read = [self._block(row) for row in self.sealed.read.values()]
+        sealer merges into: ``merge``): a read one answers ``load`` and ``holds`` for the
+        members it has now, as its digest counts them."""
+        read = [self._block(row, now=True) for row in self.sealed.read.values()]
         return sorted([*self.sealed.unread.values(), *read], key=lambda block: block.id)
 
     def digest(self, api_version: str, kind: str) -> Digest:
@@ -413,7 +414,7 @@ class Store:
         else:
             uids = [(k, str(obj["metadata"]["uid"])) for k, obj in members]
             row = row._replace(id=self.journal.seal(row, uids, detail))
-        self.sealed.made(row, (k for k, _ in members))
+        self.sealed.made(row, members)
         return self._block(row)
 
     def merge(self, ids: Iterable[int], note: str, detail: str = "") -> Block:
@@ -447,7 +448,8 @@ class Store:
         members = [key for old in merged for key in self.sealed.members[old]]
         for old in merged:
             self.sealed.forget(old)
-        self.sealed.made(row, sorted(members, key=self.owners.order.__getitem__))
+        members.sort(key=self.owners.order.__getitem__)
+        self.sealed.made(row, [(key, self.objects[key]) for key in members])
         return self._block(row)
 
     def to_dict(self) -> dict[str, Any]:
@@ -496,7 +498,7 @@ class Store:
             _placed(self.objects, pairs, self.owners.order)
             _placed(self.kinds.setdefault(kind, {}), pairs, self.owners.order)
             self.digests.added(kind, [obj for _, obj in pairs])
-            self.sealed.made(record(block), (key for key, _ in pairs))
+            self.sealed.made(record(block), pairs)
             after = self.digests.of(kind)
             read = Digest(after.size - before.size, (after.total - before.total) & _MASK)
             if read != block.digest:
@@ -509,11 +511,12 @@ class Store:
         assert self.source is not None
         return self.source.block_of_uid(uid) in self.sealed.unread
 
-    def _block(self, row: Stored) -> Block:
-        """The ``Block`` of ``row``, answering ``load``, ``holds`` and ``detail`` through this
-        store."""
-        load = partial(self._load, row.id)
-        holds = partial(self._holds, row.id)
+    def _block(self, row: Stored, *, now: bool = False) -> Block:
+        """The ``Block`` of ``row``, answering ``load`` and ``holds`` through this store for
+        its members as they were when it was read, as the holder it was handed out to counts
+        them (``now``: for those it has now, as ``row`` counts them), and ``detail``."""
+        load = partial(self._load, row.id, now)
+        holds = partial(self._holds, row.id, now)
         detail = partial(self._detail, row.id)
         where = (row.api_version, row.kind, row.namespace)
         return Block(
@@ -536,29 +539,35 @@ class Store:
             raise ValueError(f"no block {ident} in this store")
         return self.sealed.read[ident]
 
-    def _load(self, ident: int) -> list[Manifest]:
-        """The members of block ``ident`` as stored now, read into this store first (the
-        stored objects themselves: never mutated)."""
+    def _load(self, ident: int, now: bool) -> list[Manifest]:
+        """The members of block ``ident`` as they were when it was read (``now``: those it has
+        now, as stored now), read into this store first (the stored objects themselves: never
+        mutated). A member written since has left the block, but a holder of the block as
+        handed out counts it among the members, at the version it had: its digest does."""
         if ident in self.sealed.unread:
             self._read_all([ident])
-        members = self.sealed.members.get(ident)
-        if members is None:
+        as_read = self.sealed.as_read.get(ident)
+        if as_read is None:
             raise ValueError(f"block {ident} was merged into another")
-        return [self.objects[key] for key in members]
+        if now:
+            return [self.objects[key] for key in self.sealed.members[ident]]
+        return list(as_read.values())
 
-    def _holds(self, ident: int, name: str) -> bool:
+    def _holds(self, ident: int, now: bool, name: str) -> bool:
         """Whether block ``ident`` holds a member named ``name``: unread, one look-up by key on
-        disk; read, whether it held one when read (a member written since left it, but a
-        holder of the block as handed out still counts it among the members)."""
+        disk; read, whether it held one when read (``now``: whether it holds one now), as
+        ``_load`` answers."""
         block = self.sealed.unread.get(ident)
         if block is not None:
             assert self.source is not None
             key = (block.api_version, block.kind, block.namespace, name)
             return self.source.block_of(key) == ident
-        names = self.sealed.names.get(ident)
-        if names is None:
+        as_read = self.sealed.as_read.get(ident)
+        if as_read is None:
             raise ValueError(f"block {ident} was merged into another")
-        return name in names
+        if now:
+            return any(key[3] == name for key in self.sealed.members[ident])
+        return name in as_read
 
     def _sealable(self, keys: list[Key]) -> list[tuple[Key, Manifest]]:
         """The objects ``keys`` in the order they were created, if they may be sealed into

@@ -197,7 +197,13 @@ class Informer:
 
     def _merge(self, api_version: str, kind: str) -> tuple[int, list[Relisted]]:
         """List the kind and keep what differs from the cache (its blocks of the kind read:
-        every object is compared)."""
+        every object is compared); what is gone in name order, then the rest in the list's.
+
+        The cache holds its objects in the order it took them in (the first list's, then the
+        watch's, and a block's members when the block is read), which is its history, not the
+        cluster's: a cache holding blocks took the same objects in another order than one
+        holding every object. The runtime queues the reconciles a relist wakes in the order it
+        reports them, so what is gone is reported in an order of its own."""
         cursor, items = self.inner.list_at(api_version, kind)
         held = self.objects.table(api_version, kind)
         fresh = {
@@ -205,7 +211,7 @@ class Informer:
         }
         changes = [
             Relisted("DELETED", gone)
-            for name in [name for name in held if name not in fresh]
+            for name in sorted(name for name in held if name not in fresh)
             if (gone := self.objects.pop(api_version, kind, name)) is not None
         ]
         for name, obj in fresh.items():

@@ -17,6 +17,7 @@ from katib_resume.adapters.fake.persistence import STATE_FILE, close, read
 from katib_resume.adapters.fake.rows import write
 from katib_resume.adapters.fake.sqlite import FORMAT, connect, signed
 from katib_resume.adapters.fake.store import Key, Store
+from katib_resume.app.loop.informer import Informer
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.digest import fingerprint
 from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
@@ -139,13 +140,44 @@ def test_a_block_handed_out_counts_a_member_written_since_among_its_own(
 ) -> None:
     """A cache holding the block as ``list_blocks_at`` gave it learns of a member's write from
     the watch: ``holds`` still names it, so the cache reads the block first, and ``load`` gives
-    the other members, as stored now."""
+    every member as handed out (the written one at the version listed), as the block's digest
+    counts them; the cache then keeps the newer version. The block as it stands on disk now
+    (``every_block``) has the other members."""
     cluster, _ = opened
     _, items, [block] = cluster.list_blocks_at(API_VERSION, "Trial")
     assert items == [] and block.holds("t1") and not block.holds("t9")
+    listed = cluster.get(_ref("t1"))
     cluster.update_status(_ref("t1"), {"phase": "done"}, None)
     assert block.holds("t1") and not block.holds("t9")
-    assert [m["metadata"]["name"] for m in block.load()] == ["t0", "t2", "t3"]
+    members = block.load()
+    assert [m["metadata"]["name"] for m in members] == ["t0", "t1", "t2", "t3"]
+    assert members[1] == listed and sum(map(fingerprint, members)) % 2**64 == block.digest.total
+    [now] = cluster.store.every_block()
+    assert [m["metadata"]["name"] for m in now.load()] == ["t0", "t2", "t3"]
+    assert now.size == 3 and not now.holds("t1") and now.holds("t2")
+
+
+def test_a_cache_reads_a_block_handed_out_as_it_was_handed_out(
+    opened: tuple[FakeCluster, FakeWorld],
+) -> None:
+    """A cache's block stands for its members as its first list found them: read after a
+    member was deleted, it answers as a cache that held every member from that list, which
+    learns of the deletion from the watch or a relist (a block read as stored now would drop
+    the member unsaid and move the cache's digest to the server's: a relist after a lost event
+    would report nothing)."""
+    cluster, _ = opened
+    blocked = Informer(cluster.for_cache(), [(API_VERSION, "Trial")])
+    cluster.store.all()  # the store reads the block: the next first list gets every Trial
+    plain = Informer(cluster.for_cache(), [(API_VERSION, "Trial")])
+    assert blocked.objects.blocks and not plain.objects.blocks
+    digest = plain.objects.digest(API_VERSION, "Trial")
+    cluster.delete(_ref("t1"), "")  # neither cache has synced it
+    for informer in (blocked, plain):
+        listed = informer.list(API_VERSION, "Trial", NS, {})
+        assert [t["metadata"]["name"] for t in listed] == ["t0", "t1", "t2", "t3"]
+        assert informer.objects.digest(API_VERSION, "Trial") == digest
+        changes = informer.relist()
+        assert [(c.type, c.object["metadata"]["name"]) for c in changes] == [("DELETED", "t1")]
 
 
 def test_a_new_object_owned_by_an_unread_member_is_not_collected(tmp_path: Path) -> None:
@@ -334,7 +366,9 @@ def test_a_store_in_memory_seals_too() -> None:
     assert (first.id, second.id, merged.id) == (1, 2, 3) and merged.size == 2
     assert [m["metadata"]["name"] for m in merged.load()] == ["a", "b"]
     cluster.delete(_ref("a"), "")
-    assert [m["metadata"]["name"] for m in merged.load()] == ["b"] and merged.holds("a")
+    assert [m["metadata"]["name"] for m in merged.load()] == ["a", "b"] and merged.holds("a")
+    [now] = cluster.store.every_block()
+    assert [m["metadata"]["name"] for m in now.load()] == ["b"] and not now.holds("a")
     with pytest.raises(ValueError, match="a member of a block"):
         cluster.store.seal([_key("b")], "")
 
