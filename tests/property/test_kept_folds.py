@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from unittest.mock import patch
 
@@ -53,7 +54,7 @@ changes = st.lists(  # after the save: mostly changes of Trials, so that most re
 
 def _read(
     cluster: FakeCluster, book: TrialBook, results: ResultBook
-) -> tuple[list[str], object, dict[str, float | None]]:
+) -> tuple[list[str], object, Mapping[str, float | None]]:
     """What the books give for the Experiment now, through a cache listed afresh."""
     informer = Informer(cluster.for_cache())
     experiment = _experiment(cluster)
@@ -65,7 +66,7 @@ def _read(
     return names, folded, results.results(informer, experiment)
 
 
-def _full(cluster: FakeCluster) -> tuple[list[str], object, dict[str, float | None]]:
+def _full(cluster: FakeCluster) -> tuple[list[str], object, Mapping[str, float | None]]:
     listed = cluster.list(API_VERSION, "Trial", NS, {LABEL_EXPERIMENT: NAME})
     experiment = _experiment(cluster)
     assert experiment is not None
