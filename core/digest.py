@@ -26,7 +26,7 @@ from katib_resume.core.manifest import Manifest
 
 Kind = tuple[str, str]
 _MASK = (1 << 64) - 1
-__all__ = ["EMPTY", "Digest", "Digests", "fingerprint"]
+__all__ = ["EMPTY", "Digest", "Digests", "digest_of", "fingerprint"]
 
 
 class Digest(NamedTuple):
@@ -35,8 +35,21 @@ class Digest(NamedTuple):
     size: int
     total: int
 
+    def plus(self, other: Digest) -> Digest:
+        """The digest of these objects and ``other``'s (a set apart from them)."""
+        return Digest(self.size + other.size, (self.total + other.total) & _MASK)
+
+    def minus(self, other: Digest) -> Digest:
+        """The digest of these objects without ``other``'s (a part of them)."""
+        return Digest(self.size - other.size, (self.total - other.total) & _MASK)
+
 
 EMPTY = Digest(0, 0)
+
+
+def digest_of(objects: Collection[Manifest]) -> Digest:
+    """The digest of ``objects`` (a block's, a kind's), made in one pass."""
+    return Digest(len(objects), sum(map(fingerprint, objects)) & _MASK)
 
 
 def fingerprint(obj: Manifest) -> int:
@@ -82,6 +95,4 @@ class Digests:
         """``moved(kind, None, obj)`` for each of ``objects``, in one pass (a store or a cache
         opened with thousands of objects: a call per object, not three)."""
         if objects:
-            count, total = self._by_kind.get(kind, EMPTY)
-            total = (total + sum(map(fingerprint, objects))) & _MASK
-            self._by_kind[kind] = Digest(count + len(objects), total)
+            self._by_kind[kind] = self._by_kind.get(kind, EMPTY).plus(digest_of(objects))

@@ -50,7 +50,6 @@ Key = tuple[str, str, str, str]
 """(apiVersion, kind, namespace, name)."""
 INDEXED_LABELS = (LABEL_EXPERIMENT,)
 """The labels the controller lists by (an unindexed label is answered by a scan of the kind)."""
-_MASK = (1 << 64) - 1
 __all__ = [
     "EVERY",
     "OWNER",
@@ -142,7 +141,7 @@ class Objects:
             raise ValueError(f"block {block.id} of {kind} is held already")
         by_namespace.setdefault(block.namespace, {})[block.id] = block
         self.index.held(kind, block)
-        self._sealed[kind] = _plus(self._sealed.get(kind, EMPTY), block.digest, 1)
+        self._sealed[kind] = self._sealed.get(kind, EMPTY).plus(block.digest)
 
     def get(self, api_version: str, kind: str, namespace: str | None, name: str) -> Manifest | None:
         key = (namespace or "", name)
@@ -199,7 +198,7 @@ class Objects:
         O(1), kept as they change."""
         held = self.digests.of((api_version, kind))
         sealed = self._sealed.get((api_version, kind))
-        return held if sealed is None else _plus(held, sealed, 1)
+        return held if sealed is None else held.plus(sealed)
 
     def table(self, api_version: str, kind: str) -> Mapping[Name, Manifest]:
         """The kind's objects by name (read-only: change them with ``put`` and ``pop``), its
@@ -312,7 +311,7 @@ class Objects:
             if not by_namespace:
                 del self.blocks[kind]
         if kind in self.blocks:
-            self._sealed[kind] = _plus(self._sealed[kind], block.digest, -1)
+            self._sealed[kind] = self._sealed[kind].minus(block.digest)
         else:
             del self._sealed[kind]
         self.index.unheld(kind, block)
@@ -331,8 +330,3 @@ class Objects:
         self.index.added(kind, fresh.items())
         self.digests.added(kind, items)
         return True
-
-
-def _plus(digest: Digest, other: Digest, sign: int) -> Digest:
-    """``digest`` with ``other``'s objects added (``sign`` 1) or taken out (-1)."""
-    return Digest(digest.size + sign * other.size, (digest.total + sign * other.total) & _MASK)

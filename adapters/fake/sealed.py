@@ -20,7 +20,7 @@ from typing import Protocol, TypeVar
 from katib_resume.adapters.fake.owners import owner_uids
 from katib_resume.adapters.fake.sqlite import Key, Leaving, Stored
 from katib_resume.core.blocks import Block, Field
-from katib_resume.core.digest import EMPTY, Digest, fingerprint
+from katib_resume.core.digest import EMPTY, Digest, digest_of
 from katib_resume.core.manifest import Manifest
 from katib_resume.core.object_index import OWNER, Index
 from katib_resume.core.objects import INDEXED_LABELS
@@ -30,7 +30,6 @@ Place = tuple[str, str, str]
 """(apiVersion, kind, namespace): where a look-up by key finds a member."""
 Member = tuple[Key, int, Manifest]
 """A member read from disk: its key, its ``objects.created`` (the store's order), the object."""
-_MASK = (1 << 64) - 1
 _INDEX = Index(INDEXED_LABELS)
 T = TypeVar("T")
 
@@ -53,11 +52,6 @@ class Source(Protocol):
     def block_of_uid(self, uid: str) -> int | None:
         """The block of the member whose UID is ``uid`` (``None``: no member has it)."""
         ...
-
-
-def joined(a: Digest, b: Digest) -> Digest:
-    """The digest of two disjoint sets of objects."""
-    return Digest(a.size + b.size, (a.total + b.total) & _MASK)
 
 
 def fields_of(obj: Manifest) -> frozenset[Field]:
@@ -124,7 +118,7 @@ class Sealed:
         if owner is not None:
             self._owned.setdefault(owner, set()).add(block.id)
         kind = (block.api_version, block.kind)
-        self._sums[kind] = joined(self._sums.get(kind, EMPTY), block.digest)
+        self._sums[kind] = self._sums.get(kind, EMPTY).plus(block.digest)
 
     def release(self, ident: int) -> Block:
         """The unread block ``ident``, no longer kept unread (read, or merged)."""
@@ -134,8 +128,7 @@ class Sealed:
         if owner is not None:
             _discard(self._owned, owner, ident)
         kind = (block.api_version, block.kind)
-        size, total = self._sums[kind]
-        left = Digest(size - block.size, (total - block.digest.total) & _MASK)
+        left = self._sums[kind].minus(block.digest)
         if left.size:
             self._sums[kind] = left
         else:
@@ -195,8 +188,7 @@ class Sealed:
         ident = self.member_of.get(key)
         if ident is None:
             return None
-        size, total = self.read[ident].digest
-        return ident, Digest(size - 1, (total - fingerprint(obj)) & _MASK)
+        return ident, self.read[ident].digest.minus(digest_of([obj]))
 
     def left(self, key: Key, out: Leaving | None) -> None:
         """The member ``key`` has left its block (``out``, from ``leaving``)."""

@@ -29,7 +29,6 @@ from katib_resume.adapters.fake.sealed import (
     Sealed,
     Source,
     fields_of,
-    joined,
     record,
     unsealable,
 )
@@ -37,7 +36,7 @@ from katib_resume.adapters.fake.sqlite import Journal, Stored
 from katib_resume.adapters.fake.watch import EventKind, WatchEvent, WatchLog
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.blocks import Block
-from katib_resume.core.digest import EMPTY, Digest, Digests, fingerprint
+from katib_resume.core.digest import EMPTY, Digest, Digests, digest_of
 from katib_resume.core.manifest import Manifest, has_labels
 
 CLUSTER_SCOPED = frozenset({"PersistentVolume", "Namespace", "StorageClass"})
@@ -363,7 +362,7 @@ class Store:
     def digest(self, api_version: str, kind: str) -> Digest:
         """The kind's ``core.digest.Digest`` now, the unread blocks' members included: O(1)."""
         kind_ = (api_version, kind)
-        return joined(self.digests.of(kind_), self.sealed.sum(kind_))
+        return self.digests.of(kind_).plus(self.sealed.sum(kind_))
 
     def dependents_of(self, uid: str) -> list[Key]:
         """The objects naming ``uid`` as an owner, in the order they were created (the blocks
@@ -406,8 +405,7 @@ class Store:
         members = self._sealable(list(dict.fromkeys(keys)))
         key, first = members[0]
         objects = [obj for _, obj in members]
-        total = sum(map(fingerprint, objects)) & _MASK
-        row = Stored(0, *key[:3], fields_of(first), Digest(len(objects), total), note)
+        row = Stored(0, *key[:3], fields_of(first), digest_of(objects), note)
         if self.journal is None:
             row = row._replace(id=self.sealed.last + 1)
             self.sealed.details[row.id] = detail
@@ -428,7 +426,7 @@ class Store:
         rows = [self._stored(ident) for ident in merged]
         if not rows or len({(*r[1:4], r.fields) for r in rows}) > 1:
             raise ValueError(f"blocks {merged} are not of one kind, namespace and fields")
-        digest = reduce(joined, (r.digest for r in rows), EMPTY)
+        digest = reduce(Digest.plus, (r.digest for r in rows), EMPTY)
         unread = all(ident in self.sealed.unread for ident in merged)
         if not unread:
             self._read_all([ident for ident in merged if ident in self.sealed.unread])
@@ -500,7 +498,7 @@ class Store:
             self.digests.added(kind, [obj for _, obj in pairs])
             self.sealed.made(record(block), pairs)
             after = self.digests.of(kind)
-            read = Digest(after.size - before.size, (after.total - before.total) & _MASK)
+            read = after.minus(before)
             if read != block.digest:
                 raise DamagedObject(f"block {ident} holds {read}, its record says {block.digest}")
 
@@ -592,9 +590,6 @@ class Store:
             raise ValueError("a block's members are under the same index fields")
         members.sort(key=lambda member: self.owners.order[member[0]])
         return members
-
-
-_MASK = (1 << 64) - 1
 
 
 def _placed(

@@ -24,7 +24,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from katib_resume.adapters.fake.sealed import joined
 from katib_resume.adapters.fake.store import Store
 from katib_resume.app.embedded import notes
 from katib_resume.app.embedded.results import Page, ResultBook, Results
@@ -33,7 +32,7 @@ from katib_resume.app.loop.trial_book import TrialBook
 from katib_resume.app.loop.versions import Seen
 from katib_resume.core.actions import ObjectRef
 from katib_resume.core.blocks import Block, Field
-from katib_resume.core.digest import Digest, fingerprint
+from katib_resume.core.digest import Digest, digest_of
 from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
 from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Experiment
@@ -46,7 +45,6 @@ SEAL_AT = 32
 """Settled Trials an Experiment gathers before they are sealed."""
 MOST = 8
 """Blocks an Experiment keeps at most (more are merged)."""
-_MASK = (1 << 64) - 1
 _INDEX = Index(INDEXED_LABELS)
 Trial = tuple[str, str, str, str]
 
@@ -205,8 +203,8 @@ def _note(basis: str, members: list[_Member]) -> tuple[str, str]:
 
 
 def _digest(members: list[_Member]) -> Digest:
-    """The count and fingerprints' sum of ``members``, as the store counts a block."""
-    return Digest(len(members), sum(fingerprint(m.obj) for m in members) & _MASK)
+    """The digest of ``members``, as the store counts their block."""
+    return digest_of([m.obj for m in members])
 
 
 def _blocks(store: Store, key: Key, fields: frozenset[Field]) -> list[Block]:
@@ -231,7 +229,7 @@ def _merge(store: Store, basis: str, blocks: list[Block]) -> None:
             return
         records = {**first.records, **second.records}
         entries = {**first.entries, **second.entries}
-        digest = joined(older.digest, newer.digest)
+        digest = older.digest.plus(newer.digest)
         written = notes.written(basis, digest, records, entries)
         merged = store.merge([older.id, newer.id], *written)
         blocks[-2:] = [merged]
