@@ -33,12 +33,22 @@ Records = Mapping[str, tuple[str, TrialRecord]]
 Entries = Mapping[str, tuple[str, Results]]
 
 
+def writable_record(record: TrialRecord) -> bool:
+    """Whether a row can hold ``record`` (JSON has no NaN nor infinity)."""
+    return record.key is None or math.isfinite(record.key)
+
+
+def writable_entry(entry: Results) -> bool:
+    """Whether a row can hold ``entry`` (JSON has no NaN nor infinity)."""
+    return all(value is None or math.isfinite(value) for value in entry.values())
+
+
 def record_rows(records: Records) -> list[list[Any]]:
-    """The ledger records' rows (not those whose key is not finite)."""
+    """The ledger records' rows (not those ``writable_record`` refuses)."""
     return [
         [name, version, r.phase.value, r.key, list(r.assignments), list(r.metrics)]
         for name, (version, r) in records.items()
-        if r.key is None or math.isfinite(r.key)
+        if writable_record(r)
     ]
 
 
@@ -59,11 +69,11 @@ def _looped_records(rows: Any) -> dict[str, tuple[str, TrialRecord]]:
 
 
 def entry_rows(entries: Entries) -> list[list[Any]]:
-    """The result entries' rows (not those holding a value that is not finite)."""
+    """The result entries' rows (not those ``writable_entry`` refuses)."""
     return [
         [name, version, entry]
         for name, (version, entry) in entries.items()
-        if all(value is None or math.isfinite(value) for value in entry.values())
+        if writable_entry(entry)
     ]
 
 

@@ -25,9 +25,8 @@ state (``DamagedObject``, as a Trial's body is: one line, exit status 2).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, TypeVar
 
@@ -51,30 +50,20 @@ Records = Mapping[str, tuple[str, TrialRecord]]
 Entries = Mapping[str, tuple[str, Results]]
 
 
-def sealable_record(record: TrialRecord) -> bool:
-    """Whether a note can hold ``record``: JSON has no NaN nor infinity (``kept_rows``)."""
-    return record.key is None or math.isfinite(record.key)
-
-
-def sealable_entry(entry: Results) -> bool:
-    return all(value is None or math.isfinite(value) for value in entry.values())
-
-
 def written(basis: str, digest: Digest, records: Records, entries: Entries) -> tuple[str, str]:
-    """The note and detail of a block of the Trials ``records`` names (each
-    ``sealable_record``), with ``entries`` (``sealable_entry``) for those that have one, sealed
-    at ``digest``."""
-    names: dict[str, list[str]] = {}
-    for name in sorted(records):
-        names.setdefault(records[name][1].phase.value, []).append(name)
-    ranked = [(r.key, name) for name, (_, r) in records.items() if r.key is not None]
-    best = None if not ranked else rows.record_rows({min(ranked)[1]: records[min(ranked)[1]]})[0]
+    """The note and detail of a block of the Trials ``records`` names (each one
+    ``kept_rows.writable_record``), with ``entries`` (``writable_entry``) for those that have
+    one, sealed at ``digest``: the head's names and best are the ledger base the records make
+    (``LedgerBase.of``: one definition of the best, the ledger's)."""
+    base = LedgerBase.of(record for _, record in records.values())
+    names = {phase.value: base.names.names(phase) for phase in TrialPhase}
+    best = base.best
     head = {
         "v": VERSION,
         "basis": basis,
         "digest": [digest.size, digest.total],
-        "names": names,
-        "best": best,
+        "names": {phase: listed for phase, listed in names.items() if listed},
+        "best": None if best is None else rows.record_rows({best.name: records[best.name]})[0],
         "entries": sum(len(entry) for _, entry in entries.values()),
     }
     parts = (rows.record_rows(records), rows.entry_rows(entries))
@@ -89,6 +78,14 @@ class Note:
     basis: str
     size: int
     """How many results the note's entries hold (a mapping of them has this length)."""
+    names: TrialCounts
+    best: TrialRecord | None
+
+    @cached_property
+    def base(self) -> LedgerBase:
+        """The trial ledger's base of the block: the head's names and best, its records read
+        when the ledger needs one (made by ``read``, which refuses a best it does not rank)."""
+        return LedgerBase(self.names, self.best, self.record_list)
 
     @cached_property
     def _detail(self) -> tuple[str, str]:
@@ -114,10 +111,6 @@ class Note:
         """The records alone, as a ledger base reads them."""
         return [record for _, record in self.records.values()]
 
-    base: LedgerBase = field(init=False)
-    """The trial ledger's base of the block: the head's names and best, its records read
-    when the ledger needs one (set by ``read``)."""
-
 
 def ledger_base(blocks: Sequence[Block], basis: str) -> LedgerBase | None:
     """The ledger base of an Experiment's unread ``blocks`` (``TrialBook``'s ``noted``):
@@ -129,7 +122,8 @@ def ledger_base(blocks: Sequence[Block], basis: str) -> LedgerBase | None:
 
 
 def read(block: Block) -> Note | None:
-    """``block``'s note if it describes the block as it is (``fits``), else ``None``."""
+    """``block``'s note if it describes the block as it is (the digest it was sealed at, its
+    layout), else ``None``."""
     try:
         head = orjson.loads(block.note)
         if type(head) is not dict or head.get("v") != VERSION:
@@ -141,8 +135,8 @@ def read(block: Block) -> Note | None:
         best = head["best"]
         best_record = None if best is None else rows.records_of([best])[str(best[0])][1]
         counts = TrialCounts(**{FIELD_OF[phase]: listed for phase, listed in names.items()})
-        note = Note(block, str(head["basis"]), int(head["entries"]))
-        object.__setattr__(note, "base", LedgerBase(counts, best_record, note.record_list))
+        note = Note(block, str(head["basis"]), int(head["entries"]), counts, best_record)
+        _ = note.base  # a base refuses a best it does not rank: the note is unusable then
         return note
     except (*UNREADABLE, AttributeError):  # a LedgerBase refuses a best it does not rank
         return None

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from katib_resume.adapters.fake.store import Store
+from katib_resume.app.embedded import kept_rows as rows
 from katib_resume.app.embedded import notes
 from katib_resume.app.embedded.results import Page, ResultBook, Results
 from katib_resume.app.loop.keys import Key
@@ -149,12 +150,12 @@ class _Books:
             return None
         name = trial[3]
         record = self.ledger.record(name)
-        if record is None or not notes.sealable_record(record):
+        if record is None or not rows.writable_record(record):
             return None
         entry = self.entries.by_trial.get(name)
         if self.entries.versions.get(name) != version:  # not read at this version yet
             entry = self.results.entry(self.experiment, obj)
-        if entry is not None and not notes.sealable_entry(entry):
+        if entry is not None and not rows.writable_entry(entry):
             return None
         return _Member(trial, obj, record, entry)
 
