@@ -112,13 +112,31 @@ class Note:
         return [record for _, record in self.records.values()]
 
 
-def ledger_base(blocks: Sequence[Block], basis: str) -> LedgerBase | None:
-    """The ledger base of an Experiment's unread ``blocks`` (``TrialBook``'s ``noted``):
-    ``None`` unless every block's note describes it and was made for ``basis``."""
-    found = [read(block) for block in blocks]
-    if any(note is None or note.basis != basis for note in found):
-        return None
-    return LedgerBase.joined(note.base for note in found if note is not None)
+class Notes:
+    """The notes of one runtime's blocks, each read once: the trial book and the result book
+    both start from an Experiment's blocks, and a head holds every sealed Trial's name."""
+
+    def __init__(self) -> None:
+        self._read: dict[Block, Note | None] = {}
+
+    def read(self, block: Block) -> Note | None:
+        """``read(block)``, once per block (a ``Block`` is compared by identity)."""
+        if block not in self._read:
+            self._read[block] = read(block)
+        return self._read[block]
+
+    def of(self, blocks: Sequence[Block], basis: str) -> tuple[Note, ...] | None:
+        """The notes of ``blocks`` if each describes its block and was made for ``basis``."""
+        found = tuple(map(self.read, blocks))
+        if any(note is None or note.basis != basis for note in found):
+            return None
+        return tuple(note for note in found if note is not None)
+
+    def ledger_base(self, blocks: Sequence[Block], basis: str) -> LedgerBase | None:
+        """The ledger base of an Experiment's unread ``blocks`` (``TrialBook``'s ``noted``):
+        ``None`` unless every block's note describes it and was made for ``basis``."""
+        found = self.of(blocks, basis)
+        return None if found is None else LedgerBase.joined(note.base for note in found)
 
 
 def read(block: Block) -> Note | None:

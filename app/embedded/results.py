@@ -29,12 +29,10 @@ from itertools import chain, compress, repeat
 from operator import itemgetter, ne, not_
 
 from katib_resume.adapters.local.suggestion.results import trial_results
-from katib_resume.app.embedded import notes
-from katib_resume.app.embedded.notes import Note
+from katib_resume.app.embedded.notes import Note, Notes
 from katib_resume.app.loop.keys import Key
 from katib_resume.app.loop.trial_book import basis_text
 from katib_resume.app.loop.versions import seen_of
-from katib_resume.core.blocks import Block
 from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
 from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Experiment, Trial
@@ -80,6 +78,8 @@ class ResultBook:
         recall: Callable[[Key], KeptResults | None] | None = None,
     ) -> None:
         self.parse, self.recall = parse, recall
+        self.notes = Notes()
+        """The blocks' notes (the runtime's, which its trial book reads too)."""
         self.pages: dict[Key, Page] = {}
 
     def kept(self, key: Key) -> KeptResults | None:
@@ -122,7 +122,7 @@ class ResultBook:
         if delta.complete:
             page.by_trial, page.results, page.versions = {}, {}, {}
             page.text = basis_text(experiment)
-            noted = _noted(delta.blocks, page.text)
+            noted = self.notes.of(delta.blocks, page.text)
             if noted is None:  # a block its note does not describe: its Trials are read
                 delta = cache.changes(*bucket, page.cursor)
             page.notes = noted or ()
@@ -190,14 +190,6 @@ class ResultBook:
         page.by_trial = dict(zip(names, entries, strict=True))
         page.versions = dict(zip(names, map(_VERSION, compress(held, filled)), strict=True))
         page.results = dict(chain.from_iterable(map(dict.items, entries)))
-
-
-def _noted(blocks: Sequence[Block], basis: str) -> tuple[Note, ...] | None:
-    """The notes of ``blocks`` if each describes its block and was made for ``basis``."""
-    found = tuple(map(notes.read, blocks))
-    if any(note is None or note.basis != basis for note in found):
-        return None
-    return tuple(note for note in found if note is not None)
 
 
 class _Joined(Mapping[str, float | None]):

@@ -51,7 +51,7 @@ from katib_resume.adapters.fake.persistence import checkpoint
 from katib_resume.adapters.fake.pods import ContainerRuntime, SimulatedRuntime
 from katib_resume.adapters.fake.processes import ProcessRuntime
 from katib_resume.adapters.local.trials.collector import Collector
-from katib_resume.app.embedded import notes, sealing
+from katib_resume.app.embedded import sealing
 from katib_resume.app.embedded.kept import Summaries
 from katib_resume.app.embedded.models import ModelsByVersion
 from katib_resume.app.embedded.services import ServiceHost
@@ -126,6 +126,7 @@ class Runtime:
         self.kept = Summaries(cluster.store.journal)  # the folds a restart starts from
         self.settled = SettledTrials()
         parsed.book.recall, self.services.result_book.recall = self.kept.trials, self.kept.results
+        notes = self.services.result_book.notes  # both books read a block's note, once
         parsed.book.noted = notes.ledger_base  # an Experiment's sealed Trials, from their notes
         self.observations = observations or FakeObservationLog()
         wiring = TrialWiring(self.observations, METRICS_WAIT, frozenset({RUN_KIND}))

@@ -81,3 +81,15 @@ def test_the_joined_results_read_a_note_only_for_a_name_the_page_does_not_hold()
     assert "entries" not in note.__dict__  # not decoded yet
     assert dict(joined) == {"t1": 0.25, "t2": 0.5, "t3": None, "t4": 1.0}
     assert "t3" in joined and "t9" not in joined and len(joined) == 4
+
+
+def test_a_runtime_reads_each_block_s_note_once_for_both_books() -> None:
+    block = _block(notes.written("basis", DIGEST, RECORDS, ENTRIES))
+    other = _block(notes.written("other", DIGEST, RECORDS, ENTRIES))
+    shared = notes.Notes()
+    first = shared.read(block)
+    assert first is not None and shared.read(block) is first  # one decode for both books
+    assert shared.of([block], "basis") == (first,)
+    assert shared.of([block, other], "basis") is None  # a note made for another basis
+    base = shared.ledger_base([block], "basis")
+    assert base is first.base and shared.ledger_base([other], "basis") is None
