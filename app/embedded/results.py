@@ -23,7 +23,7 @@ from the cache and its Trials taken as any other.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, compress, repeat
 from operator import itemgetter, ne, not_
@@ -150,6 +150,13 @@ class ResultBook:
             page.by_trial[name] = entry
             page.versions[name] = version
             page.results.update(entry)
+
+    def forget(self, key: Key, names: Iterable[str]) -> None:
+        """The Trials ``names``' entries are no longer the book's to keep (sealed into a block
+        whose note keeps them): ``kept`` and ``since`` leave them out."""
+        page = self.pages[key]
+        for name in names:
+            self._put(page, name, {}, "")
 
     def entry(self, experiment: Experiment, obj: Manifest) -> Results | None:
         """The entry the book would make of the Trial ``obj`` as it is (``None``: none, a

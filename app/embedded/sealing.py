@@ -62,10 +62,10 @@ class _Member:
         return version_of(self.obj)
 
 
-def seal(store: Store, book: TrialBook, results: ResultBook, known: set[Seen]) -> set[Trial]:
+def seal(store: Store, book: TrialBook, results: ResultBook, known: set[Seen]) -> None:
     """Seal the settled Trials of every Experiment both books folded, note again its blocks
-    whose notes no longer fit, and merge its blocks; the Trials sealed."""
-    sealed: set[Trial] = set()
+    whose notes no longer fit, and merge its blocks (the store knows the Trials sealed:
+    ``member_of``)."""
     for key in sorted(book.pages.keys() & results.pages.keys()):
         experiment = _experiment(store, key)
         page, entries = book.pages[key], results.pages[key]
@@ -80,30 +80,12 @@ def seal(store: Store, book: TrialBook, results: ResultBook, known: set[Seen]) -
         ]
         if len(members) >= SEAL_AT:
             store.seal([m.key for m in members], *_note(page.basis, members))
-            sealed.update(m.key for m in members)
-            _forget(page.models, page.raw, entries, [m.key for m in members])
-        blocks = _blocks(store, key, fields)
-        for block in blocks:
+            names = [m.key[3] for m in members]  # the note keeps what the books held of them
+            book.forget(key, names)
+            results.forget(key, names)
+        for block in _blocks(store, key, fields):
             books.renote(block)
         _merge(store, page.basis, _blocks(store, key, fields))
-    return sealed
-
-
-def _forget(
-    models: dict[tuple[str, str], TrialModel],
-    raw: dict[tuple[str, str], Manifest],
-    entries: Page,
-    trials: list[Trial],
-) -> None:
-    """The books' pages without the Trials just sealed: their note keeps what the pages held
-    of them, so the summary the runtime saves next does not (``app.embedded.kept``)."""
-    for trial in trials:
-        name = (trial[2], trial[3])
-        models.pop(name, None)
-        raw.pop(name, None)
-        for gone in entries.by_trial.pop(trial[3], {}):
-            entries.results.pop(gone, None)
-        entries.versions.pop(trial[3], None)
 
 
 def _experiment(store: Store, key: Key) -> Experiment | None:

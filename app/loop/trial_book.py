@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress
 from operator import itemgetter, not_
@@ -212,6 +212,14 @@ class TrialBook:
             if record is not None and version:
                 records[record.name] = (version, record)
         return Kept(page.basis, records)
+
+    def forget(self, key: Key, names: Iterable[str]) -> None:
+        """The Trials ``names`` of ``key``'s page are no longer the book's to keep (sealed into
+        a block whose note keeps their records): ``kept`` and ``since`` leave them out."""
+        page = self.pages[key]
+        for name in names:
+            page.models.pop((key.namespace, name), None)
+            page.raw.pop((key.namespace, name), None)
 
     def since(
         self, key: Key, kept: Kept | None
