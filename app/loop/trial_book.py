@@ -171,13 +171,13 @@ class TrialBook:
                 del self.pages[key]  # nothing left to remember
             page.ledger = None
             return page.trials, None
-        ledger = page.ledger
-        if kept is not None or base is not None:
-            records = [] if kept is None else [kept.records[name][1] for _, name in page.raw]
-            bases = [LedgerBase.of(records)] if base is None else [base, LedgerBase.of(records)]
-            ledger = TrialLedger.based(
-                experiment.spec.objective, LedgerBase.joined(bases), basis_of(experiment)
-            )
+        ledger, objective, basis = page.ledger, experiment.spec.objective, basis_of(experiment)
+        records = [] if kept is None else [kept.records[name][1] for _, name in page.raw]
+        if base is not None:
+            joined = LedgerBase.joined([base, LedgerBase.of(records)])
+            ledger = TrialLedger.based(objective, joined, basis)
+        elif kept is not None:
+            ledger = TrialLedger.restored(objective, records, basis)
         if ledger is not None:
             ledger = advance(ledger, experiment, changed, [name for _, name in removed])
         page.ledger = ledger if ledger is not None else ledger_of(experiment, page.trials)
@@ -277,7 +277,10 @@ class TrialBook:
     def counts(self) -> Mapping[Key, int]:
         """The Trials remembered per Experiment, its blocks' counted (for tests and
         benchmarks)."""
-        return {key: len(_Trials(page, Trial.model_validate)) for key, page in self.pages.items()}
+        return {
+            key: len(page.models) + len(page.raw) + sum(block.size for block in page.blocks)
+            for key, page in self.pages.items()
+        }
 
 
 def _adopt(
