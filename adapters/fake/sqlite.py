@@ -13,8 +13,9 @@ at any moment leaves the cluster as of its last completed write. The layout is k
   with the revision that created it (kine's ``create_revision``: the objects' order), and, for a
   member of a block, that block and its UID (indexed: the owner look-up of ``store.py``);
 - ``blocks``: objects sealed together (``core.blocks``, ``sealed.py``): one row per block, with
-  its kind, namespace, index fields, count, sum of fingerprints and note; a writer opens a
-  block's members only when something needs one of them (``rows.py``);
+  its kind, namespace, index fields, count, sum of fingerprints and note (read with the row),
+  and its detail (read when asked for, ``Journal.detail``); a writer opens a block's members
+  only when something needs one of them (``rows.py``);
 - ``state``: the counters (version, UIDs), the key and revision of the change before the last
   (the lagging cache's ``undo``) and the world's own state (clock, ticks, kubelet timers);
 - ``events``: the Kubernetes Events, appended, each with the kind, namespace and name of the
