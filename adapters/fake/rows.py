@@ -81,9 +81,7 @@ def read(db: sqlite3.Connection, later: Connect | None = None, *, sealed: bool =
         if later is None or form < INDEXED:
             events = _Decoded([body for (body,) in db.execute(_EVENTS)])
         else:
-            count, first, last = db.execute(
-                "SELECT count(*), min(id), max(id) FROM events"
-            ).fetchone()
+            count, first, last = db.execute(_EVENT_SPAN).fetchone()
             events = _Later(later, count, last, first == 1 and last == count)
     finally:
         db.execute("COMMIT")
@@ -321,6 +319,15 @@ class Members:
 _DAMAGED = (ValueError, TypeError, KeyError)
 """What a row that cannot be read raises (``orjson``'s errors are ``ValueError``s)."""
 _EVENTS = "SELECT body FROM events ORDER BY id"
+_EVENT_SPAN = (
+    "SELECT (SELECT count(*) FROM events), (SELECT min(id) FROM events), "
+    "(SELECT max(id) FROM events)"
+)
+"""The Events' count and their first and last ids. Three queries: SQLite answers a lone
+``min`` or ``max`` of the key from an edge of the table's b-tree, and a ``count(*)`` by
+counting its pages' cells, but ``min(id), max(id)`` in one query is a pass over every row
+(1.3 against 0.013 ms at 20,000 Events; more on a cold start, where the pass reads every Event
+from disk)."""
 _EVENTS_UP_TO = "SELECT body FROM events WHERE id <= ? ORDER BY id"
 Connect = Callable[[], sqlite3.Connection]
 
