@@ -18,7 +18,7 @@ Two Katib bugs are fixed here by construction:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from katib_resume.core import objective
 from katib_resume.core.conditions import ConditionSpec, is_true
@@ -33,6 +33,7 @@ from katib_resume.core.model.experiment import Experiment, ExperimentSpec, Exper
 from katib_resume.core.model.trial import Trial
 from katib_resume.core.trial_phases import (
     STATUS_KEYS,
+    TRIAL_LIST_KEYS,
     TRIAL_STATUS_KEYS,
     TrialPhase,
 )
@@ -88,6 +89,8 @@ class TrialCounts:
     running_trials: tuple[str, ...] = ()
     metrics_unavailable_trials: tuple[str, ...] = ()
     pending_trials: tuple[str, ...] = ()
+    matched: object = field(default=None, init=False, repr=False, compare=False)
+    """The last status found to hold exactly these counts (``counts_match``), by identity."""
 
     def names(self, phase: TrialPhase) -> tuple[str, ...]:
         names: tuple[str, ...] = getattr(self, FIELD_OF[phase])
@@ -227,12 +230,29 @@ _COUNTER_FIELDS = {
     "trialMetricsUnavailable": "trial_metrics_unavailable",
 }
 """The counters' model fields by status key (the name lists are extra fields, by their key)."""
+COUNTED_FIELDS = frozenset(_COUNTER_FIELDS.values()) | frozenset(TRIAL_LIST_KEYS)
+"""The status fields ``status_counts`` owns as a dump's ``exclude`` names them: the counters by
+their model fields, the name lists by their keys (extra fields)."""
 
 
 def counts_match(status: ExperimentStatus, counts: TrialCounts) -> bool:
     """Whether ``status`` already holds exactly the trial fields ``replace_status_counts`` would
-    give it, read from the model instead of its serialised form (a steady reconcile asks this
-    of an unchanged status every time). ``False`` for anything not given exactly so."""
+    give it, read from the model instead of its serialised form. ``False`` for anything not
+    given exactly so.
+
+    A steady reconcile asks this of an unchanged status every time, and the name lists make the
+    answer a pass over every Trial's name. Both sides are immutable and asked again as the same
+    objects (a model per ``resourceVersion``, the ledger's counts until a Trial changes), so a
+    match is remembered on the counts (``matched``): asked again, it is an identity test."""
+    if counts.matched is status:
+        return True
+    if not _matches(status, counts):
+        return False
+    object.__setattr__(counts, "matched", status)  # a cache: both are immutable
+    return True
+
+
+def _matches(status: ExperimentStatus, counts: TrialCounts) -> bool:
     given, extra = status.model_fields_set, status.model_extra or {}
     fields = status_counts(counts)
     for key, value in fields.items():

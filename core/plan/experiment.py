@@ -43,12 +43,14 @@ from katib_resume.core.model import Experiment, Suggestion, Trial
 from katib_resume.core.plan.provision import provision
 from katib_resume.core.plan.result import Step, event_reason
 from katib_resume.core.trial_ledger import TrialLedger, basis_of, ledger_of
+from katib_resume.core.trial_phases import TRIAL_STATUS_KEYS
 from katib_resume.core.trials import (
+    COUNTED_FIELDS,
     TrialCounts,
     completion,
     counts_match,
     has_budget,
-    replace_status_counts,
+    status_counts,
     trials_to_create,
 )
 from katib_resume.core.validation import is_restartable
@@ -204,7 +206,10 @@ def _status(
 
     Unchanged conditions (the observed tuple itself) are left out of the comparison, which
     they cannot change, and dumped only for a write: most reconciles change no condition, and
-    the conditions are the costliest part of the status to serialise.
+    the conditions are the costliest part of the status to serialise. With Trials counted, the
+    observed trial fields are not dumped either: the counts replace them, and whether those
+    equal them is ``counts_match``'s answer (a pass over every name, remembered), not a second
+    pass of a serialiser and a comparison over the lists.
     """
     observed = experiment.status
     kept = conditions is observed.conditions and (
@@ -212,8 +217,11 @@ def _status(
     )
     if kept and _unchanged(experiment, counts, before, after):
         return None
-    old = observed.to_dict(exclude={"conditions"}) if kept else observed.to_dict()
-    status = replace_status_counts(old, counts) if counts.total else dict(old)
+    left = {"conditions"} if kept else set()
+    if counts.total:
+        left |= COUNTED_FIELDS
+    old = observed.to_dict(exclude=left)
+    status = {**old, **status_counts(counts)} if counts.total else dict(old)
     if not kept:
         status["conditions"] = [c.to_dict() for c in conditions]
     generation = experiment.metadata.generation
@@ -227,7 +235,11 @@ def _status(
         status.pop("completionTime", None)  # a restarted run has not completed (Katib bug 24)
     if not kept and not status["conditions"]:
         del status["conditions"]
-    if status == old:
+    if counts.total:
+        rest = {key: value for key, value in status.items() if key not in TRIAL_STATUS_KEYS}
+        if rest == old and counts_match(observed, counts):
+            return None
+    elif status == old:
         return None
     if kept and conditions:  # in its place: first, as the full dump has it
         return {"conditions": [c.to_dict() for c in conditions], **status}

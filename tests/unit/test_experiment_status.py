@@ -12,13 +12,22 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from katib_resume.adapters.fake.clock import EPOCH
 from katib_resume.core.lifecycle.experiment import ExperimentState
 from katib_resume.core.model import Experiment
 from katib_resume.core.plan import experiment as plan_experiment
 from katib_resume.core.plan.experiment import _status
-from katib_resume.core.trials import TrialCounts, replace_status_counts
+from katib_resume.core.trial_phases import STATUS_KEYS
+from katib_resume.core.trials import (
+    FIELD_OF,
+    TrialCounts,
+    counts_match,
+    replace_status_counts,
+    status_counts,
+)
 from tests.support.harness import load
 
 X = ExperimentState
@@ -159,3 +168,61 @@ def test_the_shortcut_never_changes_what_is_written(
     quick = written()
     monkeypatch.setattr(plan_experiment, "_unchanged", lambda *_: False)
     assert quick == written()
+
+
+NAMES = st.lists(st.sampled_from(["t1", "t2", "t3"]), max_size=3, unique=True).map(sorted)
+_LISTS = [list_key for _, _, list_key in STATUS_KEYS]
+_COUNTERS = [count_key for _, count_key, _ in STATUS_KEYS]
+
+
+@st.composite
+def counted_statuses(draw: st.DrawFn) -> tuple[dict[str, Any], TrialCounts]:
+    """A status holding any of the counted fields, some as the counts would write them, and
+    counts of the same few names."""
+    phases = [phase for phase, _, _ in STATUS_KEYS]
+    lists = {phase: tuple(draw(NAMES)) for phase in phases if draw(st.booleans())}
+    counts = TrialCounts(**{FIELD_OF[phase]: names for phase, names in lists.items()})
+    status: dict[str, Any] = {"conditions": RUNNING, **STARTED}
+    if draw(st.booleans()):
+        status.update(status_counts(counts))  # as written: perhaps nothing to write
+    for key in draw(st.lists(st.sampled_from(["trials", *_COUNTERS, *_LISTS]), max_size=3)):
+        status[key] = draw(NAMES) if key in _LISTS else draw(st.integers(0, 3))
+    if draw(st.booleans()):
+        status["currentOptimalTrial"] = {"bestTrialName": draw(st.sampled_from(["t1", "t2"]))}
+    return status, counts
+
+
+@given(counted_statuses())
+def test_a_status_write_is_the_whole_rule_asked_once_or_again(
+    case: tuple[dict[str, Any], TrialCounts],
+) -> None:
+    """The status left undumped where the counts replace it (and their match remembered) writes
+    what the whole rule writes, key order included, asked once and again of the same objects."""
+    status, counts = case
+    exp = experiment(status)
+    expected = plain(exp, counts)
+    for _ in range(2):
+        written = _status(
+            exp,
+            conditions=exp.status.conditions,
+            counts=counts,
+            before=X.Running,
+            after=X.Running,
+            now=NOW,
+        )
+        assert written == expected
+        if written is not None and expected is not None:
+            assert list(written) == list(expected)
+
+
+def test_a_remembered_match_is_of_that_status_object_only() -> None:
+    """``counts_match`` remembers a match by the status's identity: another status, even one
+    parsed from the same text, is compared again (and a different one found different)."""
+    counts = TrialCounts(running_trials=("t1",))
+    same = experiment({**STARTED, **COUNTED, **ZEROS})
+    assert counts_match(same.status, counts)
+    assert counts.matched is same.status
+    other = experiment({**STARTED, **COUNTED, **ZEROS, "runningTrialList": ["t2"]})
+    assert not counts_match(other.status, counts)
+    assert counts.matched is same.status
+    assert counts == TrialCounts(running_trials=("t1",))  # the memo is no part of the value
