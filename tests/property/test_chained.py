@@ -155,3 +155,45 @@ def test_a_write_of_an_extension_converts_the_new_items_only(
     assert isinstance(written, Chained) and written.extends(stored)
     assert written == [*stored, *more]
     assert as_json_over(stored, stored) is stored
+
+
+@given(
+    items=st.lists(_assignment, min_size=1, max_size=6),
+    one=st.integers(0, 6),
+    two=st.integers(0, 6),
+    first=st.lists(_assignment, max_size=2),
+    second=st.lists(_assignment, max_size=2),
+    same=st.booleans(),
+)
+def test_extends_says_so_only_of_a_prefix(
+    *, items: list[Any], one: int, two: int, first: list[Any], second: list[Any], same: bool
+) -> None:
+    """Two histories over the same texts (a revision and the one before it, as an open reads
+    them) or over equal ones (a chain stored anew): ``extends`` is never wrong when it says
+    yes, and says yes of a history extended, cut or copied from the other."""
+    texts = Texts([encode(item) for item in items])
+    other = texts if same else Texts(texts.texts[:])
+    a = Chained.of(texts, min(one, len(items))).extended(first)
+    b = Chained.of(other, min(two, len(items))).extended(second)
+    for longer, shorter in ((a, b), (b, a)):
+        if longer.extends(shorter):
+            assert list(longer)[: len(shorter)] == list(shorter)
+    assert a.extended(second).extends(a) and clone(a).extended(second).extends(a)
+    assert a.extends(a[: len(a) // 2]) or bool(first)
+
+
+def test_names_are_read_from_the_texts_exactly() -> None:
+    """A name the text escapes (a quote, a backslash, a control character) is decoded, one in
+    UTF-8 or with no escape is read as it stands; an item that does not start with its name,
+    or whose name is no string, is decoded."""
+    names: list[Any] = ['q"uote', "back\\slash", "tab\t", "é", "plain", 7, None]
+    items = [{"name": name, "parameterAssignments": []} for name in names]
+    items.append({"parameterAssignments": [{"name": "inner", "value": "1"}], "name": "late"})
+    items.append({"parameterAssignments": [{"name": "inner", "value": "1"}]})
+    expected = [str(item.get("name")) for item in items]
+    for start in range(len(items)):
+        for end in range(start, len(items) + 1):
+            history = _chained(items[start:end], [])
+            assert history.names() == expected[start:end]
+            assert history.names(1) == expected[start + 1 : end]
+    assert _chained(items[4:5], items[:1]).names() == ["plain", 'q"uote']

@@ -154,6 +154,7 @@ def test_a_restore_given_a_history_left_undecoded_equals_the_whole_parse(
         given_history = store.load(history)
         unread = history._texts._read[0] == len(history)
         assert same(given_history, saved)
+        assert list(given_history.issued) == list(StateStore(path).load().issued)
         if store.proved is not None:
             assert store.proved is history and holds(listed, saved.issued)
         prefix = listed == list(saved.issued[: len(listed)])

@@ -196,3 +196,19 @@ def test_a_history_left_undecoded_parses_as_its_decoded_list(
 
 def _texts(items: list[Any]) -> Chained:
     return Chained.of(Texts([encode(item) for item in items]), len(items))
+
+
+def test_a_history_stored_anew_is_checked_whole() -> None:
+    """A version whose list is a new chain (an item changed) is not taken for an extension
+    of the last one, however long: an item made not plain anywhere is found, and the parse
+    refuses it as the whole parse does."""
+    models = ModelsByVersion()
+    plain = [_assignment(i, "a") for i in range(4)]
+    first = _raw(1, _texts(plain), False)
+    assert models.parse(Suggestion, first) == Suggestion.model_validate(_raw(1, plain, False))
+    changed = [_assignment(0, "a", "list"), *plain[1:], _assignment(9, "a")]
+    whole = _whole(_raw(2, changed, False))
+    assert not isinstance(whole, Suggestion)
+    with pytest.raises(ValidationError) as refused:
+        models.parse(Suggestion, _raw(2, _texts(changed), False))
+    assert refused.value.errors(include_url=False) == whole
