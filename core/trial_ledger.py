@@ -354,6 +354,8 @@ class TrialLedger:
         else:
             names = list(map(str, map(_NAME_OF, assignments[start:])))
         records, base = self._records, self._held()
+        if all(map(records.__contains__, set(names).difference(base))):
+            return len(assignments)  # every one has a Trial (a restart's case): two set passes
         had = map(operator.or_, map(records.__contains__, names), map(base.__contains__, names))
         return next(compress(count(start), map(not_, had)), len(assignments))
 
