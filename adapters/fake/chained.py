@@ -50,7 +50,8 @@ _OBJECT = frozenset("{")
 
 class Texts:
     """The stored JSON texts of a chain's first items, and those decoded so far (a suffix:
-    ``items``). Shared by every ``Chained`` read of the chain in one open, and by copies."""
+    ``items``). Shared by every ``Chained`` read of the chain in one open; a copy has one of
+    its own over the same tuple of texts, and so decodes items of its own."""
 
     __slots__ = ("_lock", "_read", "texts")
 
@@ -124,10 +125,12 @@ class Chained(History):
         at = index + len(self) if index < 0 else index
         if not 0 <= at < len(self):
             raise IndexError("history index out of range")
-        if at >= held:
-            return self._tail[at - held]  # type: ignore[no-any-return]
-        found = self._texts.items(self._lo + at, self._lo + at + 1)[0]
-        return found  # type: ignore[no-any-return]
+        item: Item = (
+            self._tail[at - held]
+            if at >= held
+            else self._texts.items(self._lo + at, self._lo + at + 1)[0]
+        )
+        return item
 
     def __iter__(self) -> Iterator[Item]:
         every: list[Item] = self._all()
