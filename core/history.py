@@ -62,6 +62,12 @@ class History(Sequence[Item]):
         return None
 
 
+class Unreadable(ValueError):
+    """A ``History``'s stored item could not be decoded when read: the store's state is
+    damaged, not whatever was reading it. A reader that takes a ``ValueError`` for bad input of
+    its own (the suggestion service's saved state, say) lets this one pass."""
+
+
 def plain(items: Iterable[Any]) -> bool:
     """Whether every item is a ``dict`` whose keys are ``str`` (exactly: a subclass, or a
     ``bytes`` key, a validator converts), as a JSON decoder makes a JSON object: two C-level

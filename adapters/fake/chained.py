@@ -13,12 +13,14 @@ Every other read decodes, once per ``Texts``: a range of items in one ``orjson``
 first one read to the end (readers read the newest items; a read further back decodes at least
 as many again, so reading backwards one by one costs what reading the whole does), and those
 decoded are the same objects on every later read, whichever ``Chained`` of the texts reads them.
-A text that cannot be decoded is ``DamagedObject``, when first read (as a Trial's body:
-``lazy.py``). Copies (``clone``, ``copy.deepcopy``, ``pickle``) share the texts, which are
-immutable, and decode their own items: a caller that mutates a copy's item changes nothing
-stored. It is compared as a sequence: equal to a ``list``, a ``tuple`` or another history of
-equal items (it stands in for the stored object's list and the model's tuple alike), by
-identity of the texts where it can (``extends``), else by decoding.
+A text that cannot be decoded is ``DamagedHistory``, when first read: a ``DamagedObject``, as a
+Trial's body is (``lazy.py``), and a ``core.history.Unreadable``, which the suggestion service
+does not take for a damaged state of its own. Copies (``clone``, ``copy.deepcopy``,
+``pickle``) share the texts, which are immutable, and decode their own items: a caller that
+mutates a copy's item changes nothing stored. It is compared as a sequence: equal to a
+``list``, a ``tuple`` or another history of equal items (it stands in for the stored object's
+list and the model's tuple alike), by identity of the texts where it can (``extends``), else
+by decoding.
 
 ``codec.encode`` writes it without decoding (the texts, as an ``orjson.Fragment``), ``clone``
 copies it as above, and ``store.as_json``/``as_json_over`` convert only the items appended;
@@ -38,7 +40,7 @@ from typing import Any, overload
 import orjson
 
 from katib_resume.adapters.fake.lazy import DamagedObject
-from katib_resume.core.history import History, Item, plain
+from katib_resume.core.history import History, Item, Unreadable, plain
 
 _OPEN = '{"name":"'
 """How a stored assignment starts whose first key is its name, a string (``names``)."""
@@ -75,6 +77,11 @@ class Texts:
         return read[lo - start : hi - start]
 
 
+class DamagedHistory(DamagedObject, Unreadable):
+    """Stored assignments that cannot be decoded: a ``DamagedObject`` (the command says so
+    and stops, as for a Trial's body) that no reader mistakes for bad input of its own."""
+
+
 def _decoded(texts: Sequence[str]) -> list[Any]:
     """The items ``texts`` hold, in one call (one by one if one was written by ``json``: its
     integer beyond 64 bits, ``codec.encode``); ``DamagedObject`` if one is no JSON."""
@@ -83,9 +90,9 @@ def _decoded(texts: Sequence[str]) -> list[Any]:
             return [json.loads(text) for text in texts]
         items = orjson.loads("[" + ",".join(texts) + "]")
     except ValueError as error:
-        raise DamagedObject(f"stored assignments cannot be decoded: {error}") from None
+        raise DamagedHistory(f"stored assignments cannot be decoded: {error}") from None
     if type(items) is not list or len(items) != len(texts):
-        raise DamagedObject("a stored Suggestion's assignment is not one JSON value")
+        raise DamagedHistory("a stored Suggestion's assignment is not one JSON value")
     return items
 
 

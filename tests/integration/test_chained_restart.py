@@ -20,6 +20,7 @@ import pytest
 from katib_resume.adapters.fake import chained, rows
 from katib_resume.adapters.fake.chained import Chained
 from katib_resume.adapters.fake.codec import encode
+from katib_resume.adapters.fake.lazy import DamagedObject
 from katib_resume.adapters.fake.persistence import STATE_FILE, read
 from katib_resume.app.cli.edit import apply_edit
 from katib_resume.app.embedded import sealing
@@ -140,3 +141,27 @@ def _chain(state: Path) -> tuple[int, int, list[str]]:
         return chain, count, [text for (text,) in texts]
     finally:
         db.close()
+
+
+def test_a_damaged_stored_assignment_stops_the_command_and_leaves_the_volume_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An assignment's text that cannot be decoded is found when first read (here by the
+    suggestion service, whose proof by the texts fails and which then decodes them): a
+    ``DamagedObject`` the command reports, never taken for a damaged saved state of the
+    service's, whose files stay where they are, undiscarded."""
+    state = tmp_path / "state"
+    _run(state, [_first(3)], undecoded=True, mp=monkeypatch)
+    chain, _, texts = _chain(state)
+    db = sqlite3.connect(state / STATE_FILE)
+    db.execute(
+        "UPDATE items SET body = ? WHERE chain = ? AND idx = 1", (texts[1][:-3] + "!!!", chain)
+    )
+    db.commit()
+    db.close()
+    files = sorted(p.name for p in state.rglob("suggestion-state*"))
+    with pytest.raises(DamagedObject), session(Options(state)) as runtime:
+        apply_edit(runtime, NS, NAME, {"maxTrialCount": 4})
+        runtime.run_until(lambda: len(_held(runtime)) >= 4, max_steps=200)
+    assert sorted(p.name for p in state.rglob("suggestion-state*")) == files
+    assert not any(name.endswith(".discarded") for name in files)
