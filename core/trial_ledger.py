@@ -46,6 +46,7 @@ from typing import Any, NamedTuple
 
 from immutables import Map
 
+from katib_resume.core.history import History
 from katib_resume.core.model.experiment import Experiment, ObjectiveSpec
 from katib_resume.core.model.trial import Trial
 from katib_resume.core.objective import (
@@ -326,7 +327,9 @@ class TrialLedger:
         assignments from the start all have a Trial (a Trial only stops being the ledger's by
         a removal, which forgets that), and tests from there when the list still starts with
         the one it read (compared at C speed; the parsed versions of a Suggestion share their
-        items, so mostly by identity)."""
+        items, so mostly by identity). A ``History`` (a store's, not decoded) answers both
+        without decoding: whether it extends the one read by identity, its names from its
+        stored texts (``History.names``); only the assignments returned are decoded."""
         first = self._first_unused(assignments)
         self._used = (assignments, first, self._removals)
         found: list[dict[str, Any]] = []
@@ -344,12 +347,15 @@ class TrialLedger:
         start, memo = 0, self._used
         if memo is not None and memo[2] == self._removals:
             seen, start = memo[0], memo[1]
-            if seen is not assignments and (
-                len(assignments) < start or assignments[:start] != seen[:start]
-            ):
+            if seen is not assignments and not _starts_with(assignments, seen, start):
                 start = 0
-        names = list(map(str, map(_NAME_OF, assignments[start:])))
+        if isinstance(assignments, History):
+            names = assignments.names(start)
+        else:
+            names = list(map(str, map(_NAME_OF, assignments[start:])))
         records, base = self._records, self._held()
+        if all(map(records.__contains__, set(names).difference(base))):
+            return len(assignments)  # every one has a Trial (a restart's case): two set passes
         had = map(operator.or_, map(records.__contains__, names), map(base.__contains__, names))
         return next(compress(count(start), map(not_, had)), len(assignments))
 
@@ -436,6 +442,16 @@ class TrialLedger:
             "parameterAssignments": [dict(a) for a in best.assignments],
             "observation": {"metrics": list(best.metrics)},
         }
+
+
+def _starts_with(assignments: Sequence[Any], seen: Sequence[Any], start: int) -> bool:
+    """Whether ``assignments`` and ``seen`` agree on their first ``start`` items (``start``
+    at most ``len(seen)``): proved by a ``History`` that extends ``seen``, else compared."""
+    if len(assignments) < start:
+        return False
+    if isinstance(assignments, History) and assignments.extends(seen):
+        return True
+    return assignments[:start] == seen[:start]
 
 
 def basis_of(experiment: Experiment) -> Basis:

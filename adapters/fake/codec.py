@@ -7,6 +7,7 @@ from typing import Any
 
 import orjson
 
+from katib_resume.adapters.fake.chained import Chained
 from katib_resume.adapters.fake.lazy import head_of, plain
 from katib_resume.core.manifest import Manifest
 
@@ -16,12 +17,31 @@ def encode(value: Any) -> str:
     thousands of assignments). What reaches here is already JSON (the store's ``as_json``
     refused NaN and non-string keys on the way in). An integer beyond 64 bits, which ``orjson``
     refuses, is written by ``json`` behind one leading space (still JSON), so that ``decode``
-    reads it back exactly with ``json`` (``orjson`` would read it as a float)."""
+    reads it back exactly with ``json`` (``orjson`` would read it as a float). A Suggestion's
+    assignments not decoded (``chained.py``) are written as their stored texts (by ``json``:
+    decoded, as it writes a list)."""
     value = plain(value)  # a stored object not read yet: ``orjson`` reads a dict's storage
     try:
-        return orjson.dumps(value).decode()
+        return orjson.dumps(value, default=_fragment).decode()
     except TypeError:
-        return " " + json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        text = json.dumps(
+            value, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_listed
+        )
+        return " " + text
+
+
+def _fragment(value: Any) -> Any:
+    """``orjson``'s hook for what it cannot write itself: assignments as their texts."""
+    if isinstance(value, Chained):
+        return orjson.Fragment(value.fragment())
+    raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
+
+
+def _listed(value: Any) -> Any:
+    """``json``'s hook: assignments as the list they are (decoded)."""
+    if isinstance(value, Chained):
+        return list(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
 def decode(text: str) -> Any:

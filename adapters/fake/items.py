@@ -12,6 +12,10 @@ first one) starts a new chain, named by the revision that starts it. Items are n
 so every revision still in the log reads back exactly the list it was written with, whatever
 came after it; a chain's items go when the last row naming it goes.
 
+A writer's open holds such a list undecoded (``chained.py``: the chain's texts, with the items
+appended since), and a write of one that extends the stored one is recognised by identity
+(``continues``): its new items alone are encoded, none of the held ones decoded.
+
 ``SPLIT`` declares the lists kept this way, as data: one path of two fields per kind.
 ``SPLICED`` declares lists kept as the chain of their edits instead (``splices.py``: the
 Experiment's trial-name lists, sorted, so not append-only); ``side_rows`` and ``with_list`` say
@@ -23,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from katib_resume.adapters.fake.chained import Chained
 from katib_resume.adapters.fake.splices import REBASE, lists_of, replay, splices
 from katib_resume.core.katib import API_VERSION
 from katib_resume.core.manifest import Manifest
@@ -52,8 +57,8 @@ def side_rows(
             return None
         previous = None if before is None else long_list(key, before)
         if continues(items, previous, held):
-            return False, items[held:], len(items)
-        return True, items, len(items)
+            return False, list(items[held:]), len(items)
+        return True, list(items), len(items)
     parent, fields = spliced
     lists = _lists(obj, parent, fields)
     if lists is None or all(value is None for value in lists.values()):
@@ -73,14 +78,15 @@ def _lists(obj: Manifest, parent: str, fields: Sequence[str]) -> dict[str, Any] 
     return lists_of(value, fields) if type(value) is dict else None
 
 
-def long_list(key: Key, obj: Manifest) -> list[Any] | None:
-    """The object's list kept as side rows (``None``: its kind has none, or it is no list)."""
+def long_list(key: Key, obj: Manifest) -> Sequence[Any] | None:
+    """The object's list kept as side rows (``None``: its kind has none, or it is no list):
+    a ``list``, or a ``Chained`` (not decoded)."""
     path = SPLIT.get(key[:2])
     if path is None:
         return None
     parent = obj.get(path[0])
     value = parent.get(path[1]) if type(parent) is dict else None
-    return value if type(value) is list else None
+    return value if type(value) is list or type(value) is Chained else None
 
 
 def without_list(key: Key, obj: Manifest) -> Manifest:
@@ -95,7 +101,7 @@ def without_list(key: Key, obj: Manifest) -> Manifest:
     return {**obj, first: {**obj[first], second: None}}
 
 
-def with_list(key: Key, obj: Manifest, items: list[Any]) -> Manifest:
+def with_list(key: Key, obj: Manifest, items: Sequence[Any]) -> Manifest:
     """``obj`` (just decoded, owned by the caller) with its long list(s) put back in place
     from the chain's first items (for ``SPLICED`` lists: the lists those splices make)."""
     spliced = SPLICED.get(key[:2])
@@ -111,7 +117,11 @@ def with_list(key: Key, obj: Manifest, items: list[Any]) -> Manifest:
 
 
 def continues(items: Sequence[Any], previous: Sequence[Any] | None, held: int) -> bool:
-    """Whether ``items`` extends ``previous``, the list of the chain's ``held`` items."""
+    """Whether ``items`` extends ``previous``, the list of the chain's ``held`` items: proved
+    by identity where both are ``Chained`` over the same texts (``Chained.extends``), else
+    compared (shared items by identity first; a ``Chained`` decoded)."""
     if previous is None or len(previous) != held or len(items) < held:
         return False
-    return held == 0 or items[:held] == previous  # shared items compare by identity first
+    if type(items) is Chained and items.extends(previous):
+        return True
+    return held == 0 or items[:held] == previous

@@ -10,7 +10,9 @@ opened (``_Later``: fetched when first read, or only those about one object, by 
 (a reader reads it as it is); either way each is decoded when read (``_Decoded``; the cluster
 decodes them when something first reads them: ``deferred.py``). A writer fetches only the live
 objects in no block, and the blocks' rows: a block's members are fetched and decoded when its
-store first needs one (``Members``, ``sealed.py``); a reader reads every member at the open.
+store first needs one (``Members``, ``sealed.py``); a reader reads every member at the open. A
+writer's Suggestion holds its assignments as the chain's texts, decoded when read
+(``chained.py``); a reader's holds them decoded.
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ from typing import Any, overload
 
 from katib_resume.adapters import heap
 from katib_resume.adapters.fake import event_index, legacy
+from katib_resume.adapters.fake.chained import Chained, Texts
 from katib_resume.adapters.fake.codec import decode, encode, encode_head
-from katib_resume.adapters.fake.items import with_list
+from katib_resume.adapters.fake.items import SPLIT, with_list
 from katib_resume.adapters.fake.lazy import DamagedObject, Undecoded
 from katib_resume.adapters.fake.sealed import Member
 from katib_resume.adapters.fake.sqlite import (
@@ -68,7 +71,7 @@ def read(db: sqlite3.Connection, later: Connect | None = None, *, sealed: bool =
         form, version, uids, undo_key, undo_revision, world = row
         if form not in READABLE:
             raise ValueError(f"unsupported format {form!r} (expected {FORMAT})")
-        stored = _Rows(db, form)
+        stored = _Rows(db, form, chained=sealed)
         blocks = sealed and form >= BLOCKED
         current = stored.current(loose=blocks)
         members = Members(db, db.execute(BLOCKS).fetchall()) if blocks else None
@@ -154,10 +157,14 @@ class _Rows:
     """The log's rows read in one transaction, with the side rows of their long lists
     (``items.py``): each chain's items are read once, as text, and decoded per object."""
 
-    def __init__(self, db: sqlite3.Connection, form: int) -> None:
+    def __init__(self, db: sqlite3.Connection, form: int, *, chained: bool = False) -> None:
         self.db = db
         self.columns = _COLUMNS.get(form, "log.chain, log.items, log.head")
+        self.chained = chained
+        """Whether a ``SPLIT`` list is left undecoded (a writer's open: ``chained.py``)."""
         self.chains: dict[int, list[str]] = {}
+        self.texts: dict[int, Texts] = {}
+        """Each chain's texts as the ``Chained`` lists share them (``chained``)."""
         self.last: dict[str, tuple[int, list[Any]]] = {}
         """By kind, the chain whose items were decoded last, and those items (``_items``)."""
         self.keys: dict[int, Key] = {}
@@ -234,7 +241,17 @@ class _Rows:
         chain, held = row[7], row[8]
         if chain is None or held is None:
             return obj
+        if self.chained and key[:2] in SPLIT:
+            return with_list(key, obj, Chained.of(self._texts(chain, held), held))
         return with_list(key, obj, self._items(key[1], chain, held))
+
+    def _texts(self, chain: int, held: int) -> Texts:
+        """The texts of ``chain``, at least ``held`` of them, shared by every revision of it
+        read (so that one proves another its prefix: ``Chained.extends``), and decoded once."""
+        texts = self.texts.get(chain)
+        if texts is None or len(texts.texts) < held:
+            texts = self.texts[chain] = Texts(self.chains[chain])
+        return texts
 
     def _items(self, kind: str, chain: int, held: int) -> list[Any]:
         """The first ``held`` items of ``chain``, decoded in one call. A chain's items never

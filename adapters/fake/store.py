@@ -22,6 +22,7 @@ from functools import partial, reduce
 from operator import itemgetter, methodcaller
 from typing import Any
 
+from katib_resume.adapters.fake.chained import Chained
 from katib_resume.adapters.fake.clone import clone
 from katib_resume.adapters.fake.lazy import DamagedObject, Decoded, Undecoded
 from katib_resume.adapters.fake.owners import OwnerIndex
@@ -67,6 +68,8 @@ def as_json(value: Any) -> Any:
         return str.__str__(value)
     if isinstance(value, int):
         return int(value)
+    if isinstance(value, Chained):  # assignments not decoded: their texts are stored JSON
+        return value.converted(as_json)
     raise TypeError(f"Object of type {kind.__name__} is not JSON serializable")
 
 
@@ -84,11 +87,17 @@ def as_json_over(value: Any, stored: Any) -> Any:
     end, a name inserted in a sorted list) shares the stored items around it (``_spliced``). As
     in Python's ``==``, numbers that compare equal (``1``, ``1.0``, ``True``) keep the stored
     spelling where they meet (the same place of an equal part, or an item a splice keeps): no
-    writer of this codebase changes a field's JSON type.
+    writer of this codebase changes a field's JSON type. Assignments not decoded
+    (``chained.py``) that extend the stored ones (a status write's new batch) are the stored
+    ones extended by the new items converted: neither is read.
     """
     kind = type(value)
     if kind is type(stored) and value == stored:
         return stored
+    if kind is Chained:
+        if type(stored) is Chained and value.extends(stored):
+            return stored.extended(as_json(list(value[len(stored) :])))
+        return as_json(value)
     if kind is dict and type(stored) is dict:
         return {
             key if type(key) is str else _json_key(key): as_json_over(item, stored.get(key))

@@ -20,16 +20,24 @@ server's stored versions share their items, so the comparison is mostly of ident
 only the items after it. The result is the model a whole parse gives
 (``tests/property/test_models_by_version.py`` holds the two together, for plain items and
 others).
+
+A writer's store hands a Suggestion's list over undecoded (a ``core.history.History``:
+``adapters/fake/chained.py``), and the model holds it as it is, decoded only if something reads
+its items: whether its items are plain is answered from their stored texts (``History.plain``:
+a JSON object's text begins ``{``, and its keys are strings), and a next version's list is
+recognised as extending the last one's by identity (``History.extends``), its new items alone
+checked.
 """
 
 from __future__ import annotations
 
-from itertools import chain
+from collections.abc import Sequence
 from typing import Any, NamedTuple, cast
 
 from pydantic import BaseModel, ValidationError
 
 from katib_resume.app.loop.reconcile import ModelT, Parsed
+from katib_resume.core.history import History, plain
 from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Suggestion
 
@@ -41,9 +49,10 @@ next, by their JSON names (equal to the Python names here)."""
 class _Entry(NamedTuple):
     version: str
     model: BaseModel
-    items: list[Any] | None
-    """A copy of the raw long list this model holds (``None``: its type has none, or its items
-    were not plain and the model holds the validator's copies)."""
+    items: Sequence[Any] | None
+    """A copy of the raw long list this model holds, or the ``History`` itself (immutable)
+    (``None``: its type has none, or its items were not plain and the model holds the
+    validator's copies)."""
 
 
 class ModelsByVersion(Parsed):
@@ -77,8 +86,8 @@ def _parsed(model: type[BaseModel], raw: Manifest, version: str, last: _Entry | 
         return _Entry(version, model.model_validate(raw), None)
     seen = None if last is None else last.items
     held = 0 if seen is None else len(seen)
-    start = held if held and len(items) >= held and items[:held] == seen else 0
-    if not _plain(items[start:] if start else items):
+    start = held if held and len(items) >= held and _starts(items, seen) else 0
+    if not _plain(items, start):
         return _Entry(version, model.model_validate(raw), None)  # held: the validator's
     parent, field = path
     try:
@@ -86,22 +95,34 @@ def _parsed(model: type[BaseModel], raw: Manifest, version: str, last: _Entry | 
     except ValidationError:
         model.model_validate(raw)  # raises the whole parse's own error
         raise
-    return _Entry(version, _holding(parsed, path, items), items[:])
+    kept = items if isinstance(items, History) else list(items)
+    return _Entry(version, _holding(parsed, path, items), kept)
 
 
-def _plain(items: list[Any]) -> bool:
-    """Whether every item is a ``dict`` whose keys are ``str`` (exactly: a subclass, or a
-    ``bytes`` key, the validator converts), which the validator of ``dict[str, Any]`` copies
-    without changing a key or a value: two C-level passes, over the items' types and over
-    their keys' (at 5,000 assignments 0.26 ms on objects just read, 0.6 to 0.8 in a restart,
-    where it is the first pass over them since they were decoded: its memory reads)."""
-    return set(map(type, items)) <= _DICT and set(map(type, chain.from_iterable(items))) <= _STR
+def _starts(items: Sequence[Any], seen: Sequence[Any] | None) -> bool:
+    """Whether ``items`` starts with ``seen`` (the last version's list): a ``History``
+    proves it by identity or is taken as new (checked whole from its texts, at C speed,
+    rather than decoded to be compared); a list is compared at C speed, mostly by identity."""
+    if seen is None:
+        return False
+    if isinstance(items, History):
+        return items.extends(seen)
+    return items[: len(seen)] == seen
 
 
-_DICT, _STR = frozenset((dict,)), frozenset((str,))
+def _plain(items: Sequence[Any], start: int) -> bool:
+    """Whether every item from ``start`` on is a ``dict`` whose keys are ``str`` (exactly: a
+    subclass, or a ``bytes`` key, the validator converts), which the validator of
+    ``dict[str, Any]`` copies without changing a key or a value: two C-level passes, over
+    the items' types and over their keys' (``core.history.plain``: at 5,000 assignments 0.26
+    ms on objects just read, 0.6 to 0.8 in a restart, where it is the first pass over them
+    since they were decoded); of a ``History``, from its stored texts (``History.plain``)."""
+    if isinstance(items, History):
+        return items.plain(start)
+    return plain(items[start:] if start else items)
 
 
-def _holding(parsed: BaseModel, path: tuple[str, str], items: list[Any]) -> BaseModel:
+def _holding(parsed: BaseModel, path: tuple[str, str], items: Sequence[Any]) -> BaseModel:
     """``parsed`` (validated with the long list empty) holding ``items`` themselves, the raw
     object's, in place of the validator's equal copies.
 
@@ -111,13 +132,15 @@ def _holding(parsed: BaseModel, path: tuple[str, str], items: list[Any]) -> Base
     share them with the stored version, so the API server compares them by identity
     (``adapters.fake.store.as_json_over``) rather than item by item, key by key: the
     comparison costs the new items. Readers never mutate a model's items, as they never mutate
-    the cache's objects."""
+    the cache's objects. A ``History`` is held as it is, in place of the field's tuple (a
+    sequence compared equal to the tuple of its items), so that nothing decodes it unread."""
     parent, field = path
-    inner = getattr(parsed, parent).model_copy(update={field: tuple(items)})
+    held = items if isinstance(items, History) else tuple(items)
+    inner = getattr(parsed, parent).model_copy(update={field: held})
     return parsed.model_copy(update={parent: inner})
 
 
-def _long_list(raw: Manifest, path: tuple[str, str]) -> list[Any] | None:
+def _long_list(raw: Manifest, path: tuple[str, str]) -> Sequence[Any] | None:
     parent = raw.get(path[0])
     value = parent.get(path[1]) if type(parent) is dict else None
-    return value if type(value) is list else None
+    return value if type(value) is list or isinstance(value, History) else None

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
+
+from pydantic import field_serializer
 
 from katib_resume.core.conditions import Conditions, is_true
 from katib_resume.core.katib import API_VERSION, SuggestionCondition
@@ -30,6 +33,13 @@ class SuggestionStatus(KubeModel):
     suggestion_count: int = 0
     suggestions: tuple[dict[str, Any], ...] = ()
     algorithm_settings: tuple[AlgorithmSetting, ...] = ()
+
+    @field_serializer("suggestions", when_used="json")
+    def _listed(self, suggestions: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The assignments as JSON's list: the model may hold a store's ``History`` in place
+        of the tuple (``core.history``, never validated into it), which the tuple's own
+        serializer would refuse; read through ``Sequence``, either is the same list."""
+        return list(suggestions)
 
 
 class Suggestion(KubeModel):

@@ -11,7 +11,7 @@ planned: teardown and cleanup never need it. Nothing here names a state: the row
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -24,6 +24,7 @@ from katib_resume.core.actions import (
 )
 from katib_resume.core.conditions import ConditionSpec, Status
 from katib_resume.core.config import ConfigError, KatibConfig
+from katib_resume.core.history import History
 from katib_resume.core.katib import SuggestionCondition as S
 from katib_resume.core.katib import SuggestionReason
 from katib_resume.core.lifecycle.suggestion import (
@@ -239,9 +240,9 @@ def _status(
         status["startTime"] = format_time(now)
     held = suggestion.status.suggestions
     if "suggestions" in suggestion.status.model_fields_set:
-        status["suggestions"] = list(held)
+        status["suggestions"] = held if isinstance(held, History) else list(held)
     if fresh:
-        status["suggestions"] = [*held, *fresh]
+        status["suggestions"] = _extended(held, fresh)
         status["suggestionCount"] = len(status["suggestions"])
         if settings:
             status["algorithmSettings"] = merge_settings(
@@ -249,6 +250,14 @@ def _status(
             )
     meta = suggestion.metadata
     return (UpdateStatus(suggestion_ref(suggestion), status, meta.resource_version),)
+
+
+def _extended(held: Sequence[Manifest], fresh: Sequence[Manifest]) -> Sequence[Manifest]:
+    """The history with ``fresh`` appended: a ``History`` (a store's, not decoded) extends
+    itself without reading what it holds; a tuple is copied into a new list."""
+    if isinstance(held, History):
+        return held.extended(fresh)
+    return [*held, *fresh]
 
 
 def _events(

@@ -23,6 +23,8 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
+from katib_resume.adapters.fake.chained import Chained, Texts
+from katib_resume.adapters.fake.codec import encode
 from katib_resume.adapters.local.suggestion import state as snapshot
 from katib_resume.adapters.local.suggestion.assignments import assignment
 from katib_resume.adapters.local.suggestion.prefix import holds
@@ -133,3 +135,31 @@ def test_a_byte_flipped_in_assignments_left_unparsed_is_a_problem(
         with pytest.raises(StateProblem) as problem:
             StateStore(path).load(json.loads(json.dumps(saved.issued)))
         assert problem.value.kind == "corrupt"
+
+
+@settings(deadline=None, max_examples=100)
+@given(saves=st.integers(0, 12), growth=st.sampled_from([0.5, 3, 10**6]), data=st.data())
+def test_a_restore_given_a_history_left_undecoded_equals_the_whole_parse(
+    saves: int, growth: float, data: st.DataObject
+) -> None:
+    """The history as a writer's store holds it (its stored texts: ``chained.py``): where the
+    texts are where the saved bytes start, the state holds the history itself, never decoded,
+    and the store says it proved it; otherwise it is decoded and compared as a list is."""
+    with TemporaryDirectory() as directory:
+        path = Path(directory) / snapshot.FILE_NAME
+        saved = _saved(path, saves, growth, data)
+        listed = data.draw(histories(saved.issued), label="history")
+        history = Chained.of(Texts([encode(item) for item in listed]), len(listed))
+        store = StateStore(path)
+        given_history = store.load(history)
+        unread = history._texts._read[0] == len(history)
+        assert same(given_history, saved)
+        assert list(given_history.issued) == list(StateStore(path).load().issued)
+        if store.proved is not None:
+            assert store.proved is history and holds(listed, saved.issued)
+        prefix = listed == list(saved.issued[: len(listed)])
+        if prefix and listed and _ascii(listed):
+            event("the history's own texts")
+            assert store.proved is history and unread
+            assert isinstance(given_history.issued, Chained)
+            assert given_history.issued.extends(history)

@@ -9,6 +9,9 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from katib_resume.adapters.fake.chained import Chained, Texts
+from katib_resume.adapters.fake.clone import clone
+from katib_resume.adapters.fake.codec import encode
 from katib_resume.core.model.trial import Trial
 from katib_resume.core.trial_ledger import TrialLedger
 
@@ -80,3 +83,51 @@ def test_unused_resumes_where_it_last_looked() -> None:
     assert ledger.unused(longer, 1) == [{"name": "t6"}]
     ledger.fold("t1", None)  # its assignment is free again
     assert ledger.unused(longer, 1) == [{"name": "t1"}]
+
+
+ODD = [*FEW, 'q"t', "é"]  # names the stored texts escape, or write in UTF-8
+
+
+def _stored(items: tuple[dict[str, Any], ...]) -> Chained:
+    return Chained.of(Texts([encode(item) for item in items]), len(items))
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.tuples(st.just("trial"), st.sampled_from(ODD)),
+            st.tuples(st.just("remove"), st.sampled_from(ODD)),
+            st.tuples(st.just("assign"), st.sampled_from(ODD)),
+            st.tuples(st.just("store"), st.sampled_from(ODD)),
+            st.tuples(st.just("copy"), st.just(0)),
+            st.tuples(st.just("truncate"), st.integers(0, 8)),
+            st.tuples(st.just("ask"), st.integers(0, 4)),
+        ),
+        min_size=10,
+        max_size=40,
+    )
+)
+def test_unused_of_a_history_left_undecoded_equals_testing_every_assignment(
+    history: list[tuple[str, Any]],
+) -> None:
+    """The Suggestion's history as a writer's store holds it (``chained.py``): extended by
+    each batch (``assign``), stored anew (``store``: new texts), copied, cut. ``unused`` reads
+    its names from the texts and returns what testing every decoded assignment returns."""
+    ledger = TrialLedger(None)
+    live: set[str] = set()
+    held = _stored(())
+    for step, arg in history:
+        if step in ("trial", "remove"):
+            ledger.fold(arg, _trial(arg) if step == "trial" else None)
+            live.add(arg) if step == "trial" else live.discard(arg)
+        elif step == "assign":
+            held = held.extended([{"name": arg, "parameterAssignments": []}])
+        elif step == "store":
+            held = _stored((*held, {"name": arg, "parameterAssignments": []}))
+        elif step == "copy":
+            held = clone(held)
+        elif step == "truncate":
+            held = held[:arg]
+        for wanted in (arg if step == "ask" else 1, 3):
+            expected = _from_scratch(tuple(held), live, wanted)
+            assert ledger.unused(held, wanted) == expected

@@ -7,6 +7,7 @@ model, of the same types throughout, or the same validation error."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -14,6 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from katib_resume.adapters.fake.chained import Chained, Texts
+from katib_resume.adapters.fake.codec import decode, encode
 from katib_resume.app.embedded.models import ModelsByVersion
 from katib_resume.core.model import Suggestion
 
@@ -46,7 +49,7 @@ def _assignment(number: int, value: str, kind: str = "plain") -> Any:
 
 
 def _raw(
-    version: int, items: list[Any] | None, extra: bool, broken: bool = False
+    version: int, items: Sequence[Any] | None, extra: bool, broken: bool = False
 ) -> dict[str, Any]:
     status: dict[str, Any] = {"suggestionCount": version}
     if items is not None:
@@ -142,3 +145,70 @@ def test_the_same_version_is_parsed_once() -> None:
     models = ModelsByVersion()
     raw = _raw(1, [_assignment(0, "a")], False)
     assert models.parse(Suggestion, raw) is models.parse(Suggestion, dict(raw))
+
+
+STORED = ["plain", "plain", "plain", "int_key", "list"]
+"""How an item a store holds as text is made (an ``int`` key is written as a string); one
+appended since is JSON already (the store converted it: ``as_json``), a plain one or not."""
+
+
+@given(steps, st.booleans())
+def test_a_history_left_undecoded_parses_as_its_decoded_list(
+    history: list[tuple[str, int, str, bool]], extra: bool
+) -> None:
+    """The list as a writer's store holds it (``adapters/fake/chained.py``): its stored texts,
+    then the items a write appended. The model is the one a whole parse of the decoded list
+    gives; one of plain items holds the history itself, undecoded."""
+    models = ModelsByVersion()
+    items: Chained = _texts([])
+    made = 0
+    for version, (step, n, drawn, broken) in enumerate(history, start=1):
+        kind = STORED[KINDS.index(drawn) % len(STORED)]
+        if step == "append":  # a status write: the stored list extended
+            fresh = [_assignment(made + i, "a", kind) for i in range(n)]
+            items = items.extended(decode(encode(fresh)))
+            made += n
+        elif step == "truncate":
+            items = items[: max(0, len(items) - n)]
+        elif step == "change" and len(items):
+            listed = list(items)
+            listed[n % len(listed)] = _assignment(n, "changed", kind)
+            items = _texts(listed)  # a new chain
+        raw = _raw(version, None if step == "none" else items, extra, broken)
+        decoded = _raw(version, None if step == "none" else decode(encode(items)), extra, broken)
+        whole = _whole(decoded)
+        if not isinstance(whole, Suggestion):
+            with pytest.raises(ValidationError) as refused:
+                models.parse(Suggestion, raw)
+            assert refused.value.errors(include_url=False) == whole
+            continue
+        parsed = models.parse(Suggestion, raw)
+        assert parsed == whole and whole == parsed
+        held: Sequence[Any] = parsed.status.suggestions
+        assert _shape(list(held)) == _shape(list(whole.status.suggestions))
+        assert parsed.to_dict() == whole.to_dict()
+        assert parsed.status.model_fields_set == whole.status.model_fields_set
+        if step != "none" and items.plain():  # (a text ``json`` wrote, behind a space, not)
+            assert held is items
+        if step == "none":
+            items = _texts([])
+
+
+def _texts(items: list[Any]) -> Chained:
+    return Chained.of(Texts([encode(item) for item in items]), len(items))
+
+
+def test_a_history_stored_anew_is_checked_whole() -> None:
+    """A version whose list is a new chain (an item changed) is not taken for an extension
+    of the last one, however long: an item made not plain anywhere is found, and the parse
+    refuses it as the whole parse does."""
+    models = ModelsByVersion()
+    plain = [_assignment(i, "a") for i in range(4)]
+    first = _raw(1, _texts(plain), False)
+    assert models.parse(Suggestion, first) == Suggestion.model_validate(_raw(1, plain, False))
+    changed = [_assignment(0, "a", "list"), *plain[1:], _assignment(9, "a")]
+    whole = _whole(_raw(2, changed, False))
+    assert not isinstance(whole, Suggestion)
+    with pytest.raises(ValidationError) as refused:
+        models.parse(Suggestion, _raw(2, _texts(changed), False))
+    assert refused.value.errors(include_url=False) == whole

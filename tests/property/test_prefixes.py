@@ -11,6 +11,9 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from katib_resume.adapters.fake.chained import Chained, Texts
+from katib_resume.adapters.fake.clone import clone
+from katib_resume.adapters.fake.codec import encode
 from katib_resume.adapters.local.suggestion.assignments import assignment
 from katib_resume.adapters.local.suggestion.prefix import Prefixes
 from katib_resume.adapters.local.suggestion.prefix import holds as _is_prefix
@@ -55,3 +58,40 @@ def test_the_kept_check_equals_the_check_of_every_item(
             )
             issued, have = (tuple(target), have) if on_issued else (issued, tuple(target))
         assert prefixes.is_prefix(have, issued) == _is_prefix(have, issued)
+
+
+def _stored(items: tuple[dict[str, Any], ...]) -> Chained:
+    """``items`` as a writer's store holds them: their texts, undecoded."""
+    return Chained.of(Texts([encode(item) for item in items]), len(items))
+
+
+@given(edits)
+def test_the_kept_check_of_a_history_left_undecoded_equals_the_check_of_every_item(
+    steps: list[tuple[str, int, bool]],
+) -> None:
+    """The controller's history as the embedded runtime holds it (``chained.py``): extended by
+    each batch recorded, copied (its texts shared), cut, or stored anew when changed. The memo
+    proves it a prefix by identity, and answers as the check of every item does."""
+    prefixes = Prefixes(_is_prefix)
+    issued: tuple[dict[str, Any], ...] = ()
+    have = _stored(())
+    for step, n, on_issued in steps:
+        if step == "issue":
+            issued = (*issued, *(_item(len(issued) + i) for i in range(n + 1)))
+        elif step == "record":
+            have = have.extended(copy.deepcopy(issued[len(have) : len(have) + n + 1]))
+        elif step == "copy":
+            have = clone(have)
+        elif step == "truncate":
+            have = have[: max(0, len(have) - n)]
+        elif step in ("change", "label") and (issued if on_issued else have):
+            target = list(issued if on_issued else have)
+            at = n % len(target)
+            target[at] = (
+                _item(at, "changed") if step == "change" else {**target[at], "labels": {"x": "1"}}
+            )
+            if on_issued:
+                issued = tuple(target)
+            else:
+                have = _stored(tuple(target))
+        assert prefixes.is_prefix(have, issued) == _is_prefix(list(have), issued)

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from operator import itemgetter
 
 from katib_resume.adapters.local.suggestion.assignments import key_of
+from katib_resume.core.history import History
 from katib_resume.core.model import Manifest
 
 Check = Callable[[Sequence[Manifest], Sequence[Manifest]], bool]
@@ -27,8 +28,8 @@ class Prefixes:
     def __init__(self, check: Check) -> None:
         self.check = check
         """Whether the first list is where the second starts, comparing every item."""
-        self._have: tuple[Manifest, ...] = ()
-        self._issued: tuple[Manifest, ...] = ()
+        self._have: Sequence[Manifest] = ()
+        self._issued: Sequence[Manifest] = ()
 
     def is_prefix(self, have: Sequence[Manifest], issued: Sequence[Manifest]) -> bool:
         """``check(have, issued)``, comparing only what follows the lists it last agreed on."""
@@ -36,8 +37,8 @@ class Prefixes:
         agreed = (
             0 < held <= len(have)
             and held <= len(issued)
-            and tuple(have[:held]) == self._have
-            and tuple(issued[:held]) == self._issued
+            and _starts(have, self._have)
+            and _starts(issued, self._issued)
         )
         start = held if agreed else 0
         if not self.check(have[start:], issued[start:]):
@@ -47,8 +48,23 @@ class Prefixes:
 
     def agreed(self, have: Sequence[Manifest], issued: Sequence[Manifest]) -> None:
         """Remember ``have`` as where ``issued`` starts: what ``check`` found, or what a
-        restore proved (``StateStore.proved``), so the next call compares what follows."""
-        self._have, self._issued = tuple(have), tuple(issued[: len(have)])
+        restore proved (``StateStore.proved``), so the next call compares what follows. A
+        ``History`` (not decoded) is kept as it is, immutable, to be proved a prefix by
+        identity (``History.extends``), not copied into a tuple (which decodes it)."""
+        self._have = _kept(have)
+        self._issued = _kept(issued[: len(have)])
+
+
+def _kept(items: Sequence[Manifest]) -> Sequence[Manifest]:
+    return items if isinstance(items, History) else tuple(items)
+
+
+def _starts(items: Sequence[Manifest], memo: Sequence[Manifest]) -> bool:
+    """Whether ``items`` starts with ``memo`` (no longer than it): a ``History`` that proves
+    it by identity, else its first items compared at C speed, mostly by identity."""
+    if isinstance(items, History) and items.extends(memo):
+        return True
+    return memo == tuple(items[: len(memo)])
 
 
 def holds(have: Sequence[Manifest], issued: Sequence[Manifest]) -> bool:

@@ -56,6 +56,7 @@ from katib_resume.adapters.local.suggestion.settings import SettingsError
 from katib_resume.adapters.local.suggestion.space import SpaceError
 from katib_resume.adapters.local.suggestion.state import SearchState, StateProblem
 from katib_resume.adapters.local.suggestion.state_store import StateStore
+from katib_resume.core.history import Unreadable
 from katib_resume.core.model import Experiment, Manifest
 from katib_resume.core.observed import Validation
 
@@ -231,6 +232,8 @@ class SuggestionServer:
             cursor = upgraded(search, saved.cursor, self._store.version, len(saved.issued))
             saved = saved if cursor is saved.cursor else replace(saved, cursor=cursor)
             search.check(saved.cursor)
+        except Unreadable:  # the history's store is damaged, not the saved state: not moved
+            raise
         except StateProblem as problem:
             if problem.kind == "missing":
                 return _Found(None, f"suggestion state missing from {self.data_dir}")

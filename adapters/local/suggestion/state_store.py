@@ -71,6 +71,7 @@ from katib_resume.adapters.local.suggestion import cursor_delta, encoded, journa
 from katib_resume.adapters.local.suggestion import state as snapshot
 from katib_resume.adapters.local.suggestion.state import SearchState, StateProblem
 from katib_resume.adapters.local.suggestion.unparsed import Unparsed
+from katib_resume.core.history import Unreadable
 from katib_resume.core.manifest import Manifest
 
 JOURNAL_NAME = "suggestion-state.journal"
@@ -305,6 +306,8 @@ def _issued(
     with heap.paused():  # a parse of the assignments not in the history (adapters/heap.py)
         try:
             return (issued.parse(), False) if history is None else issued.resolved(history)
+        except Unreadable:  # the history's own store is damaged (``core.history``), not ours
+            raise
         except ValueError as error:
             raise StateProblem("corrupt", str(error)) from None
 

@@ -28,6 +28,15 @@ and they were compared, byte for byte, with the history. Their shape is not chec
 wrote, and a save writes only assignments of that shape (``assignment``'s, or a history
 reduced to it by ``normalized``); a history equal to them has their shape.
 
+A history a store holds as its stored texts (a ``core.history.History``: the embedded runtime's
+Suggestion, read by a writer) is not even encoded: its texts, joined by commas, are compared
+with the saved bytes as they are, a chunk at a time (``_stored``). They are the canonical
+encoding wherever the controller stored the items the service returned (compact, the keys in
+``assignment``'s sorted order, ASCII); where they are not, they only fail to match, and the
+history is decoded and compared as above. The server's issued items are then the history
+itself, still not decoded (it stands in for the tuple, and decodes when an algorithm reads its
+items).
+
 The server then holds the history's items as its issued ones, as it holds its own items that the
 embedded runtime passes back (``SuggestionServer.held``): neither side mutates an assignment.
 """
@@ -38,13 +47,17 @@ import json
 from collections.abc import Sequence
 from itertools import repeat
 from operator import itemgetter
+from typing import cast
 
 import orjson
 
 from katib_resume.adapters.local.suggestion.assignments import all_well_formed
+from katib_resume.core.history import History
 from katib_resume.core.manifest import Manifest
 
 COMMA = ord(",")
+CHUNK = 256
+"""Stored texts compared at a time (``_stored``): some 40 kB of assignments."""
 _INNER = itemgetter(slice(1, -1))
 _KEYS = ("name", "parameterAssignments")
 _ITEM_KEYS = frozenset(_KEYS)
@@ -102,6 +115,10 @@ class Unparsed:
         """``resolve``, and whether the bytes proved ``history`` to be where the saved items
         start (``False``: every item parsed, the history not compared)."""
         body = self.body
+        if isinstance(history, History):
+            stored = _stored(body, history)
+            if stored is not None:
+                return stored, True
         items = _reduced(history) or history
         for sort in (False, True):  # the history's own key order first, then sorted
             found = _starting(body, items, sort)
@@ -123,6 +140,41 @@ def _starting(body: bytes, items: Sequence[Manifest], sort: bool) -> tuple[Manif
     if body[size] == COMMA:
         return tuple(items) + parse_items(body[size + 1 :])
     return None
+
+
+def _stored(body: bytes, history: History) -> tuple[Manifest, ...] | None:
+    """The saved items if ``history``'s stored texts (``History.texts``), joined by commas,
+    are where ``body`` starts, at an item's boundary: ``history`` itself, extended by those
+    after it, parsed; else ``None`` (as ``_starting``, without encoding or decoding the
+    history). Compared ``CHUNK`` texts at a time, in place: a text of the whole would be a
+    new buffer as large as the history (at 5,000 assignments 0.8 MB, whose fresh pages cost
+    more than the comparison), each chunk's memory is reused by the next."""
+    texts = history.texts()
+    if not texts:
+        return None
+    at = 0
+    for start in range(0, len(texts), CHUNK):
+        if start:
+            if body[at : at + 1] != b",":
+                return None
+            at += 1
+        chunk = ",".join(texts[start : start + CHUNK]).encode()
+        if not body.startswith(chunk, at):
+            return None
+        at += len(chunk)
+    if len(body) == at:
+        return _standing(history)
+    if body[at] == COMMA:
+        return _standing(history.extended(parse_items(body[at + 1 :])))
+    return None
+
+
+def _standing(history: History) -> tuple[Manifest, ...]:
+    """``history`` as the server's issued tuple, which it stands in for: a ``History`` is an
+    immutable sequence that answers what the server asks of its tuple (indexes, slices, ``==``,
+    ``+ tuple``, ``len``), decoding its items when they are read, and refuses what it cannot
+    (hashing, ``orjson`` and ``marshal``, ``tuple + history``) rather than answer wrongly."""
+    return cast(tuple[Manifest, ...], history)
 
 
 def _reduced(history: Sequence[Manifest]) -> Sequence[Manifest]:

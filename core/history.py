@@ -1,0 +1,79 @@
+"""A Suggestion's assignments as a store may hold them: read when read, extended without reading.
+
+Katib keeps every assignment a Suggestion ever made in ``status.suggestions``, and a restart at
+5,000 assignments spent more on that list (decoding its items, checking them, encoding them
+again to compare) than on anything else, though it reads none of them but a few at the end: the
+controller appends a batch, the suggestion service proves the list is where its saved state
+starts. A store that keeps the items as their stored texts may hand the list over as a
+``History`` instead of a ``list``: a sequence that decodes its items when something first reads
+one, and answers the questions a restart asks of it without decoding them, each as the plain
+list would (``extended``, ``extends``, ``names``, ``plain``, ``texts``).
+
+The core writes through it without knowing what holds it (``core.plan.suggestion`` appends a
+batch with ``extended``, never iterating the items held), and reads it through ``Sequence``'s
+methods, as the tuple of a model or the list of a stored object. ``History`` is an abstract
+class rather than a protocol so that a reader can ask ``isinstance`` and take the generic path
+otherwise; it is no ``list`` nor ``tuple`` subclass, on purpose: C code (``orjson``, ``json``,
+``marshal``, ``pydantic-core``, a ``list``'s ``==``) reads a list's storage directly and would
+see an empty one. Code that must encode one handles it explicitly, and anything else reads it
+through its methods, which decode: a slower read, never a wrong one.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Iterable, Sequence
+from itertools import chain
+from operator import methodcaller
+from typing import Any
+
+Item = dict[str, Any]
+_NAME_OF = methodcaller("get", "name")
+
+
+class History(Sequence[Item]):
+    """Assignments a store holds, decoded when read; see the module docstring. Implementations
+    are immutable: every operation makes a new one, sharing what it can."""
+
+    __slots__ = ()
+
+    @abstractmethod
+    def extended(self, fresh: Sequence[Item]) -> History:
+        """This history with ``fresh`` appended (a new one; the items held are not read)."""
+
+    @abstractmethod
+    def extends(self, other: Sequence[Item]) -> bool:
+        """Whether ``other`` is provably where this history starts, without reading an item
+        (the same stored items, by identity). ``False`` means not proved: compare them."""
+
+    def names(self, start: int = 0) -> list[str]:
+        """``str(item.get("name"))`` of each item from ``start`` on, in order (an
+        implementation may read them from its stored texts without decoding the items)."""
+        return list(map(str, map(_NAME_OF, self[start:])))
+
+    def plain(self, start: int = 0) -> bool:
+        """Whether every item from ``start`` on is a plain JSON object (``plain``), answered
+        without decoding where the stored texts say it (a JSON object's keys are strings)."""
+        return plain(self[start:])
+
+    def texts(self) -> Sequence[str] | None:
+        """The items' stored JSON texts, one per item, in order, if every item is held as
+        one; ``None`` otherwise."""
+        return None
+
+
+class Unreadable(ValueError):
+    """A ``History``'s stored item could not be decoded when read: the store's state is
+    damaged, not whatever was reading it. A reader that takes a ``ValueError`` for bad input of
+    its own (the suggestion service's saved state, say) lets this one pass."""
+
+
+def plain(items: Iterable[Any]) -> bool:
+    """Whether every item is a ``dict`` whose keys are ``str`` (exactly: a subclass, or a
+    ``bytes`` key, a validator converts), as a JSON decoder makes a JSON object: two C-level
+    passes, over the items' types and over their keys'."""
+    items = items if isinstance(items, (list, tuple)) else list(items)
+    return set(map(type, items)) <= _DICT and set(map(type, chain.from_iterable(items))) <= _STR
+
+
+_DICT, _STR = frozenset((dict,)), frozenset((str,))
