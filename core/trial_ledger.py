@@ -103,7 +103,7 @@ class LedgerBase:
     """Every record, decoded when called (a name given twice: its last record counts, as in
     ``restored``)."""
     _held: frozenset[str] | None = field(default=None, init=False, repr=False)
-    """Every name, made on the first ``holds`` and shared by every ledger of this base."""
+    """Every name, made on the first ``held`` and shared by every ledger of this base."""
 
     def __post_init__(self) -> None:
         best = self.best
@@ -142,12 +142,25 @@ class LedgerBase:
         return cls(names, best, lambda: chain.from_iterable(base.records() for base in parts))
 
     def holds(self, name: str) -> bool:
-        """Whether one of the records is named ``name``."""
-        return name in self.held()
+        """Whether one of the records is named ``name``: in the set of every name once it is
+        made, until then by a binary search of each phase's sorted names (a restart asks of a
+        few names, and a set of every sealed one would cost what the history holds)."""
+        held = self._held
+        if held is not None:
+            return name in held
+        return any(_in_sorted(self.names.names(phase), name) for phase in _PHASES)
+
+    def without(self, names: Iterable[str]) -> set[str]:
+        """Those of ``names`` that no record is named: a C-level pass over ``names`` and one
+        over each phase's names (no set of every name made)."""
+        held = self._held
+        if held is not None:
+            return set(names).difference(held)
+        return set(names).difference(*map(self.names.names, _PHASES))
 
     def held(self) -> frozenset[str]:
-        """Every name: a set made once, at C speed, on the first question, and shared by
-        every ledger of this base."""
+        """Every name: a set made once, at C speed, when a pass asks of every name in turn,
+        and shared by every ledger of this base."""
         held = self._held
         if held is None:
             held = frozenset(chain.from_iterable(map(self.names.names, _PHASES)))
@@ -333,12 +346,12 @@ class TrialLedger:
         first = self._first_unused(assignments)
         self._used = (assignments, first, self._removals)
         found: list[dict[str, Any]] = []
-        records, base = self._records, self._held()
+        records, base = self._records, self._base
         for assignment in assignments[first:]:  # the few still without a Trial
             if len(found) >= wanted:
                 break
             name = str(assignment.get("name"))
-            if name not in records and name not in base:
+            if name not in records and (base is None or not base.holds(name)):
                 found.append(assignment)
         return found
 
@@ -353,9 +366,11 @@ class TrialLedger:
             names = assignments.names(start)
         else:
             names = list(map(str, map(_NAME_OF, assignments[start:])))
-        records, base = self._records, self._held()
-        if all(map(records.__contains__, set(names).difference(base))):
-            return len(assignments)  # every one has a Trial (a restart's case): two set passes
+        records = self._records
+        left = set(names) if self._base is None else self._base.without(names)
+        if all(map(records.__contains__, left)):
+            return len(assignments)  # every one has a Trial (a restart's case): set passes
+        base = self._held()
         had = map(operator.or_, map(records.__contains__, names), map(base.__contains__, names))
         return next(compress(count(start), map(not_, had)), len(assignments))
 

@@ -25,9 +25,11 @@ state (``DamagedObject``, as a Trial's body is: one line, exit status 2).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import islice
 from typing import Any, TypeVar
 
 import orjson
@@ -161,9 +163,12 @@ def read(block: Block) -> Note | None:
 
 
 def _names(listed: Any) -> tuple[str, ...]:
-    """A phase's names as the head holds them (a list of text, checked at C speed)."""
+    """A phase's names as the head holds them: a sorted list of text, checked at C speed (a
+    ``LedgerBase`` looks a name up by binary search)."""
     if type(listed) is not list or not set(map(type, listed)) <= {str}:
         raise TypeError("not a list of names")
+    if not all(map(operator.le, listed, islice(listed, 1, None))):
+        raise ValueError("names out of order")
     return tuple(listed)
 
 

@@ -302,3 +302,17 @@ def test_a_restart_that_adds_trials_reads_no_record_of_its_base() -> None:
     assert counted.calls == 0
     ledger.fold("new1", None)  # the best goes: the next best may be a base record
     assert counted.calls == 1 and ledger.optimal is not None and ledger.optimal.name == "new0"
+
+
+@given(bases(), st.lists(st.sampled_from(ASKED), max_size=8))
+def test_a_base_answers_by_name_alike_before_and_after_its_set_is_made(
+    parts: list[list[TrialRecord]], asked: list[str]
+) -> None:
+    """``holds`` and ``without`` answer from the sorted names (binary searches, a difference
+    with each phase's names) as from the set of every name once ``held`` made it."""
+    base = LedgerBase.joined(LedgerBase.of(part) for part in parts)
+    every = {record.name for part in parts for record in part}
+    before = ([base.holds(name) for name in asked], base.without(asked))
+    assert before == ([name in every for name in asked], set(asked) - every)
+    assert base.held() == every
+    assert ([base.holds(name) for name in asked], base.without(asked)) == before

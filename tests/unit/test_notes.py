@@ -60,6 +60,19 @@ def test_a_note_describes_its_block_only_at_the_digest_it_was_sealed_at() -> Non
     assert notes.read(_block(("not json", detail))) is None
 
 
+def test_a_head_whose_names_are_out_of_order_describes_no_block() -> None:
+    """A base looks a name up by binary search: names out of order (not the best's phase's,
+    whose check would refuse them anyway) make the note unusable, and the block is read."""
+    failed = {
+        name: (version, TrialRecord(name, TrialPhase.FAILED, None))
+        for name, version in (("t3", "9"), ("t4", "11"))
+    }
+    head, detail = notes.written("basis", DIGEST, {**RECORDS, **failed}, ENTRIES)
+    assert notes.read(_block((head, detail))) is not None
+    unsorted = head.replace('["t3","t4"]', '["t4","t3"]')
+    assert unsorted != head and notes.read(_block((unsorted, detail))) is None
+
+
 def test_a_damaged_part_is_found_when_first_needed_and_not_before() -> None:
     head, detail = notes.written("basis", DIGEST, RECORDS, ENTRIES)
     entries = detail.split("\n")[1]
