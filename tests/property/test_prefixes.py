@@ -6,6 +6,7 @@ check by key ignores."""
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from typing import Any
 
 from hypothesis import given
@@ -51,13 +52,18 @@ def test_the_kept_check_equals_the_check_of_every_item(
         elif step == "truncate":
             have = have[: max(0, len(have) - n)]
         elif step in ("change", "label") and (issued if on_issued else have):
-            target = list(issued if on_issued else have)
-            at = n % len(target)
-            target[at] = (
-                _item(at, "changed") if step == "change" else {**target[at], "labels": {"x": "1"}}
-            )
-            issued, have = (tuple(target), have) if on_issued else (issued, tuple(target))
+            target = _edited(issued if on_issued else have, step, n)
+            issued, have = (target, have) if on_issued else (issued, target)
         assert prefixes.is_prefix(have, issued) == _is_prefix(have, issued)
+
+
+def _edited(items: Sequence[dict[str, Any]], step: str, n: int) -> tuple[dict[str, Any], ...]:
+    """``items`` with one changed (``change``: another value) or labelled (``label``: a key
+    the volume does not keep), at ``n`` modulo their count."""
+    target = list(items)
+    at = n % len(target)
+    target[at] = _item(at, "changed") if step == "change" else {**target[at], "labels": {"x": "1"}}
+    return tuple(target)
 
 
 def _stored(items: tuple[dict[str, Any], ...]) -> Chained:
@@ -85,13 +91,9 @@ def test_the_kept_check_of_a_history_left_undecoded_equals_the_check_of_every_it
         elif step == "truncate":
             have = have[: max(0, len(have) - n)]
         elif step in ("change", "label") and (issued if on_issued else have):
-            target = list(issued if on_issued else have)
-            at = n % len(target)
-            target[at] = (
-                _item(at, "changed") if step == "change" else {**target[at], "labels": {"x": "1"}}
-            )
+            target = _edited(issued if on_issued else have, step, n)
             if on_issued:
-                issued = tuple(target)
+                issued = target
             else:
-                have = _stored(tuple(target))
+                have = _stored(target)
         assert prefixes.is_prefix(have, issued) == _is_prefix(list(have), issued)

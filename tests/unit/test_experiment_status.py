@@ -56,6 +56,18 @@ def plain(exp: Experiment, counts: TrialCounts) -> dict[str, Any] | None:
     return None if status == old else status
 
 
+def _running(exp: Experiment, counts: TrialCounts) -> dict[str, Any] | None:
+    """The status a Running Experiment that stays Running writes, its conditions unchanged."""
+    return _status(
+        exp,
+        conditions=exp.status.conditions,
+        counts=counts,
+        before=X.Running,
+        after=X.Running,
+        now=NOW,
+    )
+
+
 STARTED = {"startTime": "2026-01-01T00:00:00Z", "observedGeneration": 1}
 COUNTED = {"trials": 1, "trialsRunning": 1, "runningTrialList": ["t1"]}
 ZEROS = {
@@ -120,14 +132,7 @@ def test_unchanged_conditions_write_what_the_whole_status_would(
     status: dict[str, Any], counts: TrialCounts
 ) -> None:
     exp = experiment(status)
-    written = _status(
-        exp,
-        conditions=exp.status.conditions,
-        counts=counts,
-        before=X.Running,
-        after=X.Running,
-        now=NOW,
-    )
+    written = _running(exp, counts)
     expected = plain(exp, counts)
     assert written == expected
     if written is not None and expected is not None:
@@ -202,14 +207,7 @@ def test_a_status_write_is_the_whole_rule_asked_once_or_again(
     exp = experiment(status)
     expected = plain(exp, counts)
     for _ in range(2):
-        written = _status(
-            exp,
-            conditions=exp.status.conditions,
-            counts=counts,
-            before=X.Running,
-            after=X.Running,
-            now=NOW,
-        )
+        written = _running(exp, counts)
         assert written == expected
         if written is not None and expected is not None:
             assert list(written) == list(expected)
