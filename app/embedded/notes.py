@@ -25,11 +25,9 @@ state (``DamagedObject``, as a Trial's body is: one line, exit status 2).
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import islice
 from typing import Any, TypeVar
 
 import orjson
@@ -167,7 +165,7 @@ def _names(listed: Any) -> tuple[str, ...]:
     ``LedgerBase`` looks a name up by binary search)."""
     if type(listed) is not list or not set(map(type, listed)) <= {str}:
         raise TypeError("not a list of names")
-    if not all(map(operator.le, listed, islice(listed, 1, None))):
+    if listed != sorted(listed):  # one pass of a sort over a sorted list, one of identities
         raise ValueError("names out of order")
     return tuple(listed)
 
