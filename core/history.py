@@ -62,6 +62,20 @@ class History(Sequence[Item]):
         return None
 
 
+def starts_with(items: Sequence[Any], prefix: Sequence[Any], count: int | None = None) -> bool:
+    """Whether ``items`` and ``prefix`` agree on their first ``count`` items (all of
+    ``prefix``'s by default; at most that many): proved by a ``History`` that extends
+    ``prefix``, without reading an item, else those items compared at C speed (mostly by
+    identity, where versions share their items), a list and a tuple agreeing as sequences."""
+    count = len(prefix) if count is None else count
+    if len(items) < count:
+        return False
+    if isinstance(items, History) and items.extends(prefix):
+        return True
+    head, start = items[:count], prefix[:count]
+    return head == start if type(head) is type(start) else tuple(head) == tuple(start)
+
+
 class Unreadable(ValueError):
     """A ``History``'s stored item could not be decoded when read: the store's state is
     damaged, not whatever was reading it. A reader that takes a ``ValueError`` for bad input of

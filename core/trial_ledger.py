@@ -46,7 +46,7 @@ from typing import Any, NamedTuple
 
 from immutables import Map
 
-from katib_resume.core.history import History
+from katib_resume.core.history import History, starts_with
 from katib_resume.core.model.experiment import Experiment, ObjectiveSpec
 from katib_resume.core.model.trial import Trial
 from katib_resume.core.objective import (
@@ -360,7 +360,7 @@ class TrialLedger:
         start, memo = 0, self._used
         if memo is not None and memo[2] == self._removals:
             seen, start = memo[0], memo[1]
-            if seen is not assignments and not _starts_with(assignments, seen, start):
+            if seen is not assignments and not starts_with(assignments, seen, start):
                 start = 0
         if isinstance(assignments, History):
             names = assignments.names(start)
@@ -457,16 +457,6 @@ class TrialLedger:
             "parameterAssignments": [dict(a) for a in best.assignments],
             "observation": {"metrics": list(best.metrics)},
         }
-
-
-def _starts_with(assignments: Sequence[Any], seen: Sequence[Any], start: int) -> bool:
-    """Whether ``assignments`` and ``seen`` agree on their first ``start`` items (``start``
-    at most ``len(seen)``): proved by a ``History`` that extends ``seen``, else compared."""
-    if len(assignments) < start:
-        return False
-    if isinstance(assignments, History) and assignments.extends(seen):
-        return True
-    return assignments[:start] == seen[:start]
 
 
 def basis_of(experiment: Experiment) -> Basis:

@@ -37,7 +37,7 @@ from typing import Any, NamedTuple, cast
 from pydantic import BaseModel, ValidationError
 
 from katib_resume.app.loop.reconcile import ModelT, Parsed
-from katib_resume.core.history import History, plain
+from katib_resume.core.history import History, plain, starts_with
 from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Suggestion
 
@@ -107,7 +107,7 @@ def _starts(items: Sequence[Any], seen: Sequence[Any] | None) -> bool:
         return False
     if isinstance(items, History):
         return items.extends(seen)
-    return items[: len(seen)] == seen
+    return starts_with(items, seen)
 
 
 def _plain(items: Sequence[Any], start: int) -> bool:

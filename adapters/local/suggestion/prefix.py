@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from operator import itemgetter
 
 from katib_resume.adapters.local.suggestion.assignments import key_of
-from katib_resume.core.history import History
+from katib_resume.core.history import History, starts_with
 from katib_resume.core.model import Manifest
 
 Check = Callable[[Sequence[Manifest], Sequence[Manifest]], bool]
@@ -37,8 +37,8 @@ class Prefixes:
         agreed = (
             0 < held <= len(have)
             and held <= len(issued)
-            and _starts(have, self._have)
-            and _starts(issued, self._issued)
+            and starts_with(have, self._have)
+            and starts_with(issued, self._issued)
         )
         start = held if agreed else 0
         if not self.check(have[start:], issued[start:]):
@@ -57,14 +57,6 @@ class Prefixes:
 
 def _kept(items: Sequence[Manifest]) -> Sequence[Manifest]:
     return items if isinstance(items, History) else tuple(items)
-
-
-def _starts(items: Sequence[Manifest], memo: Sequence[Manifest]) -> bool:
-    """Whether ``items`` starts with ``memo`` (no longer than it): a ``History`` that proves
-    it by identity, else its first items compared at C speed, mostly by identity."""
-    if isinstance(items, History) and items.extends(memo):
-        return True
-    return memo == tuple(items[: len(memo)])
 
 
 def holds(have: Sequence[Manifest], issued: Sequence[Manifest]) -> bool:
