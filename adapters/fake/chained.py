@@ -227,10 +227,11 @@ class Chained(History):
         That every text begins so is asked of the least and the greatest of them (two C-level
         passes, a third of a test of each): a text between two that begin with a prefix, in
         the strings' order, begins with it too."""
+        start = slice(start, None).indices(len(self))[0]  # from the end, as a slice counts
         held = self._hi - self._lo
         if start >= held:
             return super().names(start)
-        texts = self._texts.texts[self._lo + max(0, start) : self._hi]
+        texts = self._texts.texts[self._lo + start : self._hi]
         if texts and not (_named(min(texts)) and _named(max(texts))):
             return super().names(start)
         try:
@@ -245,8 +246,9 @@ class Chained(History):
         """Whether every item from ``start`` on is a JSON object: a stored text that is one
         begins ``{`` (and decodes to a ``dict`` whose keys are strings), read in one C-level
         pass; the appended items checked as ``plain`` checks them."""
+        start = slice(start, None).indices(len(self))[0]  # from the end, as a slice counts
         held = self._hi - self._lo
-        texts = self._texts.texts[self._lo + min(max(0, start), held) : self._hi]
+        texts = self._texts.texts[self._lo + min(start, held) : self._hi]
         try:
             if not set(map(_FIRST, texts)) <= _OBJECT:
                 return False
@@ -264,8 +266,14 @@ class Chained(History):
     def fragment(self) -> bytes:
         """This history's JSON list, its stored texts as they are and its appended items
         encoded by ``orjson`` (for ``codec.encode``: its ``TypeError`` where ``orjson``
-        refuses one, as for any value, and ``codec`` writes it by ``json``)."""
-        texts = ",".join(self._texts.texts[self._lo : self._hi]).encode()
+        refuses one, as for any value, and ``codec`` writes it by ``json``). A stored text
+        that ``json`` wrote (behind a space: an integer beyond 64 bits, which ``orjson`` would
+        read back as a float) is such a one; a JSON text begins with no character below a
+        space, so the least text begins with one if any does."""
+        held = self._texts.texts[self._lo : self._hi]
+        if held and min(held)[:1].isspace():
+            raise TypeError("a stored assignment only json writes exactly")
+        texts = ",".join(held).encode()
         tail = orjson.dumps(list(self._tail))[1:-1]
         return b"[" + b",".join(part for part in (texts, tail) if part) + b"]"
 
