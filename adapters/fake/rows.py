@@ -24,7 +24,7 @@ from operator import itemgetter
 from typing import Any, overload
 
 from katib_resume.adapters import heap
-from katib_resume.adapters.fake import event_index, legacy
+from katib_resume.adapters.fake import event_index, legacy, pages
 from katib_resume.adapters.fake.chained import Chained, Texts
 from katib_resume.adapters.fake.codec import decode, encode, encode_head
 from katib_resume.adapters.fake.items import SPLIT, with_list
@@ -282,13 +282,7 @@ class _Rows:
             if chain not in self.chains or len(self.chains[chain]) < held:
                 wanted[chain] = max(wanted.get(chain, 0), held)
         for chain, held in wanted.items():
-            self.chains[chain] = [
-                text
-                for (text,) in self.db.execute(
-                    "SELECT body FROM items WHERE chain = ? AND idx < ? ORDER BY idx",
-                    (chain, held),
-                )
-            ]
+            self.chains[chain] = pages.read(self.db, chain, held)
 
 
 class Members:

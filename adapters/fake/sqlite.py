@@ -46,7 +46,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from katib_resume.adapters.fake import event_index
+from katib_resume.adapters.fake import event_index, pages
 from katib_resume.adapters.fake.codec import decode, encode, encode_head
 from katib_resume.adapters.fake.items import side_rows, without_list
 from katib_resume.core.blocks import Field
@@ -84,15 +84,16 @@ CREATE TABLE IF NOT EXISTS state (
     id INTEGER PRIMARY KEY CHECK (id = 1), format INTEGER NOT NULL, version INTEGER NOT NULL,
     uids INTEGER NOT NULL, undo_key TEXT, undo_revision INTEGER, world TEXT);
 """
-FORMAT = 7
+FORMAT = 8
 """2: without ``items`` (its log rows hold whole objects). 3: the Experiment's rows whole (4
 keeps its trial-name lists as splices, ``splices.py``). 4: without ``head`` (its Trials decoded
 whole). 5: its Events without the involved object's columns (``event_index.py``: found by a
-scan). 6: without ``blocks`` (no object sealed). Each is read as it is, and upgraded when opened
-for writing (the columns it lacks added, the live Trials' heads made, the Events' columns filled
-and indexed, marked 7: an older build refuses a 7 rather than misread it, append Events the
-index would not find, or write a member without taking it out of its block)."""
-READABLE = (2, 3, 4, 5, 6, FORMAT)
+scan). 6: without ``blocks`` (no object sealed). 7: an item to a row of ``items`` (``pages.py``:
+a run of one). Each is read as it is, and upgraded when opened for writing (the columns it lacks
+added, the live Trials' heads made, the Events' columns filled and indexed, marked 8: an older
+build refuses an 8 rather than misread it, append Events the index would not find, write a
+member without taking it out of its block, or read a page of items as one)."""
+READABLE = (2, 3, 4, 5, 6, 7, FORMAT)
 INDEXED = 6
 """The first format whose Events can be looked up by the object they are about."""
 _OLDER = READABLE[:-1]
@@ -368,8 +369,7 @@ class Journal:
         fresh_chain, items, total = side
         if fresh_chain:
             chain, held = revision, 0  # a new chain, named by the revision that starts it
-        fresh = [(chain, index, encode(item)) for index, item in enumerate(items, held)]
-        self.db.executemany("INSERT INTO items VALUES (?, ?, ?)", fresh)
+        pages.append(self.db, chain, held, [encode(item) for item in items])
         body = encode(without_list(key, obj))
         self.db.execute(INSERT_LOG, (revision, kind, *key, body, chain, total, None))
         return chain, total

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from katib_resume.adapters.fake import chained, rows
+from katib_resume.adapters.fake import chained, pages, rows
 from katib_resume.adapters.fake.chained import Chained
 from katib_resume.adapters.fake.codec import encode
 from katib_resume.adapters.fake.lazy import DamagedObject
@@ -104,8 +104,9 @@ def test_a_restart_to_the_next_assignments_decodes_none(
 def test_a_status_write_appending_a_batch_stores_its_items_alone(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The write extends the stored chain by the new items' rows, none of the held ones is
-    decoded nor written again, and a reader reads back the whole list."""
+    """The write extends the stored chain by the new items' texts (its last page, ``pages.py``),
+    none of the held ones is decoded nor encoded again, and a reader reads back the whole
+    list."""
     state = tmp_path / "state"
     _run(state, [_first(3)], undecoded=True, mp=monkeypatch)
     before = _chain(state)
@@ -137,8 +138,7 @@ def _chain(state: Path) -> tuple[int, int, list[str]]:
             "SELECT l.chain, l.items FROM objects o JOIN log l ON l.revision = o.revision "
             "WHERE o.kind = 'Suggestion'"
         ).fetchone()
-        texts = db.execute("SELECT body FROM items WHERE chain = ? ORDER BY idx", (chain,))
-        return chain, count, [text for (text,) in texts]
+        return chain, count, pages.read(db, chain, count + 1)  # with any item stored beyond
     finally:
         db.close()
 
@@ -154,9 +154,8 @@ def test_a_damaged_stored_assignment_stops_the_command_and_leaves_the_volume_alo
     _run(state, [_first(3)], undecoded=True, mp=monkeypatch)
     chain, _, texts = _chain(state)
     db = sqlite3.connect(state / STATE_FILE)
-    db.execute(
-        "UPDATE items SET body = ? WHERE chain = ? AND idx = 1", (texts[1][:-3] + "!!!", chain)
-    )
+    damaged = [texts[0], texts[1][:-3] + "!!!", *texts[2:]]  # one page (``pages.py``)
+    db.execute("UPDATE items SET body = ? WHERE chain = ? AND idx = 0", ("\n".join(damaged), chain))
     db.commit()
     db.close()
     files = sorted(p.name for p in state.rglob("suggestion-state*"))

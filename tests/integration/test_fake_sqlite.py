@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from katib_resume.adapters.fake import FakeCluster, FakeWorld, StateFileError, load
+from katib_resume.adapters.fake.pages import PAGE
 from katib_resume.adapters.fake.persistence import (
     LEGACY_FILE,
     MIGRATED_FILE,
@@ -204,11 +205,13 @@ def test_a_growing_list_writes_only_its_new_items_and_old_chains_go(tmp_path: Pa
     cluster, _ = load(tmp_path)
     apply_suggestions(cluster, [("create", 0, 1), ("append", 0, 3), ("rewrite", 0, 1)])
     db = sqlite3.connect(tmp_path / STATE_FILE)
-    (first,) = db.execute("SELECT count(*) FROM items").fetchone()
-    assert first == 3 + 3  # the first chain, and the new one the rewrite started
+    counted = "SELECT count(*), sum(1 + length(body) - length(replace(body, char(10), ''))) "
+    rows, items = db.execute(counted + "FROM items").fetchone()
+    assert (rows, items) == (2, 3 + 3)  # the first chain and the one the rewrite started
     apply_suggestions(cluster, [("append", 0, 1)] * (2 * WINDOW))
-    (items,) = db.execute("SELECT count(*) FROM items").fetchone()
-    assert items == 3 + 2 * WINDOW  # one row per item: the first chain went with its rows
+    rows, items = db.execute(counted + "FROM items").fetchone()
+    assert items == 3 + 2 * WINDOW  # the first chain went with its rows
+    assert rows == -(-items // PAGE)  # 200 appends of one item: full pages and a last
     biggest = db.execute("SELECT max(length(body)) FROM log").fetchone()[0]
     assert biggest < 1_000  # a row holds the Suggestion without its assignments
 
@@ -241,6 +244,35 @@ def test_a_database_of_the_previous_format_is_read_and_upgraded(tmp_path: Path) 
     assert [a["name"] for a in suggestion["status"]["suggestions"]] == ["t0", "t1", "t2"]
     (form,) = sqlite3.connect(tmp_path / STATE_FILE).execute("SELECT format FROM state").fetchone()
     assert form == FORMAT
+
+
+def test_a_format_7_chain_an_item_a_row_is_read_as_it_is_and_continued(tmp_path: Path) -> None:
+    """Format 7 kept an item to a row: a reader reads it unchanged, a writer marks the database
+    8 and fills the chain's last row, and every list reads back as in memory."""
+    cluster, world = load(tmp_path)
+    memory = FakeCluster()
+    ops = [("create", 0, 0), ("append", 0, 5), ("create", 1, 0), ("append", 1, 2)]
+    apply_suggestions(cluster, ops)
+    apply_suggestions(memory, ops)
+    close(world)
+    db = sqlite3.connect(tmp_path / STATE_FILE)
+    paged = db.execute("SELECT chain, idx, body FROM items").fetchall()
+    single = [(c, i + k, t) for c, i, b in paged for k, t in enumerate(b.split("\n"))]
+    db.execute("DELETE FROM items")
+    db.executemany("INSERT INTO items VALUES (?, ?, ?)", single)
+    db.execute("UPDATE state SET format = 7")
+    db.commit()
+    assert read(tmp_path).store.to_dict() == memory.store.to_dict()
+    assert db.execute("SELECT format, (SELECT count(*) FROM items) FROM state").fetchone() == (7, 7)
+    cluster, world = load(tmp_path)
+    more = [("append", 0, 1), ("append", 1, PAGE)]
+    apply_suggestions(cluster, more)
+    apply_suggestions(memory, more)
+    close(world)
+    assert read(tmp_path).store.to_dict() == memory.store.to_dict()
+    rows = db.execute("SELECT format, (SELECT count(*) FROM items) FROM state").fetchone()
+    assert rows == (FORMAT, 5 + 2 + 1)  # the last rows filled (s0's by 1, s1's by 63), one more
+    db.close()
 
 
 def test_a_transaction_an_interrupt_left_open_does_not_block_the_next(tmp_path: Path) -> None:

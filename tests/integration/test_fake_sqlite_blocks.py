@@ -422,7 +422,7 @@ def test_a_format_6_state_is_read_as_it_is_and_upgraded_for_writing(tmp_path: Pa
     assert [t["metadata"]["name"] for t in _trials(read(tmp_path))] == ["t0", "t1"]
     assert _sql(tmp_path, "SELECT format FROM state") == [(6,)]  # a reader changes nothing
     cluster, world = load(tmp_path)
-    assert _sql(tmp_path, "SELECT format FROM state") == [(FORMAT,)] == [(7,)]
+    assert _sql(tmp_path, "SELECT format FROM state") == [(FORMAT,)] == [(8,)]
     assert not cluster.store.blocks and _sql(tmp_path, "SELECT count(*) FROM blocks") == [(0,)]
     cluster.store.seal([_key("t0"), _key("t1")], "")
     close(world)
@@ -431,7 +431,7 @@ def test_a_format_6_state_is_read_as_it_is_and_upgraded_for_writing(tmp_path: Pa
     close(world)
 
 
-@pytest.mark.parametrize("form", [1, 8])
+@pytest.mark.parametrize("form", [1, 9])
 def test_a_format_this_build_cannot_read_is_refused(tmp_path: Path, form: int) -> None:
     """As a build of format 6 refuses a 7: it would read the members as objects but keep no
     block's row up to date."""
