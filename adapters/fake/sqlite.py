@@ -7,8 +7,9 @@ at any moment leaves the cluster as of its last completed write. The layout is k
 - ``log``: one row per revision (``resourceVersion``), the object as it was after the change
   (for a deletion, its last state): the watch, ordered by revision. A Suggestion's list of
   assignments is kept beside its row, in ``items``, so that a write stores only the items it
-  appended (``items.py``); a Trial's head (``apiVersion``, ``kind``, ``metadata``) is kept
-  beside its body too, in ``head``, decoded alone when the state is opened (``lazy.py``);
+  appended (``items.py``), a page of consecutive items to a row (``pages.py``); a Trial's
+  head (``apiVersion``, ``kind``, ``metadata``) is kept beside its body too, in ``head``,
+  decoded alone when the state is opened (``lazy.py``);
 - ``objects``: one row per live object, pointing at the revision that holds its current state,
   with the revision that created it (kine's ``create_revision``: the objects' order), and, for a
   member of a block, that block and its UID (indexed: the owner look-up of ``store.py``);
