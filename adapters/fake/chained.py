@@ -13,8 +13,9 @@ Every other read decodes, once per ``Texts``: a range of items in one ``orjson``
 first one read to the end (readers read the newest items; a read further back decodes at least
 as many again, so reading backwards one by one costs what reading the whole does), except one
 item further back than that (a restart's rebuild reads the best trial's point, anywhere in the
-history), which is decoded alone, so long as fewer than that many were; and those decoded are
-the same objects on every later read, whichever ``Chained`` of the texts reads them.
+history), which is decoded alone (at about twice the cost of an item of a range: each text is
+decoded at most once alone and once in a range); and those decoded are the same objects on
+every later read, whichever ``Chained`` of the texts reads them.
 A text that cannot be decoded is ``DamagedHistory``, when first read: a ``DamagedObject``, as a
 Trial's body is (``lazy.py``), and a ``core.history.Unreadable``, which the suggestion service
 does not take for a damaged state of its own. Copies (``clone``, ``copy.deepcopy``,
@@ -79,7 +80,7 @@ class Texts:
             with self._lock:  # one decode, whoever asks first
                 start, read = self._read
                 width = max(len(read), MIN_RANGE)
-                if hi - lo == 1 and lo < start - width and len(self._alone) < width:
+                if hi - lo == 1 and lo < start - width:
                     return [self._one(lo)]
                 if lo < start:
                     start, read = self._extended(lo, start, read, width)

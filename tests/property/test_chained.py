@@ -223,8 +223,8 @@ def test_reads_decode_each_item_once_in_a_range_and_far_items_alone(
     """Whatever is read, in whatever order: an item reads as the same object every time, a
     text is decoded at most once in a range and once alone, an empty read decodes nothing,
     and one item further back than the decoded suffix reaches (``MIN_RANGE`` at least) is
-    decoded alone while fewer than that many were (a restart reads the best trial's point:
-    one item, anywhere in the history)."""
+    decoded alone (a restart reads the best trial's point: one item, anywhere in the
+    history)."""
     texts = Texts([encode(item) for item in items])
     held, whole = Chained.of(texts, len(items)), [decode(encode(item)) for item in items]
     ranges: list[int] = []  # the length of each range decoded
@@ -247,14 +247,13 @@ def test_reads_decode_each_item_once_in_a_range_and_far_items_alone(
         for first, last in reads:
             lo, hi = min(first, len(items)), min(last, len(items))
             start, suffix = texts._read[0], len(texts._read[1])
-            before = (len(ranges), len(alone), len(texts._alone))
+            before = (len(ranges), len(alone))
             got = [held[lo]] if indexed and hi == lo + 1 else list(held[lo:hi])
             assert got == whole[lo:hi]
             for at, item in enumerate(got, lo):
                 assert seen.setdefault(at, item) is item
             if hi <= lo:
-                assert (len(ranges), len(alone)) == before[:2]
-            width = max(suffix, least)
-            if hi == lo + 1 and lo < start - width and before[2] < width:
+                assert (len(ranges), len(alone)) == before
+            if hi == lo + 1 and lo < start - max(suffix, least):
                 assert len(ranges) == before[0] and alone[before[1] :] in ([], [lo])
     assert sum(ranges) == len(items) - texts._read[0] and len(set(alone)) == len(alone)
