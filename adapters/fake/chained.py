@@ -14,8 +14,9 @@ first one read to the end (readers read the newest items; a read further back de
 as many again, so reading backwards one by one costs what reading the whole does), except one
 item further back than that (a restart's rebuild reads the best trial's point, anywhere in the
 history), which is decoded alone (at about twice the cost of an item of a range: each text is
-decoded at most once alone and once in a range); and those decoded are the same objects on
-every later read, whichever ``Chained`` of the texts reads them.
+decoded at most once alone and once in a range), and read alone again without a decode; and
+those decoded are the same objects on every later read, whichever ``Chained`` of the texts
+reads them.
 A text that cannot be decoded is ``DamagedHistory``, when first read: a ``DamagedObject``, as a
 Trial's body is (``lazy.py``), and a ``core.history.Unreadable``, which the suggestion service
 does not take for a damaged state of its own. Copies (``clone``, ``copy.deepcopy``,
@@ -80,14 +81,14 @@ class Texts:
             with self._lock:  # one decode, whoever asks first
                 start, read = self._read
                 width = max(len(read), MIN_RANGE)
-                if hi - lo == 1 and lo < start - width:
+                if hi - lo == 1 and (lo in self._alone or lo < start - width):
                     return [self._one(lo)]
                 if lo < start:
                     start, read = self._extended(lo, start, read, width)
         return read[lo - start : hi - start]
 
     def _one(self, index: int) -> Any:
-        """The item ``index``, decoded alone (kept for the range that later covers it)."""
+        """The item ``index`` decoded alone, once (kept for the range that later covers it)."""
         if index not in self._alone:
             self._alone[index] = _decoded(self.texts[index : index + 1])[0]
         return self._alone[index]

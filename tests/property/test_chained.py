@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 from unittest import mock
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from katib_resume.adapters.fake import chained
@@ -217,14 +217,20 @@ _reads = st.lists(
     least=st.integers(1, 4),
     indexed=st.booleans(),
 )
+@example(  # 5 alone, then the suffix grows down to within reach of it, then 5 again
+    items=[{"name": str(i), "parameterAssignments": []} for i in range(10)],
+    reads=[(9, 10), (5, 6), (8, 9), (7, 8), (5, 6)],
+    least=1,
+    indexed=True,
+)
 def test_reads_decode_each_item_once_in_a_range_and_far_items_alone(
     *, items: list[Any], reads: list[tuple[int, int]], least: int, indexed: bool
 ) -> None:
     """Whatever is read, in whatever order: an item reads as the same object every time, a
     text is decoded at most once in a range and once alone, an empty read decodes nothing,
-    and one item further back than the decoded suffix reaches (``MIN_RANGE`` at least) is
+    one item further back than the decoded suffix reaches (``MIN_RANGE`` at least) is
     decoded alone (a restart reads the best trial's point: one item, anywhere in the
-    history)."""
+    history), and one decoded alone is read again without a decode."""
     texts = Texts([encode(item) for item in items])
     held, whole = Chained.of(texts, len(items)), [decode(encode(item)) for item in items]
     ranges: list[int] = []  # the length of each range decoded
@@ -247,12 +253,14 @@ def test_reads_decode_each_item_once_in_a_range_and_far_items_alone(
         for first, last in reads:
             lo, hi = min(first, len(items)), min(last, len(items))
             start, suffix = texts._read[0], len(texts._read[1])
-            before = (len(ranges), len(alone))
+            before, held_alone = (len(ranges), len(alone)), set(texts._alone)
             got = [held[lo]] if indexed and hi == lo + 1 else list(held[lo:hi])
             assert got == whole[lo:hi]
             for at, item in enumerate(got, lo):
                 assert seen.setdefault(at, item) is item
             if hi <= lo:
+                assert (len(ranges), len(alone)) == before
+            if hi == lo + 1 and lo in held_alone:
                 assert (len(ranges), len(alone)) == before
             if hi == lo + 1 and lo < start - max(suffix, least):
                 assert len(ranges) == before[0] and alone[before[1] :] in ([], [lo])
