@@ -32,7 +32,8 @@ Branin values for both sides), for every Optuna-based algorithm:
   so the request holds all ``n``) asked for one assignment and saving it; Optuna's is ``tell``
   plus ``ask`` on the loaded SQLite study.
 
-Wall-clock medians of ``repeats`` and, because the machine is shared, CPU-time medians too.
+Wall-clock medians of ``repeats`` and, because the machine is shared, CPU-time medians too
+(seconds, to the microsecond).
 """
 
 from __future__ import annotations
@@ -264,4 +265,4 @@ def _record(into: dict[str, list[float]], started: dict[str, float]) -> None:
 
 
 def _medians(clocks: dict[str, list[float]]) -> dict[str, float]:
-    return {name: round(statistics.median(values), 4) for name, values in clocks.items()}
+    return {name: round(statistics.median(values), 6) for name, values in clocks.items()}
