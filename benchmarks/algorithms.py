@@ -17,8 +17,9 @@ completed Trials, for every algorithm above, beside Optuna's ``load_study`` on S
 and ``pbt`` (``algorithms_plain``); and the rebuild and fit of ``cmaes`` and ``sobol`` from a
 history they grew themselves (``algorithms_grown``).
 
-Run: ``python -m benchmarks.algorithms [--seeds N] [--only ALGORITHM] [--quick]``; prints JSON
-(progress on stderr). Medians over 10 seeds by default (1 for ``bayesianoptimization``).
+Run: ``python -m benchmarks.algorithms [--seeds N] [--only ALGORITHM] [--quick] [--repeats N]``;
+prints JSON (progress on stderr). Medians over 10 seeds by default (1 for
+``bayesianoptimization``), and of 5 restarts per resume size (``--repeats``).
 """
 
 from __future__ import annotations
@@ -210,6 +211,7 @@ def main() -> None:
     parser.add_argument("--skip-quality", action="store_true")
     parser.add_argument("--skip-resume", action="store_true")
     parser.add_argument("--quick", action="store_true", help="budgets 20/50, resume 100/1,000")
+    parser.add_argument("--repeats", type=int, default=5, help="restarts timed per resume size")
     args = parser.parse_args()
     budgets = (20, 50) if args.quick else (50, 200)
     sizes = (100, 1000) if args.quick else (100, 1000, 5000)
@@ -218,7 +220,7 @@ def main() -> None:
         out["resume"] = resume(
             tuple(a for a in args.only or ALGORITHMS if a in ALGORITHMS),
             sizes,
-            5,
+            args.repeats,
             lambda a: experiment(a, FUNCTIONS["branin"][1], 0),
             branin,
         )

@@ -16,6 +16,13 @@ Branin values for both sides), for every Optuna-based algorithm:
   ``save`` (the next state saved: a record appended to the journal, one ``fsync``).
   ``rest_over_fit_cpu`` is the restart without its fit over the fit: the work a restart adds
   to a call.
+- ``restart_chained``: the same restart handed the history as the embedded runtime hands it,
+  the Suggestion's ``status.suggestions`` as a writer's store holds them: their stored JSON
+  texts, decoded when read (``adapters/fake/chained.py``, built before the clock starts, as an
+  open builds it), which the read proves equal to the saved assignments by comparing the texts
+  with the saved bytes, and of which a rebuild decodes only the items it reads;
+  its parts are the same names ending ``_chained``, ``rest_over_fit_chained_cpu`` its rest
+  over its own fit, ``ratio_wall``'s ``restart_chained`` its wall time over Optuna's restart.
 - ``restart_journaled``: the same restart from a state whose journal is as long as it gets
   with the next save still an append (``state_store.RECORDS`` - 1 records, one assignment and
   its result each, after a snapshot of the rest), ``rest_over_fit_journaled_cpu`` its rest
@@ -25,7 +32,8 @@ Branin values for both sides), for every Optuna-based algorithm:
   so the request holds all ``n``) asked for one assignment and saving it; Optuna's is ``tell``
   plus ``ask`` on the loaded SQLite study.
 
-Wall-clock medians of ``repeats`` and, because the machine is shared, CPU-time medians too.
+Wall-clock medians of ``repeats`` and, because the machine is shared, CPU-time medians too
+(seconds, to the microsecond).
 """
 
 from __future__ import annotations
@@ -35,17 +43,24 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import optuna
 
+from katib_resume.adapters.fake.chained import Chained, Texts
+from katib_resume.adapters.fake.codec import encode
 from katib_resume.adapters.local.suggestion import SuggestionServer
 from katib_resume.adapters.local.suggestion import state as store
 from katib_resume.adapters.local.suggestion.algorithms import build
-from katib_resume.adapters.local.suggestion.assignments import Index, assignment, name_for
+from katib_resume.adapters.local.suggestion.assignments import (
+    Index,
+    assignment,
+    name_for,
+    point_of,
+)
 from katib_resume.adapters.local.suggestion.optuna_search import OptunaSearch
 from katib_resume.adapters.local.suggestion.optuna_space import distributions
 from katib_resume.adapters.local.suggestion.state_store import RECORDS, StateStore
@@ -90,11 +105,18 @@ def saved_state(
     return issued, results
 
 
+def stored(issued: list[Any]) -> Chained:
+    """``issued`` as a writer's store opens the Suggestion's assignments: their stored texts
+    (``codec.encode``, as the store writes them), none decoded (``rows.py``)."""
+    return Chained.of(Texts([encode(item) for item in issued]), len(issued))
+
+
 def ours(subject: Experiment, done: list[Any], repeats: int) -> dict[str, dict[str, float]]:
-    """Restart, call and the restart's parts, of our service, per clock."""
+    """Restart, call and the restart's parts, of our service, per clock; the restart and its
+    parts handed the history as a list, and as the embedded runtime's stored texts."""
     times: dict[str, dict[str, list[float]]] = {
         part: {clock: [] for clock in CLOCKS}
-        for part in ("restart", "restart_journaled", "call", *PARTS)
+        for part in ("restart", "restart_journaled", "restart_chained", "call", *PARTS, *CHAINED)
     }
     for _ in range(repeats):
         with tempfile.TemporaryDirectory() as parts, tempfile.TemporaryDirectory() as directory:
@@ -102,53 +124,74 @@ def ours(subject: Experiment, done: list[Any], repeats: int) -> dict[str, dict[s
             _parts(times, subject, Path(parts), held)  # on a copy: its save appends one
             issued, results = saved_state(Path(directory), subject, done)
             started = _now()
-            server = SuggestionServer(subject, 0, Path(directory))
-            report = server.start(issued)
-            assert report.source == "restored", report.reason
-            held = issued + server.get_suggestions(issued, len(issued) + 1, results)
+            server, new = _restarted(subject, Path(directory), issued, results)
             _record(times["restart"], started)
+            held = issued + new
             results[held[-1]["name"]] = 1.0
             started = _now()
             held += server.get_suggestions(held, len(held) + 1, results)
             _record(times["call"], started)
+        with tempfile.TemporaryDirectory() as parts, tempfile.TemporaryDirectory() as directory:
+            held, _ = saved_state(Path(parts), subject, done)
+            _parts(times, subject, Path(parts), stored(held), "_chained")
+            issued, results = saved_state(Path(directory), subject, done)
+            history = stored(issued)
+            started = _now()
+            _restarted(subject, Path(directory), history, results)
+            _record(times["restart_chained"], started)
         with tempfile.TemporaryDirectory() as directory:
             issued, results = saved_state(Path(directory), subject, done, RECORDS - 1)
             started = _now()
-            server = SuggestionServer(subject, 0, Path(directory))
-            assert server.start(issued).source == "restored"
-            server.get_suggestions(issued, len(issued) + 1, results)
+            _restarted(subject, Path(directory), issued, results)
             _record(times["restart_journaled"], started)
     return {part: _medians(clocks) for part, clocks in times.items()}
 
 
+def _restarted(
+    subject: Experiment, volume: Path, history: Sequence[Any], results: Results
+) -> tuple[SuggestionServer, list[Any]]:
+    """A new server on ``volume`` restored and asked for one new assignment (saved), the
+    controller holding ``history``; the server and the assignment."""
+    server = SuggestionServer(subject, 0, volume)
+    report = server.start(history)
+    assert report.source == "restored", report.reason
+    return server, server.get_suggestions(history, len(history) + 1, results)
+
+
 PARTS = ("read", "index", "rebuild", "fit", "save")
+CHAINED = tuple(f"{part}_chained" for part in PARTS)
 
 
 def _parts(
-    times: dict[str, dict[str, list[float]]], subject: Experiment, volume: Path, held: list[Any]
+    times: dict[str, dict[str, list[float]]],
+    subject: Experiment,
+    volume: Path,
+    held: Sequence[Any],
+    suffix: str = "",
 ) -> None:
     """The parts of a restart, each timed alone (what ``SuggestionServer`` does in turn), the
-    controller holding ``held``."""
+    controller holding ``held``; recorded under each part's name and ``suffix``."""
     path = volume / store.FILE_NAME
     started = _now()
     saver = StateStore(path)
     state = saver.load(held)
-    _record(times["read"], started)
+    _record(times["read" + suffix], started)
     started = _now()
     index = Index.of(state.issued)
-    _record(times["index"], started)
+    _record(times["index" + suffix], started)
     search = build(subject, 0)
     assert isinstance(search, OptunaSearch)
     started = _now()
     live = search._study(state.cursor, index.points)
-    _record(times["rebuild"], started)
+    _record(times["rebuild" + suffix], started)
     started = _now()
     search._ask(live, len(live.numbers), live.seen)
-    _record(times["fit"], started)
-    grown = replace(state, issued=(*state.issued, {**state.issued[0], "name": "b-next"}))
+    _record(times["fit" + suffix], started)
+    fresh = [assignment("b-next", point_of(state.issued[-1]))]  # as the server extends it:
+    grown = replace(state, issued=state.issued + tuple(fresh))  # a history is not decoded
     started = _now()
     saver.save(grown)
-    _record(times["save"], started)
+    _record(times["save" + suffix], started)
 
 
 def optuna_side(subject: Experiment, done: list[Any], repeats: int) -> dict[str, dict[str, float]]:
@@ -198,13 +241,15 @@ def resume(
             mine, theirs = ours(subject, done, repeats), optuna_side(subject, done, repeats)
             entry: dict[str, Any] = {"ours": mine, "optuna_sqlite": theirs}
             entry["ratio_wall"] = {
-                part: round(mine[part]["wall"] / theirs[part]["wall"], 3)
-                for part in ("restart", "call")
+                part: round(mine[part]["wall"] / theirs[part.split("_")[0]]["wall"], 3)
+                for part in ("restart", "call", "restart_chained")
             }
             fit = mine["fit"]["cpu"]
             entry["rest_over_fit_cpu"] = round((mine["restart"]["cpu"] - fit) / fit, 2)
             journaled = mine["restart_journaled"]["cpu"]
             entry["rest_over_fit_journaled_cpu"] = round((journaled - fit) / fit, 2)
+            fit, chained = mine["fit_chained"]["cpu"], mine["restart_chained"]["cpu"]
+            entry["rest_over_fit_chained_cpu"] = round((chained - fit) / fit, 2)
             report[f"{algorithm}/{n}"] = entry
             print(f"resume {algorithm}/{n}: {entry}", file=sys.stderr)
     return report
@@ -220,4 +265,4 @@ def _record(into: dict[str, list[float]], started: dict[str, float]) -> None:
 
 
 def _medians(clocks: dict[str, list[float]]) -> dict[str, float]:
-    return {name: round(statistics.median(values), 4) for name, values in clocks.items()}
+    return {name: round(statistics.median(values), 6) for name, values in clocks.items()}

@@ -11,8 +11,12 @@ and the items appended since it was read (``extended``: a status write's new bat
 
 Every other read decodes, once per ``Texts``: a range of items in one ``orjson`` call, from the
 first one read to the end (readers read the newest items; a read further back decodes at least
-as many again, so reading backwards one by one costs what reading the whole does), and those
-decoded are the same objects on every later read, whichever ``Chained`` of the texts reads them.
+as many again, so reading backwards one by one costs what reading the whole does), except one
+item further back than that (a restart's rebuild reads the best trial's point, anywhere in the
+history), which is decoded alone (at about twice the cost of an item of a range: each text is
+decoded at most once alone and once in a range), and read alone again without a decode; and
+those decoded are the same objects on every later read, whichever ``Chained`` of the texts
+reads them.
 A text that cannot be decoded is ``DamagedHistory``, when first read: a ``DamagedObject``, as a
 Trial's body is (``lazy.py``), and a ``core.history.Unreadable``, which the suggestion service
 does not take for a damaged state of its own. Copies (``clone``, ``copy.deepcopy``,
@@ -48,33 +52,57 @@ _AFTER = len(_OPEN)
 _named = methodcaller("startswith", _OPEN)
 _FIRST = itemgetter(0)
 _OBJECT = frozenset("{")
+MIN_RANGE = 64
+"""Items decoded at least by a read before the decoded suffix (``Texts.items``)."""
 
 
 class Texts:
-    """The stored JSON texts of a chain's first items, and those decoded so far (a suffix:
-    ``items``). Shared by every ``Chained`` read of the chain in one open; a copy has one of
-    its own over the same tuple of texts, and so decodes items of its own."""
+    """The stored JSON texts of a chain's first items, and those decoded so far: a suffix
+    (``items``), and items read alone further back (``_alone``). Shared by every ``Chained``
+    read of the chain in one open; a copy has one of its own over the same tuple of texts, and
+    so decodes items of its own."""
 
-    __slots__ = ("_lock", "_read", "texts")
+    __slots__ = ("_alone", "_lock", "_read", "texts")
 
     def __init__(self, texts: Sequence[str]) -> None:
         self.texts: tuple[str, ...] = tuple(texts)
         self._read: tuple[int, list[Any]] = (len(self.texts), [])
         """Where the decoded suffix starts, and its items (replaced whole, never changed)."""
+        self._alone: dict[int, Any] = {}
+        """Items before the suffix decoded one at a time, by index (``_one``)."""
         self._lock = threading.Lock()
 
     def items(self, lo: int, hi: int) -> list[Any]:
         """The items ``lo`` to ``hi`` (``0 <= lo <= hi <= len(texts)``), decoded once."""
+        if lo >= hi:  # nothing to read: nothing decoded (an empty slice of a history)
+            return []
         start, read = self._read
         if lo < start:
-            with self._lock:  # one decode of a range, whoever asks first
+            with self._lock:  # one decode, whoever asks first
                 start, read = self._read
+                width = max(len(read), MIN_RANGE)
+                if hi - lo == 1 and (lo in self._alone or lo < start - width):
+                    return [self._one(lo)]
                 if lo < start:
-                    begin = max(0, min(lo, start - max(len(read), 64)))
-                    read = _decoded(self.texts[begin:start]) + read
-                    start = begin
-                    self._read = (start, read)
+                    start, read = self._extended(lo, start, read, width)
         return read[lo - start : hi - start]
+
+    def _one(self, index: int) -> Any:
+        """The item ``index`` decoded alone, once (kept for the range that later covers it)."""
+        if index not in self._alone:
+            self._alone[index] = _decoded(self.texts[index : index + 1])[0]
+        return self._alone[index]
+
+    def _extended(self, lo: int, start: int, read: list[Any], width: int) -> tuple[int, list[Any]]:
+        """The suffix extended down to ``lo``, by ``width`` items at least (a reader going
+        backwards decodes as many again each time: the whole once, amortized), those
+        decoded alone taking their places in it, the same objects."""
+        begin = max(0, min(lo, start - width))
+        fresh = _decoded(self.texts[begin:start])
+        for index in [i for i in self._alone if begin <= i]:
+            fresh[index - begin] = self._alone.pop(index)
+        self._read = (begin, fresh + read)
+        return self._read
 
 
 class DamagedHistory(DamagedObject, Unreadable):

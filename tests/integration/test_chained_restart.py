@@ -120,7 +120,7 @@ def test_a_status_write_appending_a_batch_stores_its_items_alone(
         runtime.cluster.update_status(SUGGESTION, status, version)
         written = runtime.cluster.store.find(SUGGESTION)
         assert written is not None and written["status"]["suggestions"].extends(held)
-        assert held._texts._read[0] == len(held)  # nothing decoded
+        assert held._texts._read[0] == len(held) and not held._texts._alone  # none decoded
         after = _chain(state)
     chain, count, items = after
     assert (chain, count) == (before[0], before[1] + 1)

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import copy
 import pickle
+import sys
 from collections.abc import Callable
 from typing import Any
+from unittest import mock
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
+from katib_resume.adapters.fake import chained
 from katib_resume.adapters.fake.chained import Chained, Texts
 from katib_resume.adapters.fake.clone import clone
 from katib_resume.adapters.fake.codec import decode, encode
@@ -197,3 +200,68 @@ def test_names_are_read_from_the_texts_exactly() -> None:
             assert history.names() == expected[start:end]
             assert history.names(1) == expected[start + 1 : end]
     assert _chained(items[4:5], items[:1]).names() == ["plain", 'q"uote']
+
+
+_reads = st.lists(
+    st.one_of(
+        st.integers(0, 40).map(lambda at: (at, at + 1)),  # one item
+        st.tuples(st.integers(0, 40), st.integers(0, 40)),  # a slice, perhaps empty
+    ),
+    max_size=12,
+)
+
+
+@given(
+    items=st.lists(_assignment, min_size=1, max_size=40),
+    reads=_reads,
+    least=st.integers(1, 4),
+    indexed=st.booleans(),
+)
+@example(  # 5 alone, then the suffix grows down to within reach of it, then 5 again
+    items=[{"name": str(i), "parameterAssignments": []} for i in range(10)],
+    reads=[(9, 10), (5, 6), (8, 9), (7, 8), (5, 6)],
+    least=1,
+    indexed=True,
+)
+def test_reads_decode_each_item_once_in_a_range_and_far_items_alone(
+    *, items: list[Any], reads: list[tuple[int, int]], least: int, indexed: bool
+) -> None:
+    """Whatever is read, in whatever order: an item reads as the same object every time, a
+    text is decoded at most once in a range and once alone, an empty read decodes nothing,
+    one item further back than the decoded suffix reaches (``MIN_RANGE`` at least) is
+    decoded alone (a restart reads the best trial's point: one item, anywhere in the
+    history), and one decoded alone is read again without a decode."""
+    texts = Texts([encode(item) for item in items])
+    held, whole = Chained.of(texts, len(items)), [decode(encode(item)) for item in items]
+    ranges: list[int] = []  # the length of each range decoded
+    alone: list[int] = []  # the index of each item decoded alone
+    real = chained._decoded
+
+    def counted(part: Any) -> list[Any]:
+        caller = sys._getframe(1)
+        if caller.f_code.co_name == "_one":
+            alone.append(caller.f_locals["index"])
+        else:
+            ranges.append(len(part))
+        return real(part)
+
+    seen: dict[int, Any] = {}
+    with (
+        mock.patch.object(chained, "_decoded", counted),
+        mock.patch.object(chained, "MIN_RANGE", least),
+    ):
+        for first, last in reads:
+            lo, hi = min(first, len(items)), min(last, len(items))
+            start, suffix = texts._read[0], len(texts._read[1])
+            before, held_alone = (len(ranges), len(alone)), set(texts._alone)
+            got = [held[lo]] if indexed and hi == lo + 1 else list(held[lo:hi])
+            assert got == whole[lo:hi]
+            for at, item in enumerate(got, lo):
+                assert seen.setdefault(at, item) is item
+            if hi <= lo:
+                assert (len(ranges), len(alone)) == before
+            if hi == lo + 1 and lo in held_alone:
+                assert (len(ranges), len(alone)) == before
+            if hi == lo + 1 and lo < start - max(suffix, least):
+                assert len(ranges) == before[0] and alone[before[1] :] in ([], [lo])
+    assert sum(ranges) == len(items) - texts._read[0] and len(set(alone)) == len(alone)

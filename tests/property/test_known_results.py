@@ -15,6 +15,8 @@ from typing import Any
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from katib_resume.adapters.fake.chained import Chained, Texts
+from katib_resume.adapters.fake.codec import encode
 from katib_resume.adapters.local.suggestion import encoded, known
 from katib_resume.adapters.local.suggestion.assignments import Index, assignment
 from katib_resume.adapters.local.suggestion.known import Known, Names
@@ -42,33 +44,57 @@ def _from_scratch(
 
 
 @given(
-    names,
-    results,
-    st.lists(st.sampled_from([f"t{k}" for k in range(10, 16)]), max_size=3, unique=True),
-    st.randoms(use_true_random=False),
-    st.sampled_from([0, 1, 3, known.TAIL]),
+    issued_names=names,
+    given_results=results,
+    added=st.lists(st.sampled_from([f"t{k}" for k in range(10, 16)]), max_size=3, unique=True),
+    order=st.randoms(use_true_random=False),
+    tail=st.sampled_from([0, 1, 3, known.TAIL]),
+    stored=st.booleans(),
 )
-@example(["t0", "t0"], {"t0": None, "t12": None}, ["t12"], Random(0), 0)  # as many as issued
-@example(["t0", "t1"], {"t0": math.nan, "t1": math.inf}, [], Random(0), 0)  # a NaN: failed
+@example(  # as many results as assignments issued
+    issued_names=["t0", "t0"],
+    given_results={"t0": None, "t12": None},
+    added=["t12"],
+    order=Random(0),
+    tail=0,
+    stored=False,
+)
+@example(  # a NaN: a failed Trial
+    issued_names=["t0", "t1"],
+    given_results={"t0": math.nan, "t1": math.inf},
+    added=[],
+    order=Random(0),
+    tail=0,
+    stored=False,
+)
 def test_every_reading_equals_the_table_from_scratch(
+    *,
     issued_names: list[str],
-    results: dict[str, float | None],
+    given_results: dict[str, float | None],
     added: list[str],
     order: Random,
     tail: int,
+    stored: bool,
 ) -> None:
-    """With the names mapped from an index on in steps of every size (``TAIL``)."""
+    """With the names mapped from an index on in steps of every size (``TAIL``), of
+    assignments held as objects or as a store's texts (``stored``: a ``History``, whose
+    names are read from its texts)."""
     kept, known.TAIL = known.TAIL, tail
     try:
-        _every_reading(issued_names, results, added, order)
+        _every_reading(issued_names, given_results, added, order, stored)
     finally:
         known.TAIL = kept
 
 
 def _every_reading(
-    issued_names: list[str], results: dict[str, float | None], added: list[str], order: Random
+    issued_names: list[str],
+    results: dict[str, float | None],
+    added: list[str],
+    order: Random,
+    stored: bool,
 ) -> None:
-    index = Index.of(tuple(assignment(name, (("lr", "1"),)) for name in issued_names))
+    items = [assignment(name, (("lr", "1"),)) for name in issued_names]
+    index = Index.of(_stored(items) if stored else tuple(items))
     lookups, whole = index.known(results), index.known(results)
     for number, name in enumerate(added):  # the server indexes its new assignments after
         index.names[name] = len(issued_names) + number
@@ -95,6 +121,29 @@ def test_a_lookup_maps_nothing_but_what_it_reads() -> None:
     assert known[3] == 0.5 and known.get(1, "absent") is None and 4 not in known
     assert known._table is None and known._names._map is None  # nor the map of every name
     assert list(known) == [3, 1] and known._table == {3: 0.5, 1: None}
+
+
+def _stored(items: list[Any]) -> Any:
+    """``items`` as a writer's store holds them: their texts, decoded when read."""
+    return Chained.of(Texts([encode(item) for item in items]), len(items))
+
+
+@given(st.lists(st.sampled_from(["t1", "t2", 'q"', "\\", "é"]), max_size=8), st.data())
+def test_a_stored_historys_names_are_mapped_without_decoding_it(
+    issued_names: list[str], data: st.DataObject
+) -> None:
+    """The map of every name, and the names from an index on, of assignments held as a
+    store's texts are the map of the items' names (a name issued twice at its last index),
+    read from the texts (``History.names``): none decoded, unless a text escapes a name."""
+    issued = _stored([assignment(name, (("lr", "1"),)) for name in issued_names])
+    expected = {name: index for index, name in enumerate(issued_names)}
+    names = Names(issued)
+    for at in data.draw(st.lists(st.integers(0, len(issued_names)), max_size=3), label="at"):
+        probe = issued_names[at] if at < len(issued_names) else "absent"
+        assert names.at(probe, at) == (expected.get(probe) == at)
+    assert names.mapping() == expected
+    if not any(map(set('"\\').intersection, issued_names)):
+        assert issued._texts._read[0] == len(issued_names) and not issued._texts._alone
 
 
 @given(

@@ -11,20 +11,26 @@ and each restart withheld trials once there were any it could withhold.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from katib_resume.adapters.fake import chained
+from katib_resume.adapters.fake.chained import Chained, Texts
+from katib_resume.adapters.fake.codec import encode
 from katib_resume.adapters.local.suggestion import FILE_NAME, SuggestionServer
 from katib_resume.adapters.local.suggestion import state_store as store
 from katib_resume.adapters.local.suggestion.algorithms import build
 from katib_resume.adapters.local.suggestion.assignments import Index
 from katib_resume.adapters.local.suggestion.live_study import WITHHELD
 from katib_resume.adapters.local.suggestion.optuna_search import OptunaSearch
+from katib_resume.adapters.local.suggestion.points import Seen
 from katib_resume.adapters.local.suggestion.told_column import UNTOLD_TEXT
 from katib_resume.core.model import Experiment, Manifest
 from tests.property.test_suggestion_determinism import (
@@ -32,6 +38,7 @@ from tests.property.test_suggestion_determinism import (
     check_sound,
     follow,
     model_experiments,
+    objective,
     seeds,
 )
 
@@ -41,10 +48,14 @@ long_steps = st.lists(st.tuples(st.integers(2, 6), st.integers(0, 3)), min_size=
 
 @pytest.mark.parametrize("algorithm", ["cmaes", "sobol"])
 @settings(deadline=None, max_examples=12)
-@given(seed=seeds, steps=long_steps, data=st.data())
+@given(seed=seeds, steps=long_steps, stored=st.booleans(), data=st.data())
 def test_restarted_after_generations_it_continues_exactly(
-    *, algorithm: str, seed: int, steps: Steps, data: st.DataObject
+    *, algorithm: str, seed: int, steps: Steps, stored: bool, data: st.DataObject
 ) -> None:
+    """Handed the history as a list, or as the embedded runtime's store holds it (``stored``:
+    its texts, decoded when read), when the restart decodes only the items of the trials it
+    builds and the newest few (``MIN_RANGE``, made small here so that these histories have
+    items further back)."""
     subject = data.draw(model_experiments(algorithm), label="subject")
     cuts = st.lists(st.integers(5, len(steps) - 1), min_size=1, max_size=3, unique=True)
     ends = [*sorted(data.draw(cuts, label="cuts")), len(steps)]
@@ -52,18 +63,58 @@ def test_restarted_after_generations_it_continues_exactly(
     reference.start([])
     expected = follow(reference, [], steps)
     held: list[Manifest] = []
-    with TemporaryDirectory() as directory:
+    with TemporaryDirectory() as directory, mock.patch.object(chained, "MIN_RANGE", NEWEST):
         volume = Path(directory)
         for begin, end in zip([0, *ends], ends, strict=False):
-            server = SuggestionServer(subject, seed, volume)
-            report = server.start(held)
-            assert report.source == ("restored" if held else "new"), report.reason
-            if held:
+            if held:  # (before the restart: its read of the state is the latest kept)
                 check_withheld(subject, seed, volume / FILE_NAME)
-            held = follow(server, held, steps[begin:end])
+            server = SuggestionServer(subject, seed, volume)
+            history = _stored(held) if stored else held
+            report = server.start(history)
+            assert report.source == ("restored" if held else "new"), report.reason
+            held = _first_step(server, held, history, steps[begin])
+            if isinstance(history, Chained) and history:
+                check_decoded(server, history)
+            held = follow(server, held, steps[begin + 1 : end])
             server.stop()
     assert held == expected
     check_sound(subject, held)
+
+
+NEWEST = 4
+"""``chained.MIN_RANGE`` in the test: the newest items a read near the end decodes at once."""
+
+
+def _stored(items: list[Manifest]) -> Chained:
+    """``items`` as a writer's store holds them: their texts, decoded when read."""
+    return Chained.of(Texts([encode(item) for item in items]), len(items))
+
+
+def _first_step(
+    server: SuggestionServer, held: list[Manifest], history: Sequence[Manifest], step: Any
+) -> list[Manifest]:
+    """``follow``'s first step, the server handed ``history`` (``held``, perhaps as texts)."""
+    size, running = step
+    results = {a["name"]: objective(a) for a in held[: max(0, len(held) - running)]}
+    return held + server.get_suggestions(history, len(held) + size, results)
+
+
+def check_decoded(server: SuggestionServer, history: Chained) -> None:
+    """Of ``history``, the restart and its first call decoded only the items of the trials
+    its rebuild built (read one at a time, each far one alone) and the newest ``NEWEST``,
+    unless an ask repeated a point of a finite space (which reads the set of every point
+    issued to know whether any is left: ``Seen``)."""
+    search = server._search
+    assert isinstance(search, OptunaSearch) and search._live is not None
+    live, count = search._live, len(history)
+    if isinstance(live.seen, Seen) and live.seen.built:
+        return
+    trials = live.storage.get_all_trials(live.study_id, deepcopy=False)
+    built = {
+        i for i, n in enumerate(live.numbers[:count]) if n is not None and trials[n] is not WITHHELD
+    }
+    texts = history._texts
+    assert set(texts._alone) <= built and texts._read[0] >= count - NEWEST
 
 
 def check_withheld(subject: Experiment, seed: int, path: Path) -> None:

@@ -6,7 +6,8 @@ and a server saves after every call that changed it. The assignments are most of
 was most of the cost of a save (18 of 25 ms at 5,000). So the encoding of each search's
 ``issued`` tuple is kept, by the search's identity, and extended with the new assignments only:
 a state's ``issued`` is never mutated and a new batch makes a new tuple that starts with the
-old one's items (the same objects), which is checked by identity, item by item, at C speed.
+old one's items (the same objects), which is checked by identity, item by item, at C speed (or
+a ``core.history.History`` that extends the old one, the same stored texts: ``extends``).
 Anything else (another tuple, a shorter one, other items) is encoded whole. A state read back
 from its file keeps the file's own bytes as its encoding (``remember``), so the first save after
 a restart does not encode every assignment either.
@@ -24,6 +25,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
+from katib_resume.core.history import History
 from katib_resume.core.manifest import Manifest
 
 KEPT = 32
@@ -78,9 +80,12 @@ def _keep(key: Any, entry: _Issued) -> None:
 
 def _shared(kept: _Issued | None, issued: tuple[Manifest, ...]) -> int:
     """How many leading items of ``issued`` the kept encoding covers: all of its items, if they
-    are ``issued``'s first ones (the same objects), else none."""
+    are ``issued``'s first ones (the same objects, or a ``History`` extending them: the same
+    stored items, proved without decoding them), else none."""
     if kept is None or not kept.items or len(kept.items) > len(issued):
         return 0
+    if isinstance(issued, History) and issued.extends(kept.items):
+        return len(kept.items)
     same = all(map(operator.is_, kept.items, issued))
     return len(kept.items) if same else 0
 

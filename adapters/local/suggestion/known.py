@@ -23,17 +23,20 @@ assignments), and the names of its new assignments need only not be taken, which
 bytes answer (``Names.__contains__``). A lookup by index needs to know only that no later
 assignment has the same name (``Names.at``): the names from that index to the end are mapped,
 so a restart's first call of hyperband, which reads the rung just before the one it issues,
-maps that rung's names and those after it, not the history's.
+maps that rung's names and those after it, not the history's. The names of assignments a store
+holds as their texts (the embedded runtime's ``core.history.History``) are read as it answers
+them (``History.names``), without decoding the assignments.
 """
 
 from __future__ import annotations
 
-from collections.abc import ItemsView, Iterator, KeysView, Mapping, ValuesView
+from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, Sequence, ValuesView
 from operator import itemgetter
 from typing import Any
 
 from katib_resume.adapters.local.suggestion import encoded
 from katib_resume.adapters.local.suggestion.nonfinite import admitted, has_nan
+from katib_resume.core.history import History
 from katib_resume.core.manifest import Manifest
 
 Value = float | None
@@ -71,7 +74,7 @@ class Names:
         """Every name by its index, mapped once, without a Python pass per item."""
         if self._map is None:
             issued = self._issued
-            self._map = dict(zip(map(_NAME, issued), range(len(issued)), strict=True))
+            self._map = dict(zip(names_of(issued), range(len(issued)), strict=True))
             self._map.update(self._pending)
             self._pending, self._tail = {}, {}
         return self._map
@@ -89,7 +92,7 @@ class Names:
         if index < self._from:  # at least doubled each time: mapped once, amortized
             start = max(0, min(index, 2 * self._from - len(self._issued) - TAIL))
             issued = self._issued[start : self._from]
-            tail = dict(zip(map(_NAME, issued), range(start, self._from), strict=True))
+            tail = dict(zip(names_of(issued), range(start, self._from), strict=True))
             tail.update(self._tail)  # (a later index of a name first)
             self._tail, self._from = tail, start
         return self._tail.get(name) == index
@@ -105,6 +108,13 @@ class Names:
                 self._finds += 1
                 return b'{"name":' + encoded.canonical(name) + _AFTER in body
         return name in self._pending or name in self.mapping()
+
+
+def names_of(issued: Sequence[Manifest]) -> Iterable[str]:
+    """The names of ``issued`` (assignments of ``assignment``'s shape), in order: a
+    ``History``'s as it answers them without decoding its items (``History.names``: a name is
+    a string, so ``str`` of it is the name), else read from the items."""
+    return issued.names() if isinstance(issued, History) else map(_NAME, issued)
 
 
 class Known(Mapping[int, Value]):

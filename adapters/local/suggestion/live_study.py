@@ -46,6 +46,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from katib_resume.adapters.local.suggestion.points import Seen
 from katib_resume.adapters.local.suggestion.space import Point
+from katib_resume.adapters.local.suggestion.trial_numbers import Numbers
 
 
 class _Untold(enum.Enum):
@@ -119,7 +120,7 @@ class Live:
         direction = StudyDirection.MAXIMIZE if maximize else StudyDirection.MINIMIZE
         self.study = optuna.create_study(storage=self.storage, sampler=sampler, direction=direction)
         self.study_id = self.study._study_id
-        self.numbers: list[int | None] = []
+        self.numbers = Numbers()
         self.untold: set[int] = set()  # the assignments that are trials not told a result yet
         self.seen: set[Point] | Seen = set()
         self.completed = 0

@@ -49,7 +49,8 @@ from katib_resume.adapters.local.suggestion.results import Results
 from katib_resume.adapters.local.suggestion.sampler_reads import READS, Past
 from katib_resume.adapters.local.suggestion.samplers import Delegate, SamplerFactory, ask_seed
 from katib_resume.adapters.local.suggestion.space import Point, SearchSpace
-from katib_resume.adapters.local.suggestion.told_column import TEXTS
+from katib_resume.adapters.local.suggestion.told_column import TEXTS, numbers_of
+from katib_resume.adapters.local.suggestion.trial_numbers import Numbers
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 MAX_REDRAWS = 100
@@ -182,9 +183,8 @@ class OptunaSearch:
         if params is None:
             return None
         live = Live(self.maximize, self.distributions, Delegate())
-        live.numbers = (
-            list(kept) if len(kept) == len(issued) else told_column.numbers_of(kept, len(issued))
-        )
+        every = len(kept) == len(issued)  # each assignment a trial: its number its index
+        live.numbers = Numbers(len(kept)) if every else Numbers(0, numbers_of(kept, len(issued)))
         live.untold = untold
         live.load(
             results,
