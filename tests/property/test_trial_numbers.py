@@ -34,3 +34,4 @@ def test_numbers_read_as_their_list(
     for value in (None, 0, 1, own, 30, "0", True, 1.0):
         assert numbers.count(value) == whole.count(value)
     assert numbers != [*whole, 0] and Numbers(own) == list(range(own))
+    assert Numbers() != "" and Numbers() != b"" and Numbers() == ()  # a string is no list

@@ -46,7 +46,10 @@ class Numbers(Sequence[int | None]):
         return chain(range(self._own), self._more)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sequence) and list(self) == list(other)
+        """Equal to a sequence of the same numbers (a list, a tuple), never to a string."""
+        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+            return False
+        return list(self) == list(other)
 
     __hash__ = None  # type: ignore[assignment]  # a sequence that compares by value
 
