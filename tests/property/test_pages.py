@@ -1,7 +1,7 @@
 """A chain's items in pages (``adapters/fake/pages.py``): after any sequence of appends, from an
-empty chain or from one stored an item to a row (format 7), every prefix reads back as the texts
-appended, in as few rows as pages allow; an append that would misplace or split an item is
-refused with the chain unchanged."""
+empty chain or from one stored an item to a row (format 7), the chain and its prefixes (none,
+one, half, all but one) read back as the texts appended, in as few rows as pages allow; an
+append that would misplace or split an item is refused with the chain unchanged."""
 
 from __future__ import annotations
 
