@@ -49,7 +49,7 @@ class History(Sequence[Item]):
     def names(self, start: int = 0) -> list[str]:
         """``str(item.get("name"))`` of each item from ``start`` on, in order (an
         implementation may read them from its stored texts without decoding the items)."""
-        return list(map(str, map(_NAME_OF, self[start:])))
+        return _names(self[start:])
 
     def plain(self, start: int = 0) -> bool:
         """Whether every item from ``start`` on is a plain JSON object (``plain``), answered
@@ -60,6 +60,17 @@ class History(Sequence[Item]):
         """The items' stored JSON texts, one per item, in order, if every item is held as
         one; ``None`` otherwise."""
         return None
+
+
+def names_of(items: Sequence[Any], start: int = 0) -> list[str]:
+    """``str(item.get("name"))`` of each of ``items`` from ``start`` on, in order: a
+    ``History``'s as it answers them (from its stored texts, none decoded), anything else's read
+    from its items."""
+    return items.names(start) if isinstance(items, History) else _names(items[start:])
+
+
+def _names(items: Iterable[Any]) -> list[str]:
+    return list(map(str, map(_NAME_OF, items)))
 
 
 def starts_with(items: Sequence[Any], prefix: Sequence[Any], count: int | None = None) -> bool:

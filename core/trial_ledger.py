@@ -41,12 +41,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, compress, count
 from math import isnan
-from operator import attrgetter, itemgetter, methodcaller, not_
+from operator import attrgetter, itemgetter, not_
 from typing import Any, NamedTuple
 
 from immutables import Map
 
-from katib_resume.core.history import History, starts_with
+from katib_resume.core.history import names_of, starts_with
 from katib_resume.core.model.experiment import Experiment, ObjectiveSpec
 from katib_resume.core.model.trial import Trial
 from katib_resume.core.objective import (
@@ -76,7 +76,6 @@ class TrialRecord(NamedTuple):
 
 
 _PHASE, _KEY = attrgetter("phase"), attrgetter("key")
-_NAME_OF = methodcaller("get", "name")
 """An assignment's name, as ``unused`` reads it (passed over the history at C speed)."""
 _FIRST = itemgetter(0)
 _RANK = attrgetter("key", "name")
@@ -362,10 +361,7 @@ class TrialLedger:
             seen, start = memo[0], memo[1]
             if seen is not assignments and not starts_with(assignments, seen, start):
                 start = 0
-        if isinstance(assignments, History):
-            names = assignments.names(start)
-        else:
-            names = list(map(str, map(_NAME_OF, assignments[start:])))
+        names = names_of(assignments, start)
         records = self._records
         left = set(names) if self._base is None else self._base.without(names)
         if all(map(records.__contains__, left)):
