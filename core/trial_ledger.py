@@ -36,12 +36,11 @@ from __future__ import annotations
 
 import bisect
 import copy
-import operator
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from itertools import chain, compress, count
+from dataclasses import dataclass
+from itertools import chain, compress, count, filterfalse
 from math import isnan
-from operator import attrgetter, itemgetter, not_
+from operator import attrgetter, itemgetter
 from typing import Any, NamedTuple
 
 from immutables import Map
@@ -80,7 +79,10 @@ _PHASE, _KEY = attrgetter("phase"), attrgetter("key")
 _FIRST = itemgetter(0)
 _RANK = attrgetter("key", "name")
 _PHASES = tuple(TrialPhase)
-_NOTHING: frozenset[str] = frozenset()
+_FEW = 32
+"""``LedgerBase.without`` looks names up one by one while they are fewer than this fraction
+of the base's: a look-up is a binary search of each phase's names (about 30 times a set's
+probe), a difference a probe per name held."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -101,8 +103,6 @@ class LedgerBase:
     records: Callable[[], Iterable[TrialRecord]]
     """Every record, decoded when called (a name given twice: its last record counts, as in
     ``restored``)."""
-    _held: frozenset[str] | None = field(default=None, init=False, repr=False)
-    """Every name, made on the first ``held`` and shared by every ledger of this base."""
 
     def __post_init__(self) -> None:
         best = self.best
@@ -141,30 +141,21 @@ class LedgerBase:
         return cls(names, best, lambda: chain.from_iterable(base.records() for base in parts))
 
     def holds(self, name: str) -> bool:
-        """Whether one of the records is named ``name``: in the set of every name once it is
-        made, until then by a binary search of each phase's sorted names (a restart asks of a
-        few names, and a set of every sealed one would cost what the history holds)."""
-        held = self._held
-        if held is not None:
-            return name in held
+        """Whether one of the records is named ``name``: a binary search of each phase's
+        sorted names (a restart asks of a few names, and a set of every sealed one would cost
+        what the history holds)."""
         return any(_in_sorted(self.names.names(phase), name) for phase in _PHASES)
 
     def without(self, names: Iterable[str]) -> set[str]:
-        """Those of ``names`` that no record is named: a C-level pass over ``names`` and one
-        over each phase's names (no set of every name made)."""
-        held = self._held
-        if held is not None:
-            return set(names).difference(held)
-        return set(names).difference(*map(self.names.names, _PHASES))
-
-    def held(self) -> frozenset[str]:
-        """Every name: a set made once, at C speed, when a pass asks of every name in turn,
-        and shared by every ledger of this base."""
-        held = self._held
-        if held is None:
-            held = frozenset(chain.from_iterable(map(self.names.names, _PHASES)))
-            object.__setattr__(self, "_held", held)  # a cache: the value does not change
-        return held
+        """Those of ``names`` that no record is named, at the cost of the fewer: a few names
+        (a reconcile's newest assignments) looked up by ``holds``, else a C-level pass over
+        ``names`` and one over each phase's names (a set difference with a tuple walks the
+        whole tuple, however few the names: every reconcile would pay for the history), no
+        set of every name made either way."""
+        wanted = set(names)
+        if len(wanted) * _FEW < self.names.total:
+            return {name for name in wanted if not self.holds(name)}
+        return wanted.difference(*map(self.names.names, _PHASES))
 
 
 def _in_sorted(names: Sequence[str], name: str) -> bool:
@@ -361,18 +352,12 @@ class TrialLedger:
             seen, start = memo[0], memo[1]
             if seen is not assignments and not starts_with(assignments, seen, start):
                 start = 0
-        names = names_of(assignments, start)
-        records = self._records
+        names, records = names_of(assignments, start), self._records
         left = set(names) if self._base is None else self._base.without(names)
-        if all(map(records.__contains__, left)):
-            return len(assignments)  # every one has a Trial (a restart's case): set passes
-        base = self._held()
-        had = map(operator.or_, map(records.__contains__, names), map(base.__contains__, names))
-        return next(compress(count(start), map(not_, had)), len(assignments))
-
-    def _held(self) -> frozenset[str]:
-        """The base's names while its records are unread (the Trials not in ``_records``)."""
-        return _NOTHING if self._base is None else self._base.held()
+        missing = set(filterfalse(records.__contains__, left))  # the few without a Trial
+        if not missing:
+            return len(assignments)
+        return next(compress(count(start), map(missing.__contains__, names)))
 
     def _read(self) -> None:
         """Take the base's records in, once: from here on a plain ledger. The names and the
