@@ -48,7 +48,9 @@ class Backoff:
     cap: float = 60.0
 
     def delay(self, failures: int) -> float:
-        return float(min(self.cap, self.base * 2.0 ** max(0, failures - 1)))
+        """The delay after ``failures`` in a row (the doubling stops at 2**62: past it a
+        float overflows, and a reconcile that keeps failing must keep its retries)."""
+        return float(min(self.cap, self.base * 2.0 ** min(max(0, failures - 1), 62)))
 
 
 @dataclass(frozen=True, slots=True)
