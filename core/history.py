@@ -7,7 +7,8 @@ controller appends a batch, the suggestion service proves the list is where its 
 starts. A store that keeps the items as their stored texts may hand the list over as a
 ``History`` instead of a ``list``: a sequence that decodes its items when something first reads
 one, and answers the questions a restart asks of it without decoding them, each as the plain
-list would (``extended``, ``extends``, ``names``, ``plain``, ``texts``).
+list would (``extended``, ``extends``, ``names``, ``plain``, ``texts``), and which stored
+items it starts with (``stored``).
 
 The core writes through it without knowing what holds it (``core.plan.suggestion`` appends a
 batch with ``extended``, never iterating the items held), and reads it through ``Sequence``'s
@@ -25,7 +26,7 @@ from abc import abstractmethod
 from collections.abc import Iterable, Sequence
 from itertools import chain
 from operator import methodcaller
-from typing import Any
+from typing import Any, NamedTuple
 
 Item = dict[str, Any]
 _NAME_OF = methodcaller("get", "name")
@@ -60,6 +61,27 @@ class History(Sequence[Item]):
         """The items' stored JSON texts, one per item, in order, if every item is held as
         one; ``None`` otherwise."""
         return None
+
+    def stored(self) -> Stored | None:
+        """Which stored chain this history's first items are, if the store says: its first
+        ``held`` items are the first ``held`` of the chain ``chain``. A store names a chain
+        once and never changes an item of it, so whatever was proved of a chain's first items
+        holds of every history that starts with them (``TrialLedger.vouched``)."""
+        return None
+
+
+class Stored(NamedTuple):
+    """A stored chain's first items (``History.stored``)."""
+
+    chain: int
+    """The store's name of the chain (never reused)."""
+    held: int
+    """How many of its first items."""
+
+
+def stored(items: Sequence[Any]) -> Stored | None:
+    """``items.stored()`` of a ``History``; ``None`` for anything else."""
+    return items.stored() if isinstance(items, History) else None
 
 
 def names_of(items: Sequence[Any], start: int = 0) -> list[str]:

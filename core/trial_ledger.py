@@ -45,7 +45,7 @@ from typing import Any, NamedTuple
 
 from immutables import Map
 
-from katib_resume.core.history import names_of, starts_with
+from katib_resume.core.history import Stored, names_of, starts_with, stored
 from katib_resume.core.model.experiment import Experiment, ObjectiveSpec
 from katib_resume.core.model.trial import Trial
 from katib_resume.core.objective import (
@@ -201,6 +201,9 @@ class TrialLedger:
         self._removals = 0
         """How many Trials were folded away: a name the ledger had may since be free again."""
         self._used: tuple[Sequence[dict[str, Any]], int, int] | None = None
+        self._vouched: Stored | None = None
+        """A stored chain's first items that a caller vouched all have a Trial (``vouched``),
+        trusted until the first removal."""
         """``unused``'s memo: assignments it read, how many of them from the start all have a
         Trial, and ``_removals`` then."""
         self._base: LedgerBase | None = None
@@ -263,6 +266,16 @@ class TrialLedger:
         ledger._base = base
         return ledger
 
+    def vouched(self, prefix: Stored) -> TrialLedger:
+        """This ledger, told that every item of ``prefix`` (a stored chain's first items) is
+        named for one of its Trials: ``unused`` of a history that starts with those items (a
+        restart's) tests from there instead of proving them again, until a Trial is removed.
+        The caller answers for it (the embedded runtime proves it when a command closes and
+        keeps it only while no Trial is written: ``app.embedded.vouched``)."""
+        told = self._copy()
+        told._vouched = prefix
+        return told
+
     def records(self) -> tuple[TrialRecord, ...]:
         """What the ledger keeps, one record per Trial (for ``restored``)."""
         self._read()
@@ -286,12 +299,18 @@ class TrialLedger:
         changed, removed = tuple(changed), tuple(removed)
         if not changed and not removed:
             return self
-        new = copy.copy(self)
-        new._names, new._owned, new._tuples = dict(self._names), set(), dict(self._tuples)
+        new = self._copy()
         for name in removed:
             new.fold(name, None)
         for trial in changed:
             new.fold(trial.metadata.name, trial)
+        return new
+
+    def _copy(self) -> TrialLedger:
+        """A ledger equal to this one that changes apart from it: the tables shared until
+        either changes them (the name lists copied on a change, ``_own``)."""
+        new = copy.copy(self)
+        new._names, new._owned, new._tuples = dict(self._names), set(), dict(self._tuples)
         return new
 
     def has(self, name: str) -> bool:
@@ -333,8 +352,7 @@ class TrialLedger:
         items, so mostly by identity). A ``History`` (a store's, not decoded) answers both
         without decoding: whether it extends the one read by identity, its names from its
         stored texts (``History.names``); only the assignments returned are decoded."""
-        first = self._first_unused(assignments)
-        self._used = (assignments, first, self._removals)
+        first = self.assigned(assignments)
         found: list[dict[str, Any]] = []
         records, base = self._records, self._base
         for assignment in assignments[first:]:  # the few still without a Trial
@@ -345,6 +363,13 @@ class TrialLedger:
                 found.append(assignment)
         return found
 
+    def assigned(self, assignments: Sequence[dict[str, Any]]) -> int:
+        """How many of ``assignments``, from the first, each have a Trial (remembered, so
+        that the next call tests from there: see ``unused``)."""
+        first = self._first_unused(assignments)
+        self._used = (assignments, first, self._removals)
+        return first
+
     def _first_unused(self, assignments: Sequence[dict[str, Any]]) -> int:
         """The index of the first assignment without a Trial (``len``: there is none)."""
         start, memo = 0, self._used
@@ -352,6 +377,9 @@ class TrialLedger:
             seen, start = memo[0], memo[1]
             if seen is not assignments and not starts_with(assignments, seen, start):
                 start = 0
+        vouched, head = self._vouched, stored(assignments)
+        if not start and vouched and head and head.chain == vouched.chain and not self._removals:
+            start = min(vouched.held, head.held)
         names, records = names_of(assignments, start), self._records
         left = set(names) if self._base is None else self._base.without(names)
         missing = set(filterfalse(records.__contains__, left))  # the few without a Trial

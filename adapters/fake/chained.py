@@ -26,6 +26,10 @@ mutates a copy's item changes nothing stored. It is compared as a sequence: equa
 list and the model's tuple alike), by identity of the texts where it can (``extends``), else
 by decoding.
 
+The texts know the chain they were read from (``Texts.chain``, the store's name for it), so a
+history whose first items are the chain's says so (``stored``): what a close proved of those
+items holds of it (``core.trial_ledger.TrialLedger.vouched``).
+
 ``codec.encode`` writes it without decoding (the texts, as an ``orjson.Fragment``), ``clone``
 copies it as above, and ``store.as_json``/``as_json_over`` convert only the items appended;
 a ``Chained`` is never a ``list`` subclass, so that C code that reads a list's storage
@@ -44,7 +48,7 @@ from typing import Any, overload
 import orjson
 
 from katib_resume.adapters.fake.lazy import DamagedObject
-from katib_resume.core.history import History, Item, Unreadable, plain
+from katib_resume.core.history import History, Item, Stored, Unreadable, plain
 
 _OPEN = '{"name":"'
 """How a stored assignment starts whose first key is its name, a string (``names``)."""
@@ -62,10 +66,12 @@ class Texts:
     read of the chain in one open; a copy has one of its own over the same tuple of texts, and
     so decodes items of its own."""
 
-    __slots__ = ("_alone", "_lock", "_read", "texts")
+    __slots__ = ("_alone", "_lock", "_read", "chain", "texts")
 
-    def __init__(self, texts: Sequence[str]) -> None:
+    def __init__(self, texts: Sequence[str], chain: int = 0) -> None:
         self.texts: tuple[str, ...] = tuple(texts)
+        self.chain = chain
+        """The stored chain whose first items ``texts`` are (``0``: not said)."""
         self._read: tuple[int, list[Any]] = (len(self.texts), [])
         """Where the decoded suffix starts, and its items (replaced whole, never changed)."""
         self._alone: dict[int, Any] = {}
@@ -220,7 +226,8 @@ class Chained(History):
     def copied(self, copy_tail: Callable[[tuple[Any, ...]], tuple[Any, ...]]) -> Chained:
         """A copy: the same texts (immutable) over a ``Texts`` of its own, so that it decodes
         its own items, and the appended items copied by ``copy_tail``."""
-        return Chained(Texts(self._texts.texts), self._lo, self._hi, copy_tail(self._tail))
+        texts = Texts(self._texts.texts, self._texts.chain)
+        return Chained(texts, self._lo, self._hi, copy_tail(self._tail))
 
     def converted(self, convert: Callable[[list[Any]], list[Any]], shared: int = 0) -> Chained:
         """This history with its appended items after the first ``shared`` converted by
@@ -283,6 +290,12 @@ class Chained(History):
         except IndexError:  # an empty text: not JSON
             return False
         return plain(self._tail[max(0, start - held) :])
+
+    def stored(self) -> Stored | None:
+        """The chain the texts were read from and how many of its first items this history
+        holds, if it starts with the texts' first (not a slice further on)."""
+        chain = self._texts.chain
+        return Stored(chain, self._hi) if chain and self._lo == 0 else None
 
     def texts(self) -> Sequence[str] | None:
         """The stored texts, if nothing was appended since they were read."""

@@ -250,7 +250,7 @@ class _Rows:
         read (so that one proves another its prefix: ``Chained.extends``), and decoded once."""
         texts = self.texts.get(chain)
         if texts is None or len(texts.texts) < held:
-            texts = self.texts[chain] = Texts(self.chains[chain])
+            texts = self.texts[chain] = Texts(self.chains[chain], chain)
         return texts
 
     def _items(self, kind: str, chain: int, held: int) -> list[Any]:

@@ -319,6 +319,20 @@ class Journal:
                 [(summary_key(key), body, *key) for key, body in changes.items()],
             )
 
+    def written_since(self, revision: int, kind: str, namespace: str) -> bool:
+        """Whether an object of ``kind`` in ``namespace`` was written (made, changed or
+        deleted) after ``revision``: a look in the log's rows since, all of which it still
+        holds while ``revision`` is within the watch's ``WINDOW`` of the newest; further back,
+        ``True`` (it cannot say no)."""
+        (version,) = self.db.execute("SELECT version FROM state WHERE id = 1").fetchone()
+        if revision < version - WINDOW:
+            return True
+        found = self.db.execute(
+            "SELECT 1 FROM log WHERE revision > ? AND kind = ? AND namespace = ? LIMIT 1",
+            (revision, kind, namespace),
+        )
+        return found.fetchone() is not None
+
     def close(self) -> None:
         """Back to a rollback journal when the writer leaves: the WAL is folded into the file
         and its side files go, so a reader with no writer about creates none (a busy reader

@@ -6,9 +6,11 @@ ledger (``app.loop.trial_book``) and the suggestion service's result book
 the runtime closes, ``Summaries.save`` keeps each Experiment's folds in the state's
 ``summaries`` table (``adapters.fake.sqlite``), in one transaction: every own Trial's ledger
 record and result entry, with the ``resourceVersion`` it was made from, under the
-Experiment's identity and objective (``trial_book.basis_text``), and the Experiment's Trials
-found settled (``app.embedded.settled``). The next runtime's books recall them for a page they
-read in full; a restart passes over a Trial held at a settled version without judging it again.
+Experiment's identity and objective (``trial_book.basis_text``), the Experiment's Trials
+found settled (``app.embedded.settled``), and what the ledger proved of the Suggestion's
+assignments (``app.embedded.vouched``, trusted only while no Trial is written since). The next
+runtime's books recall them for a page they read in full; a restart passes over a Trial held at
+a settled version without judging it again.
 
 A summary is written whole once, then kept as changes: a command that recalled it appends one
 row to ``summary_changes`` holding what it changed (the records and entries of the Trials it
@@ -37,7 +39,7 @@ import contextlib
 import secrets
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 import orjson
@@ -46,6 +48,7 @@ from katib_resume.adapters.fake.sqlite import Journal, summary_key
 from katib_resume.app.embedded import kept_rows as rows
 from katib_resume.app.embedded.kept_rows import UNREADABLE
 from katib_resume.app.embedded.results import KeptResults, ResultBook
+from katib_resume.app.embedded.vouched import Vouched, trusted
 from katib_resume.app.loop.keys import Key
 from katib_resume.app.loop.trial_book import Kept, TrialBook
 from katib_resume.app.loop.versions import Seen
@@ -65,6 +68,8 @@ class Summary:
     results: KeptResults | None
     settled: set[Seen] = field(default_factory=set)
     changes: int = 0
+    vouched: Vouched | None = None
+    """What the close that kept it proved of the Suggestion's assignments (``vouched``)."""
 
     def size(self) -> int:
         """Rows held: what a change is weighed against."""
@@ -103,9 +108,13 @@ class Summaries:
         return self.decoded[text]
 
     def trials(self, key: Key) -> Kept | None:
-        """The trial book's kept fold of ``key`` (``TrialBook.recall``)."""
+        """The trial book's kept fold of ``key`` (``TrialBook.recall``), with what the
+        summary vouches for if it still holds (``vouched.trusted``)."""
         summary = self.summary(key)
-        return None if summary is None else summary.ledger
+        if summary is None or summary.ledger is None:
+            return None
+        told = trusted(self.journal, summary.vouched, key.namespace)
+        return summary.ledger if told is None else replace(summary.ledger, vouched=told)
 
     def results(self, key: Key) -> KeptResults | None:
         """The result book's kept entries of ``key`` (``ResultBook.recall``)."""
@@ -129,11 +138,13 @@ class Summaries:
         results: ResultBook,
         newly: Settled | None = None,
         settled: Callable[[], Settled] | None = None,
+        vouched: Mapping[Key, Vouched] | None = None,
     ) -> None:
-        """Keep every Experiment's folds (both books') and settled Trials, in one transaction:
-        as a change of its summary (``newly``: the Trials found settled since the summaries
-        were read) or whole (``settled()``: all of its settled Trials now). Not those of an
-        Experiment deleted meanwhile, whose row went with it."""
+        """Keep every Experiment's folds (both books'), settled Trials and what is vouched
+        for its assignments (``vouched``: none for an Experiment it leaves out), in one
+        transaction: as a change of its summary (``newly``: the Trials found settled since the
+        summaries were read) or whole (``settled()``: all of its settled Trials now). Not those
+        of an Experiment deleted meanwhile, whose row went with it."""
         if self.journal is None:
             return
         whole: dict[tuple[str, str, str, str], str] = {}
@@ -144,7 +155,10 @@ class Summaries:
                 continue
             base = self.summary(key)
             added = list((newly or {}).get(key, ()))
-            change = None if base is None else _change(base, book, results, key, added)
+            told = (vouched or {}).get(key)
+            change = (
+                None if base is None else _change(base, book, results, key, added, vouched=told)
+            )
             if change is not None:
                 if change:
                     changes[_object(key)] = orjson.dumps(change).decode()
@@ -152,7 +166,7 @@ class Summaries:
             if everything is None:
                 everything = settled() if settled is not None else (newly or {})
             body = _whole(base, book, results, key, list(everything.get(key, ())))
-            whole[_object(key)] = orjson.dumps(body).decode()
+            whole[_object(key)] = orjson.dumps({**body, "vouched": _vouched(told)}).decode()
         with contextlib.suppress(sqlite3.Error):  # the next restart folds in full instead
             self.journal.summarise(whole, changes)
 
@@ -166,6 +180,7 @@ def _read(body: str, changes: Sequence[str]) -> Summary:
         None if ledger is None else Kept(str(ledger["basis"]), rows.records_of(ledger["records"])),
         None if results is None else _kept_results(results),
         rows.seen_set(raw.get("settled") or []),
+        vouched=Vouched.read(raw.get("vouched")),
     )
     for text in changes:
         change = orjson.loads(text)
@@ -193,6 +208,7 @@ def _apply(summary: Summary, change: dict[str, Any]) -> None:
         entries = _changed(summary.results.entries, results, rows.entries_of)
         summary.results = KeptResults(summary.results.basis, entries)
     summary.settled |= rows.seen_set(change["settled"])
+    summary.vouched = Vouched.read(change.get("vouched"))  # each change says it anew
     summary.changes += 1
 
 
@@ -210,7 +226,13 @@ def _changed(
 
 
 def _change(
-    base: Summary, book: TrialBook, results: ResultBook, key: Key, added: list[Seen]
+    base: Summary,
+    book: TrialBook,
+    results: ResultBook,
+    key: Key,
+    added: list[Seen],
+    *,
+    vouched: Vouched | None,
 ) -> dict[str, Any] | None:
     """What changed of ``base`` as a change row (empty: nothing changed), or ``None`` if the
     summary must be written whole. A book without a fold of ``key`` changes nothing."""
@@ -223,14 +245,20 @@ def _change(
     size = len(added) + sum(len(put) + len(gone) for put, gone in filter(None, (ledger, entries)))
     if size > max(base.size() // 4, CHANGES):
         return None
-    if not size:
+    if not size and vouched == base.vouched:
         return {}
     return {
         "base": base.id,
         "ledger": None if ledger is None else _part(rows.record_rows(ledger[0]), *ledger),
         "results": None if entries is None else _part(rows.entry_rows(entries[0]), *entries),
         "settled": added,
+        "vouched": _vouched(vouched),
     }
+
+
+def _vouched(vouched: Vouched | None) -> list[int] | None:
+    """A claim as a summary keeps it (``Vouched.read`` reads it back)."""
+    return None if vouched is None else list(vouched)
 
 
 def _part(written: list[list[Any]], put: Mapping[str, Any], gone: set[str]) -> dict[str, Any]:

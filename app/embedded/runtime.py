@@ -56,6 +56,7 @@ from katib_resume.app.embedded.kept import Summaries
 from katib_resume.app.embedded.models import ModelsByVersion
 from katib_resume.app.embedded.services import ServiceHost
 from katib_resume.app.embedded.settled import SettledTrials, finished
+from katib_resume.app.embedded.vouched import proved
 from katib_resume.app.loop.controller import Controller
 from katib_resume.app.loop.informer import KINDS, Change, Informer
 from katib_resume.app.loop.keys import Key, Resync, every_key, keys_of, trial_key_of
@@ -270,7 +271,8 @@ class Runtime:
     def close(self) -> None:
         """Stop the suggestion services and every Trial process still running, seal each
         Experiment's settled Trials into blocks (``sealing``), and keep the folds of the other
-        Trials and the settled ones for the next restart (``kept``)."""
+        Trials, the settled ones and what each ledger proved of its Suggestion's assignments
+        for the next restart (``kept``, ``vouched``)."""
         try:
             self.services.stop()
         finally:
@@ -281,9 +283,11 @@ class Runtime:
         book, results = self.parsed.book, self.services.result_book
         sealing.seal(store, book, results, self.settled.known)
         loose = [t for t in trials if object_key(t) not in store.member_of]
+        told = {key: proved(self.informer, store, book, key) for key in book.pages}
         self.kept.save(
             book,
             results,
             self.settled.newly(loose),
             lambda: self.settled.by_experiment(loose),  # only for a summary written whole
+            {key: vouched for key, vouched in told.items() if vouched is not None},
         )

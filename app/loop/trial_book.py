@@ -19,7 +19,9 @@ it was folded at, for the same Experiment and objective (``basis_text``). A Tria
 at that very version takes its record unparsed (its object is parsed only if the planner walks
 the Trials: ``trials`` is then a lazy sequence); any other is parsed and folded; a record
 whose Trial is gone is dropped. So a restart parses what changed since the fold was kept, and
-the ledger is the one a full fold would give (the property tests hold the two together).
+the ledger is the one a full fold would give (the property tests hold the two together). A
+kept fold may also vouch for the Suggestion's first stored assignments (``Kept.vouched``: each
+has a Trial), and the ledger made from it is told so (``TrialLedger.vouched``).
 
 A book given a ``noted`` reads the Experiment's settled Trials sealed in blocks the cache holds
 unread (``core.blocks``) from the blocks themselves: ``noted`` turns the blocks (and the
@@ -43,6 +45,7 @@ from typing import TypeGuard, overload
 from katib_resume.app.loop.keys import Key
 from katib_resume.app.loop.versions import seen_of
 from katib_resume.core.blocks import Block
+from katib_resume.core.history import Stored
 from katib_resume.core.katib import API_VERSION, LABEL_EXPERIMENT
 from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Experiment, Trial
@@ -70,6 +73,9 @@ class Kept:
 
     basis: str
     records: Mapping[str, tuple[str, TrialRecord]]
+    vouched: Stored | None = None
+    """Stored assignments that each have a Trial, as the keeper vouches for them now: the
+    ledger made from this fold is told so (``TrialLedger.vouched``)."""
 
 
 Recall = Callable[[Key], "Kept | None"]
@@ -178,6 +184,8 @@ class TrialBook:
             ledger = TrialLedger.based(objective, joined, basis)
         elif kept is not None:
             ledger = TrialLedger.restored(objective, records, basis)
+        if kept is not None and kept.vouched is not None and ledger is not None:
+            ledger = ledger.vouched(kept.vouched)
         if ledger is not None:
             ledger = advance(ledger, experiment, changed, [name for _, name in removed])
         page.ledger = ledger if ledger is not None else ledger_of(experiment, page.trials)

@@ -105,6 +105,30 @@ def test_the_log_stays_bounded_whatever_the_history(tmp_path: Path) -> None:
     assert read(tmp_path).get(ObjectRef.of(pvc()))["metadata"]["resourceVersion"] == "1"
 
 
+def test_the_log_says_whether_a_kind_was_written_since_a_revision_within_its_window(
+    tmp_path: Path,
+) -> None:
+    """``written_since``: a write of the kind in the namespace after the revision, and only
+    that, says yes; a revision the window has passed says yes too (the log cannot say no)."""
+    cluster, _ = load(tmp_path)
+    journal = cluster.store.journal
+    assert journal is not None
+    ref = ObjectRef("apps/v1", "Deployment", NS, "d")
+    cluster.create(deployment(None) | {"metadata": {"name": "d", "namespace": NS}})
+    then = cluster.store.version
+    cluster.create(pvc())  # another kind
+    assert not journal.written_since(then, "Deployment", NS)
+    cluster.update_status(ref, {"n": 0}, None)
+    assert journal.written_since(then, "Deployment", NS)
+    assert not journal.written_since(then, "Deployment", "elsewhere")
+    now = cluster.store.version
+    assert not journal.written_since(now, "Deployment", NS)
+    for n in range(WINDOW + 1):
+        cluster.create(pvc() | {"metadata": {"name": f"c{n}", "namespace": NS}})
+    assert not journal.written_since(now + 1, "Deployment", NS)  # the oldest the window holds
+    assert journal.written_since(now, "Deployment", NS)  # the window passed its next row
+
+
 def test_a_reader_sees_each_write_as_it_is_committed(tmp_path: Path) -> None:
     cluster, _ = load(tmp_path)
     assert read(tmp_path).list("apps/v1", "Deployment", NS, {}) == []

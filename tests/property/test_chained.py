@@ -21,7 +21,7 @@ from katib_resume.adapters.fake.chained import Chained, Texts
 from katib_resume.adapters.fake.clone import clone
 from katib_resume.adapters.fake.codec import decode, encode
 from katib_resume.adapters.fake.store import as_json, as_json_over
-from katib_resume.core.history import plain
+from katib_resume.core.history import Stored, plain
 
 _scalars = st.one_of(
     st.none(),
@@ -183,6 +183,26 @@ def test_extends_says_so_only_of_a_prefix(
             assert list(longer)[: len(shorter)] == list(shorter)
     assert a.extended(second).extends(a) and clone(a).extended(second).extends(a)
     assert a.extends(a[: len(a) // 2]) or bool(first)
+
+
+@given(_items, st.lists(_assignment, max_size=3), st.data())
+def test_stored_says_which_chain_items_a_history_starts_with(
+    items: list[Any], tail: list[Any], data: st.DataObject
+) -> None:
+    """``stored``: a history over a chain's texts starts with the chain's first items, as many
+    as it holds of the texts, whatever was appended, cut or copied; a slice further on, or
+    texts of no chain, say nothing."""
+    held = data.draw(st.integers(0, len(items)), label="held")
+    texts = Texts([encode(item) for item in items], chain=5)
+    history = Chained.of(texts, held).extended(tail)
+    for same in (history, copy.deepcopy(history), clone(history), history.extended(tail)):
+        assert same.stored() == Stored(5, held)
+        assert list(same)[:held] == _json(items[:held])
+    cut = data.draw(st.integers(0, len(history)), label="cut")
+    assert history[:cut].stored() == (Stored(5, min(cut, held)) if held else None)
+    assert history[1:].stored() is None
+    assert _chained(items, tail).stored() is None  # texts of no chain
+    assert pickle.loads(pickle.dumps(history)).stored() is None  # its texts alone
 
 
 def test_names_are_read_from_the_texts_exactly() -> None:
