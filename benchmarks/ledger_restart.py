@@ -1,0 +1,96 @@
+"""What a restart's trial ledger costs before its first new Trial, at 100 / 1,000 / 5,000 records.
+
+A restart's ledger starts from kept records (``TrialLedger.restored``) or from sealed blocks'
+aggregate (``TrialLedger.based``), then answers the reconcile's first ``unused`` of the
+Suggestion's assignments (every one has a Trial but the newest): proving them all, or, told by
+the close before which stored ones have a Trial (``TrialLedger.vouched``), only the newest. In
+microseconds, the records already decoded, wall-clock medians of ``--repeats`` runs (the
+ledger's work is all in this process; nothing waits), with each size's growth over the
+smallest's (``*_ratio``); JSON on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from katib_resume.core.history import History, Item, Stored
+from katib_resume.core.trial_ledger import LedgerBase, TrialLedger, TrialRecord
+from katib_resume.core.trial_phases import TrialPhase
+
+SIZES = (100, 1_000, 5_000)
+
+
+class _Chain(History):
+    """Assignments as a store's chain holds them: ``stored`` says which (chain 1)."""
+
+    def __init__(self, items: Sequence[Item]) -> None:
+        self.items = tuple(items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self.items[index]
+
+    def extended(self, fresh: Sequence[Item]) -> History:
+        return _Chain((*self.items, *fresh))
+
+    def extends(self, other: Sequence[Item]) -> bool:
+        return other is self
+
+    def stored(self) -> Stored | None:
+        return Stored(1, len(self.items))
+
+
+def _timed(make: Callable[[], object], repeats: int) -> float:
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        make()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples) * 1e6
+
+
+def row(n: int, repeats: int) -> dict[str, float]:
+    """One size's figures, in microseconds."""
+    records = [TrialRecord(f"t-{i:06d}", TrialPhase.SUCCEEDED, i / n) for i in range(n)]
+    base = LedgerBase.of(records)
+    items = [{"name": record.name} for record in records]
+    chain = _Chain([*items, {"name": "new"}])
+    vouched = Stored(1, n)
+    return {
+        "records": n,
+        "restored_us": _timed(lambda: TrialLedger.restored(None, records, None), repeats),
+        "based_us": _timed(lambda: TrialLedger.based(None, base, None), repeats),
+        "based_has_us": _timed(lambda: TrialLedger.based(None, base, None).has("t-0"), repeats),
+        "restored_unused_us": _timed(
+            lambda: TrialLedger.restored(None, records, None).unused(chain, 1), repeats
+        ),
+        "based_unused_us": _timed(
+            lambda: TrialLedger.based(None, base, None).unused(chain, 1), repeats
+        ),
+        "vouched_unused_us": _timed(
+            lambda: TrialLedger.based(None, base, None).vouched(vouched).unused(chain, 1), repeats
+        ),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="*", default=list(SIZES))
+    parser.add_argument("--repeats", type=int, default=101)
+    args = parser.parse_args()
+    rows = [row(n, args.repeats) for n in args.sizes]
+    for fields in rows:
+        for name in [key for key in fields if key.endswith("_us")]:
+            fields[f"{name}_ratio"] = fields[name] / rows[0][name]
+    print(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()
