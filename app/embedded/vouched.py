@@ -59,7 +59,7 @@ def proved(informer: Informer, store: Store, book: TrialBook, key: Key) -> Vouch
     if informer.cursor != store.log.cursor:
         return None  # writes the cache has not seen
     bucket = (API_VERSION, "Trial", LABEL_EXPERIMENT, key.name)
-    delta = informer.changes(*bucket, page.cursor, blocks=book.noted is not None)
+    delta = informer.changes(*bucket, page.cursor, blocks=True)  # (no block read to say so)
     if delta.complete or delta.changed or delta.removed:
         return None
     suggestion = (API_VERSION, "Suggestion", key.namespace, key.name)

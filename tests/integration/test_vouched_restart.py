@@ -37,6 +37,7 @@ def _grown(state: Path, trials: int) -> None:
 def _starts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Where each read of the assignments' names by a ledger starts, from now on."""
     starts: list[int] = []
+
     def spy(items: Any, start: int = 0) -> list[str]:
         starts.append(start)
         return names_of(items, start)
@@ -103,5 +104,31 @@ def test_a_restart_after_a_trial_was_deleted_reads_every_name_and_ends_as_one_wi
     starts = _starts(monkeypatch)
     _resume(state, 9)
     assert 0 in starts
+    _resume(other, 9)
+    assert read(state).store.to_dict() == read(other).store.to_dict()
+
+
+def test_a_trial_deleted_after_the_last_reconcile_is_not_vouched_for(tmp_path: Path) -> None:
+    """The close vouches only with a ledger that saw every write: a Trial deleted after the
+    Experiment's last reconcile, in the same command, leaves the claim unmade, and the next
+    restart ends as one without any summary."""
+    state, other = tmp_path / "state", tmp_path / "other"
+    with session(Options(state)) as runtime:
+        run_to_completion(runtime, create(runtime, _experiment(6), None, 1))
+        cluster = runtime.cluster
+        (trial, *_) = cluster.store.of_kind(API_VERSION, "Trial")
+        ref = ObjectRef(API_VERSION, "Trial", NS, trial["metadata"]["name"])
+        held = cluster.set_finalizers(ref, [], trial["metadata"]["resourceVersion"])
+        cluster.delete(ref, held["metadata"]["uid"])
+    cluster, world = load(state)
+    summary = Summaries(cluster.store.journal).summary(Key(NS, NAME))
+    close(world)
+    assert summary is not None and summary.vouched is None
+    shutil.copytree(state, other, ignore=shutil.ignore_patterns(".lock"))
+    db = sqlite3.connect(other / STATE_FILE)
+    with db:
+        db.execute("DELETE FROM summaries")
+    db.close()
+    _resume(state, 9)
     _resume(other, 9)
     assert read(state).store.to_dict() == read(other).store.to_dict()
