@@ -84,8 +84,8 @@ def read(db: sqlite3.Connection, later: Connect | None = None, *, sealed: bool =
         if later is None or form < INDEXED:
             events = _Decoded([body for (body,) in db.execute(_EVENTS)])
         else:
-            count, first, last = db.execute(_EVENT_SPAN).fetchone()
-            events = _Later(later, count, last, first == 1 and last == count)
+            first, last = db.execute(_EVENT_SPAN).fetchone()
+            events = _Later(later, first, last)
     finally:
         db.execute("COMMIT")
     objects = {stored.keys[revision]: obj for revision, obj in current.items()}
@@ -330,15 +330,14 @@ class Members:
 _DAMAGED = (ValueError, TypeError, KeyError)
 """What a row that cannot be read raises (``orjson``'s errors are ``ValueError``s)."""
 _EVENTS = "SELECT body FROM events ORDER BY id"
-_EVENT_SPAN = (
-    "SELECT (SELECT count(*) FROM events), (SELECT min(id) FROM events), "
-    "(SELECT max(id) FROM events)"
-)
-"""The Events' count and their first and last ids. Three queries: SQLite answers a lone
-``min`` or ``max`` of the key from an edge of the table's b-tree, and a ``count(*)`` by
-counting its pages' cells, but ``min(id), max(id)`` in one query is a pass over every row
-(1.3 against 0.013 ms at 20,000 Events; more on a cold start, where the pass reads every Event
-from disk)."""
+_EVENT_SPAN = "SELECT (SELECT min(id) FROM events), (SELECT max(id) FROM events)"
+"""The Events' first and last ids. Two queries: SQLite answers a lone ``min`` or ``max`` of the
+key from an edge of the table's b-tree, but ``min(id), max(id)`` in one query is a pass over
+every row (1.3 against 0.013 ms at 20,000 Events; more on a cold start, where the pass reads
+every Event from disk). Their count is not asked: a ``count(*)`` counts every page's cells, 0.8
+ms an open at 20,000 Events, and the table is only ever appended to (or written whole, from
+id 1), so the ids between the two are all there; ``_Later`` checks it where it relies on it."""
+_EVENT_COUNT = "SELECT count(*) FROM events WHERE id <= ?"
 _EVENTS_UP_TO = "SELECT body FROM events WHERE id <= ? ORDER BY id"
 Connect = Callable[[], sqlite3.Connection]
 
@@ -352,12 +351,14 @@ class _Later(Sequence[Any]):
     replaces the table (``save`` of a world not opened from this state; no command does), and
     a whole fetch that finds another count than the open's refuses it."""
 
-    def __init__(self, connect: Connect, count: int, last: int | None, placed: bool) -> None:
-        self.connect, self.size, self.last = connect, count, last
-        self.placed = placed
-        """Whether each Event's id is its place in the list, 1 for the first: the ids up to
-        ``last`` run from 1 to ``count`` (a table only ever appended to, as every command's)."""
+    def __init__(self, connect: Connect, first: int | None, last: int | None) -> None:
+        self.connect, self.first, self.last = connect, first, last
+        self.size = 0 if first is None or last is None else last - first + 1
+        """The Events from ``first`` to ``last``, every id between them being one (a table
+        only ever appended to, as every command's): checked by a whole fetch (``_every``) and
+        by a look-up by place (``_placed``), the reads that rely on it."""
         self.whole = _Fetched(self._every)
+        self._counted: bool | None = None
 
     def __len__(self) -> int:
         return self.size
@@ -397,11 +398,19 @@ class _Later(Sequence[Any]):
         than a statement binds: the caller then scans."""
         if not self.size:
             return [], _Decoded([])
-        if not self.placed or len(names) > event_index.NAMES_BOUND:
+        if not self._placed() or len(names) > event_index.NAMES_BOUND:
             return None
         query = event_index.NAMED.format(",".join("?" * len(names)))
         rows = self._rows(query, (self.last, *names))
         return [ident for ident, _ in rows], _Decoded([body for _, body in rows])
+
+    def _placed(self) -> bool:
+        """Whether each Event's id is its place in the list, 1 for the first: the ids run from
+        1 and none is missing up to ``last`` (counted once, when first asked)."""
+        if self._counted is None:
+            counted = self._rows(_EVENT_COUNT, (self.last,))[0][0]
+            self._counted = self.first == 1 and counted == self.size
+        return self._counted
 
     def _fetched(self, query: str, bound: tuple[Any, ...]) -> list[str]:
         return [body for (body,) in self._rows(query, bound)]
