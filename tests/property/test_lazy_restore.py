@@ -8,7 +8,9 @@ state the whole parse gives, byte for byte in its canonical encoding; where the 
 prefix that the two encoders write alike, the state holds the history's own items, and the
 store says it proved the history to be where the saved assignments start (``proved``, which
 spares the server its own comparison), which it says of no other history. A byte flipped in
-the assignments it does not parse is still a ``StateProblem``.
+the assignments it does not parse is still a ``StateProblem``. Stored texts are compared a chunk
+at a time (``unparsed.CHUNK``): with chunks of one, two or three texts, so that every history
+crosses their boundaries, the same histories are proved and the same states given.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 from hypothesis import event, given, settings
@@ -26,6 +29,7 @@ from hypothesis import strategies as st
 from katib_resume.adapters.fake.chained import Chained, Texts
 from katib_resume.adapters.fake.codec import encode
 from katib_resume.adapters.local.suggestion import state as snapshot
+from katib_resume.adapters.local.suggestion import unparsed
 from katib_resume.adapters.local.suggestion.assignments import assignment
 from katib_resume.adapters.local.suggestion.prefix import holds
 from katib_resume.adapters.local.suggestion.state import SearchState, StateProblem
@@ -163,3 +167,39 @@ def test_a_restore_given_a_history_left_undecoded_equals_the_whole_parse(
             assert store.proved is history and unread
             assert isinstance(given_history.issued, Chained)
             assert given_history.issued.extends(history)
+
+
+@settings(deadline=None, max_examples=100)
+@given(
+    saves=st.integers(0, 12),
+    growth=st.sampled_from([0.5, 3, 10**6]),
+    chunk=st.integers(1, 3),
+    stored=st.booleans(),
+    data=st.data(),
+)
+def test_chunks_of_any_size_prove_the_same_histories(
+    saves: int, growth: float, chunk: int, stored: bool, data: st.DataObject
+) -> None:
+    """Stored texts joined ``chunk`` at a time (a list, encoded whole, as a control): the same
+    state, the same items held, the same history proved, as compared in one chunk."""
+    with TemporaryDirectory() as directory:
+        path = Path(directory) / snapshot.FILE_NAME
+        saved = _saved(path, saves, growth, data)
+        listed = data.draw(histories(saved.issued), label="history")
+
+        def restored(size: int) -> tuple[SearchState, bool, list[bool] | bool]:
+            history: Any = listed
+            if stored:
+                history = Chained.of(Texts([encode(item) for item in listed]), len(listed))
+            store = StateStore(path)
+            with patch.object(unparsed, "CHUNK", size):
+                state = store.load(history)
+            own: list[bool] | bool = isinstance(state.issued, Chained)  # the history itself
+            if not stored:
+                own = [a is b for a, b in zip(state.issued, listed, strict=False)]
+            return state, store.proved is history, own
+
+        small, whole = restored(chunk), restored(10**6)
+        assert same(small[0], saved) and same(whole[0], saved)
+        assert small[1:] == whole[1:]
+        event(f"proved: {small[1]}")
