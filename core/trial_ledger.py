@@ -29,7 +29,9 @@ reads the records, once, and is a plain ledger from then on, only when an operat
 all of them (``records``), one other than the best (``record``, a fold of a base Trial), or
 every value again (a rescan of the best). Sealed Trials are settled ones, which hardly ever
 change, so a restart's reconciles (counts, the optimum, the goal, ``unused``, folds of the
-other Trials) read none.
+other Trials) read none. A restart's ledger may also be told which of the Suggestion's stored
+assignments already have a Trial (``vouched``), so that its first ``unused`` tests only the
+later ones.
 """
 
 from __future__ import annotations
