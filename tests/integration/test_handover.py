@@ -63,6 +63,16 @@ def wait_for(path: Path, text: str, timeout: float = 60.0) -> None:
         time.sleep(0.05)
 
 
+def ended(process: subprocess.Popen[str], err: Path, timeout: float = 60) -> int:
+    """The exit status of ``process`` once it ends; a failure that shows the end of what it
+    wrote on ``err`` if it has not ended in ``timeout`` seconds (then it is killed)."""
+    try:
+        return process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        pytest.fail(f"still running after {timeout} s; its stderr ends: {err.read_text()[-2000:]}")
+
+
 def trials(state: Path, name: str) -> int:
     done = cli("get", "experiment", name, "-n", NS, "--state-dir", state, "-o", "json")
     assert done.returncode == 0, done.stderr
@@ -166,10 +176,10 @@ def followed(tmp_path: Path, state: Path, limit: int) -> tuple[subprocess.Popen[
 def test_a_handed_over_run_goes_on_by_itself_when_the_holder_ends(
     tmp_path: Path, holder: tuple[subprocess.Popen[str], Path, Path]
 ) -> None:
-    process, state, _ = holder
+    process, state, holder_err = holder
     follower, err = followed(tmp_path, state, 1000)
     process.send_signal(signal.SIGTERM)
-    assert process.wait(timeout=60) == 130
+    assert ended(process, holder_err) == 130
     out, _ = follower.communicate(timeout=120)
     assert follower.returncode == 0, err.read_text()[-2000:]
     assert "the command advancing kubeflow/long ended: continuing it here" in err.read_text()
@@ -181,9 +191,9 @@ def test_ctrl_c_in_a_handed_over_run_stops_its_experiment_only(
     tmp_path: Path, holder: tuple[subprocess.Popen[str], Path, Path]
 ) -> None:
     process, state, holder_err = holder
-    follower, _ = followed(tmp_path, state, 100000)
+    follower, follower_err = followed(tmp_path, state, 100000)
     follower.send_signal(signal.SIGINT)
-    assert follower.wait(timeout=60) == 130
+    assert ended(follower, follower_err) == 130
     time.sleep(1.0)  # its Trials in flight finish; nothing new is started for it
     stopped = trials(state, "long")
     before = trials(state, "endless")
@@ -198,7 +208,7 @@ def test_deleting_the_holders_own_experiment_ends_its_run(
     process, state, err = holder
     removed = cli("delete", "experiment", "endless", "-n", NS, "--state-dir", state)
     assert removed.returncode == 0, removed.stderr
-    assert process.wait(timeout=60) == 1
+    assert ended(process, err) == 1
     assert err.read_text().splitlines()[-1] == (
         'Error from server (NotFound): experiments.kubeflow.org "endless" not found: '
         "deleted while it ran"
