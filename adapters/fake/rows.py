@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Collection, Sequence
-from functools import partial
+from functools import cached_property, partial
 from operator import itemgetter
 from typing import Any, overload
 
@@ -358,7 +358,6 @@ class _Later(Sequence[Any]):
         only ever appended to, as every command's): checked by a whole fetch (``_every``) and
         by a look-up by place (``_placed``), the reads that rely on it."""
         self.whole = _Fetched(self._every)
-        self._counted: bool | None = None
 
     def __len__(self) -> int:
         return self.size
@@ -398,19 +397,18 @@ class _Later(Sequence[Any]):
         than a statement binds: the caller then scans."""
         if not self.size:
             return [], _Decoded([])
-        if not self._placed() or len(names) > event_index.NAMES_BOUND:
+        if not self._placed or len(names) > event_index.NAMES_BOUND:
             return None
         query = event_index.NAMED.format(",".join("?" * len(names)))
         rows = self._rows(query, (self.last, *names))
         return [ident for ident, _ in rows], _Decoded([body for _, body in rows])
 
+    @cached_property
     def _placed(self) -> bool:
         """Whether each Event's id is its place in the list, 1 for the first: the ids run from
         1 and none is missing up to ``last`` (counted once, when first asked)."""
-        if self._counted is None:
-            counted = self._rows(_EVENT_COUNT, (self.last,))[0][0]
-            self._counted = self.first == 1 and counted == self.size
-        return self._counted
+        counted = self._rows(_EVENT_COUNT, (self.last,))[0][0]
+        return self.first == 1 and bool(counted == self.size)
 
     def _fetched(self, query: str, bound: tuple[Any, ...]) -> list[str]:
         return [body for (body,) in self._rows(query, bound)]

@@ -165,8 +165,8 @@ class Summaries:
                 continue
             if everything is None:
                 everything = settled() if settled is not None else (newly or {})
-            body = _whole(base, book, results, key, list(everything.get(key, ())))
-            whole[_object(key)] = orjson.dumps({**body, "vouched": _vouched(told)}).decode()
+            body = _whole(base, book, results, key, list(everything.get(key, ())), vouched=told)
+            whole[_object(key)] = orjson.dumps(body).decode()
         with contextlib.suppress(sqlite3.Error):  # the next restart folds in full instead
             self.journal.summarise(whole, changes)
 
@@ -269,7 +269,13 @@ def _part(written: list[list[Any]], put: Mapping[str, Any], gone: set[str]) -> d
 
 
 def _whole(
-    base: Summary | None, book: TrialBook, results: ResultBook, key: Key, settled: list[Seen]
+    base: Summary | None,
+    book: TrialBook,
+    results: ResultBook,
+    key: Key,
+    settled: list[Seen],
+    *,
+    vouched: Vouched | None,
 ) -> dict[str, Any]:
     """The summary of ``key`` whole, a new ``id``: the books' folds, or the base's parts the
     books do not hold."""
@@ -284,4 +290,5 @@ def _whole(
         if entries is None
         else {"basis": entries.basis, "entries": rows.entry_rows(entries.entries)},
         "settled": settled,
+        "vouched": _vouched(vouched),
     }
