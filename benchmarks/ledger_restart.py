@@ -2,8 +2,10 @@
 
 A restart's ledger starts from kept records (``TrialLedger.restored``) or from sealed blocks'
 aggregate (``TrialLedger.based``), then answers the reconcile's first ``unused`` of the
-Suggestion's assignments (every one has a Trial but the newest): proving them all, or, told by
-the close before which stored ones have a Trial (``TrialLedger.vouched``), only the newest. In
+Suggestion's assignments (every one has a Trial but the newest), held as a writer's open holds
+them (their stored texts, ``adapters/fake/chained.py``, the names read from the texts): proving
+them all, or, told by the close before which stored ones have a Trial
+(``TrialLedger.vouched``), only the newest. In
 microseconds, the records already decoded, wall-clock medians of ``--repeats`` runs (the
 ledger's work is all in this process; nothing waits), with each size's growth over the
 smallest's (``*_ratio``); JSON on stdout.
@@ -15,36 +17,15 @@ import argparse
 import json
 import statistics
 import time
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable
 
-from katib_resume.core.history import History, Item, Stored
+from katib_resume.adapters.fake.chained import Chained, Texts
+from katib_resume.adapters.fake.codec import encode
+from katib_resume.core.history import Stored
 from katib_resume.core.trial_ledger import LedgerBase, TrialLedger, TrialRecord
 from katib_resume.core.trial_phases import TrialPhase
 
 SIZES = (100, 1_000, 5_000)
-
-
-class _Chain(History):
-    """Assignments as a store's chain holds them: ``stored`` says which (chain 1)."""
-
-    def __init__(self, items: Sequence[Item]) -> None:
-        self.items = tuple(items)
-
-    def __len__(self) -> int:
-        return len(self.items)
-
-    def __getitem__(self, index: Any) -> Any:
-        return self.items[index]
-
-    def extended(self, fresh: Sequence[Item]) -> History:
-        return _Chain((*self.items, *fresh))
-
-    def extends(self, other: Sequence[Item]) -> bool:
-        return other is self
-
-    def stored(self) -> Stored | None:
-        return Stored(1, len(self.items))
 
 
 def _timed(make: Callable[[], object], repeats: int) -> float:
@@ -60,8 +41,9 @@ def row(n: int, repeats: int) -> dict[str, float]:
     """One size's figures, in microseconds."""
     records = [TrialRecord(f"t-{i:06d}", TrialPhase.SUCCEEDED, i / n) for i in range(n)]
     base = LedgerBase.of(records)
-    items = [{"name": record.name} for record in records]
-    chain = _Chain([*items, {"name": "new"}])
+    items = [*({"name": record.name} for record in records), {"name": "new"}]
+    texts = Texts([encode(item) for item in items], chain=1)  # as a writer's open makes them
+    chain = Chained.of(texts, n + 1)
     vouched = Stored(1, n)
     return {
         "records": n,
