@@ -30,6 +30,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from benchmarks.median_time import median_seconds
 from katib_resume.adapters.fake import FakeCluster
 from katib_resume.app.embedded.runtime import RELIST_SECONDS
 from katib_resume.app.loop.informer import Informer
@@ -143,7 +144,7 @@ def relist(sizes: Sequence[int], repeat: int = 5) -> list[dict[str, Any]]:
             found += len(informer.relist())
             samples.append(time.perf_counter() - start)
         unchanged = informer.listed - listed
-        full = _median_ms(functools.partial(informer.relist, full=True), repeat)
+        full = median_seconds(functools.partial(informer.relist, full=True), repeat) * 1e3
         listed = informer.listed
         cluster.faults.watch.lose_next(1)
         ref = ObjectRef(API_VERSION, "Trial", "kubeflow", "e-00000")
@@ -164,15 +165,6 @@ def relist(sizes: Sequence[int], repeat: int = 5) -> list[dict[str, Any]]:
         row["relist_ms_ratio"] = row["relist_ms"] / rows[0]["relist_ms"]
         row["full_relist_ms_ratio"] = row["full_relist_ms"] / rows[0]["full_relist_ms"]
     return rows
-
-
-def _median_ms(call: Callable[[], object], repeat: int) -> float:
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        call()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples) * 1e3
 
 
 def main() -> None:

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
-import time
 from collections.abc import Callable
 
+from benchmarks.median_time import median_seconds
 from katib_resume.adapters.fake.chained import Chained, Texts
 from katib_resume.adapters.fake.codec import encode
 from katib_resume.core.history import Stored
@@ -29,12 +28,7 @@ SIZES = (100, 1_000, 5_000)
 
 
 def _timed(make: Callable[[], object], repeats: int) -> float:
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        make()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples) * 1e6
+    return median_seconds(make, repeats) * 1e6
 
 
 def row(n: int, repeats: int) -> dict[str, float]:
