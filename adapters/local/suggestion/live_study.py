@@ -45,6 +45,7 @@ from optuna.study._tell import _tell_with_warning
 from optuna.trial import FrozenTrial, TrialState
 
 from katib_resume.adapters.local.suggestion.points import Seen
+from katib_resume.adapters.local.suggestion.samplers import KnownQMC
 from katib_resume.adapters.local.suggestion.space import Point
 from katib_resume.adapters.local.suggestion.trial_numbers import Numbers
 
@@ -190,10 +191,19 @@ class Live:
 
     def fit(self, sampler: BaseSampler) -> BaseSampler:
         """``sampler`` with the known search space in place of its own (for the samplers that
-        keep one: TPE, CMA-ES)."""
+        keep one: TPE, CMA-ES; Sobol's infers one at each ask)."""
         if isinstance(getattr(sampler, "_search_space", None), IntersectionSearchSpace):
             sampler._search_space = self.space  # type: ignore[attr-defined]
+        if isinstance(sampler, KnownQMC):
+            sampler.known = self.qmc_space
         return sampler
+
+    def qmc_space(self) -> dict[str, BaseDistribution]:
+        """What ``QMCSampler.infer_relative_search_space`` finds in this study, in constant
+        time: the distributions of its first complete trial or, none complete, those of its
+        running ones, but the trial being asked (which has none yet). Every trial here has
+        ``distributions``, so that is them once one is complete or another is running."""
+        return dict(self.distributions) if self.completed or self.untold else {}
 
 
 def best_of(results: Sequence[Result], maximize: bool) -> int | None:

@@ -108,7 +108,7 @@ def _cmaes(settings: dict[str, Any], _: int, __: Space) -> SamplerFactory:
 
 def _sobol(_: dict[str, Any], seed: int, __: Space) -> SamplerFactory:
     return lambda s: _quietly(
-        QMCSampler,
+        KnownQMC,
         qmc_type="sobol",
         scramble=True,
         seed=seed % 2**32,
@@ -143,6 +143,31 @@ def _quietly(make: Callable[..., BaseSampler], **options: Any) -> BaseSampler:
         warnings.simplefilter("ignore", FutureWarning)
         warnings.simplefilter("ignore", DeprecationWarning)
         return make(**options)
+
+
+class KnownQMC(QMCSampler):
+    """``QMCSampler`` told its study's search space (``known``, set by ``Live.fit``) instead of
+    finding it at each ask in a pass over every trial of the study (Optuna's
+    ``infer_relative_search_space`` filters them all by state: 0.15 ms a call at 5,000)."""
+
+    known: Callable[[], Space] | None = None
+
+    def infer_relative_search_space(self, study: Study, trial: FrozenTrial) -> Space:
+        known = self.known
+        return super().infer_relative_search_space(study, trial) if known is None else known()
+
+    def sample_independent(
+        self,
+        study: Study,
+        trial: FrozenTrial,
+        param_name: str,
+        param_distribution: BaseDistribution,
+    ) -> Any:
+        """The independent sampler's draw, without ``QMCSampler``'s count of the complete
+        trials, another pass over every trial, made only to warn (ours never warns)."""
+        return self._independent_sampler.sample_independent(
+            study, trial, param_name, param_distribution
+        )
 
 
 class Idle(BaseSampler):
