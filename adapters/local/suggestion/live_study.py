@@ -44,8 +44,9 @@ from optuna.study import Study, StudyDirection
 from optuna.study._tell import _tell_with_warning
 from optuna.trial import FrozenTrial, TrialState
 
+from katib_resume.adapters.local.suggestion.cma_trials import CmaTrials
 from katib_resume.adapters.local.suggestion.points import Seen
-from katib_resume.adapters.local.suggestion.samplers import KnownQMC
+from katib_resume.adapters.local.suggestion.samplers import KnownCmaEs, KnownQMC
 from katib_resume.adapters.local.suggestion.space import Point
 from katib_resume.adapters.local.suggestion.trial_numbers import Numbers
 
@@ -128,6 +129,7 @@ class Live:
         self.cursor: Any = None
         self.distributions = distributions
         self.space = KnownSpace(self, distributions)
+        self.cma: CmaTrials | None = None  # kept for a CMA-ES search, before ``load``
 
     def load(
         self,
@@ -176,6 +178,10 @@ class Live:
                 trials[number] = trial
         self.storage.adopt(self.study_id, trials, built, best)
         self.completed += count_complete(results) if complete is None else complete
+        if self.cma is not None:
+            for number, state in zip(built, states, strict=True):
+                if state is COMPLETE:
+                    self.cma.completed(trials[number])
 
     def tell(self, number: int, value: float | None) -> None:
         """``Study.tell`` without the deep copy of the trial it returns (a rebuild from the
@@ -185,6 +191,8 @@ class Live:
         else:
             _tell_with_warning(self.study, number, float(value))
             self.completed += 1
+            if self.cma is not None:
+                self.cma.completed(self.storage.get_trial(self.trial_id(number)))
 
     def trial_id(self, number: int) -> int:
         return self.storage.get_trial_id_from_study_id_trial_number(self.study_id, number)
@@ -196,6 +204,8 @@ class Live:
             sampler._search_space = self.space  # type: ignore[attr-defined]
         if isinstance(sampler, KnownQMC):
             sampler.known = self.qmc_space
+        if isinstance(sampler, KnownCmaEs) and self.cma is not None:
+            sampler.complete = self.cma.trials
         return sampler
 
     def qmc_space(self) -> dict[str, BaseDistribution]:

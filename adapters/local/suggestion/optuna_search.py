@@ -40,13 +40,14 @@ import optuna
 
 from katib_resume.adapters import heap
 from katib_resume.adapters.local.suggestion import columns, told_column
+from katib_resume.adapters.local.suggestion.cma_trials import CmaTrials
 from katib_resume.adapters.local.suggestion.cursor_delta import same
 from katib_resume.adapters.local.suggestion.live_study import Live
 from katib_resume.adapters.local.suggestion.nonfinite import stored
 from katib_resume.adapters.local.suggestion.optuna_space import distributions, reader, render
 from katib_resume.adapters.local.suggestion.points import seen_of
 from katib_resume.adapters.local.suggestion.results import Results
-from katib_resume.adapters.local.suggestion.sampler_reads import READS, Past
+from katib_resume.adapters.local.suggestion.sampler_reads import READS, Past, cma_keys
 from katib_resume.adapters.local.suggestion.samplers import Delegate, SamplerFactory, ask_seed
 from katib_resume.adapters.local.suggestion.space import Point, SearchSpace
 from katib_resume.adapters.local.suggestion.told_column import TEXTS, numbers_of
@@ -183,6 +184,8 @@ class OptunaSearch:
         if params is None:
             return None
         live = Live(self.maximize, self.distributions, Delegate())
+        if self.name == "cmaes":
+            live.cma = CmaTrials(*cma_keys())
         every = len(kept) == len(issued)  # each assignment a trial: its number its index
         live.numbers = Numbers(len(kept)) if every else Numbers(0, numbers_of(kept, len(issued)))
         live.untold = untold

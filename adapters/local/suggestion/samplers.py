@@ -97,7 +97,7 @@ def _cmaes(settings: dict[str, Any], _: int, __: Space) -> SamplerFactory:
     sigma = float(settings["sigma"])
     restart = settings["restart_strategy"]
     return lambda s: _quietly(
-        CmaEsSampler,
+        KnownCmaEs,
         sigma0=sigma if sigma > 0 else None,
         seed=s,
         restart_strategy=restart,
@@ -168,6 +168,17 @@ class KnownQMC(QMCSampler):
         return self._independent_sampler.sample_independent(
             study, trial, param_name, param_distribution
         )
+
+
+class KnownCmaEs(CmaEsSampler):
+    """``CmaEsSampler`` handed the complete trials it reads (``complete``, set by ``Live.fit``:
+    ``cma_trials``) instead of finding them at each ask in a pass over every trial."""
+
+    complete: Callable[[], list[FrozenTrial] | None] | None = None
+
+    def _get_trials(self, study: Study) -> list[FrozenTrial]:
+        kept = None if self.complete is None or self._n_startup_trials > 1 else self.complete()
+        return super()._get_trials(study) if kept is None else kept
 
 
 class Idle(BaseSampler):
