@@ -5,7 +5,9 @@ trials anywhere (inside the column, and after its end), assignments that are no 
 entries past the assignments; and so do the running trials (``untold_of``, which skips its pass
 where none can be) and the count of complete trials. A format 3 ``told``
 (a dict by index text) becomes the column that reads as format 3 read it, and a column set
-entry by entry (``told_with``) is the column of all the results told."""
+entry by entry (``told_with``) is the column of all the results told; the journal's record of
+each step, found from the places ``told_with`` notes, is the one a pass over the whole column
+finds, and turns the column before into the one after."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from typing import Any
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from katib_resume.adapters.local.suggestion import cursor_delta
 from katib_resume.adapters.local.suggestion import told_column as told
 from katib_resume.adapters.local.suggestion.live_study import UNTOLD, best_of, count_complete
 from katib_resume.adapters.local.suggestion.nonfinite import value_of
@@ -96,4 +99,17 @@ def test_a_column_set_entry_by_entry_holds_every_result_told(column: list[Any], 
         previous, copy = saved, list(saved)
         saved = told.told_with(previous, {n: column[n] for n in order[start : start + 2]})
         assert previous == copy  # not changed: the cursor before the call keeps it
+        change = cursor_delta.diff({"told": previous}, {"told": saved})
+        assert change == _scanned(previous, saved)
+        assert cursor_delta.apply({"told": list(previous)}, change) == {"told": saved}
     assert saved == _saved(column)
+
+
+def _scanned(previous: list[Any], saved: list[Any]) -> dict[str, Any]:
+    """The change of ``previous`` into ``saved`` found by a pass over every entry (no note)."""
+    notes = list(cursor_delta._notes)
+    cursor_delta._notes.clear()
+    try:
+        return cursor_delta.diff({"told": previous}, {"told": saved})
+    finally:
+        cursor_delta._notes.extend(notes)

@@ -22,17 +22,39 @@ value (``same``: Python's ``==`` takes ``1``, ``1.0`` and ``True`` for one value
 and ``-0.0``, JSON does not).
 Those proofs are C-level passes over what is kept (object identity, a few nanoseconds an
 entry), never an encoding of it; anything it cannot prove is written whole, which is larger but
-never wrong.
+never wrong. A list its maker copied and changed at a few places says so (``noted``): its
+identity pass would be a pass over the whole history at every call (0.08 ms at 5,000 results
+told), so only those places are compared.
 """
 
 from __future__ import annotations
 
 import operator
+from collections import deque
+from collections.abc import Iterable
 from itertools import compress, islice
-from typing import Any
+from typing import Any, NamedTuple
 
 SET_SHARE = 4
 """A list whose changed items are more than one in this many is written whole."""
+NOTED = 16
+"""The lists ``noted`` remembers, the newest (a server's save follows its own draw)."""
+
+
+class _Note(NamedTuple):
+    before: list[Any]
+    value: list[Any]
+    places: tuple[int, ...]
+
+
+_notes: deque[_Note] = deque(maxlen=NOTED)
+
+
+def noted(before: list[Any], value: list[Any], places: Iterable[int]) -> None:
+    """Say that ``value`` holds ``before``'s very items at its places but ``places`` (and
+    may have more after them), so that its change is found from those places alone. Both
+    lists are held until ``NOTED`` newer ones are noted: their identity is the proof."""
+    _notes.append(_Note(before, value, tuple(places)))
 
 
 def diff(old: Any, new: Any) -> dict[str, Any]:
@@ -68,13 +90,21 @@ def _list_change(before: list[Any], value: list[Any]) -> dict[str, Any] | None:
     places it replaced (found by identity in C, then compared as JSON values), unless they
     are more than one in ``SET_SHARE``."""
     extend = value[len(before) :]
-    moved = list(compress(range(len(before)), map(operator.is_not, before, value)))
-    changed = [index for index in moved if not same(before[index], value[index])]
+    changed = [index for index in _moved(before, value) if not same(before[index], value[index])]
     if not changed:
         return {"extend": extend} if extend else None
     if len(changed) * SET_SHARE > len(value):
         return {"value": value}
     return {"set": [[index, value[index]] for index in changed], "extend": extend}
+
+
+def _moved(before: list[Any], value: list[Any]) -> list[int]:
+    """The places of ``before`` whose item in ``value`` is another object, in order: those
+    ``noted``, or found by one identity pass."""
+    for note in tuple(_notes):  # (a copy: servers of several Experiments may note at once)
+        if note.value is value and note.before is before:
+            return sorted(place for place in set(note.places) if place < len(before))
+    return list(compress(range(len(before)), map(operator.is_not, before, value)))
 
 
 def _added(before: dict[str, Any], value: dict[str, Any]) -> dict[str, Any] | None:

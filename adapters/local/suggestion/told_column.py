@@ -24,6 +24,7 @@ from itertools import compress, repeat
 from operator import is_, is_not
 from typing import Any
 
+from katib_resume.adapters.local.suggestion import cursor_delta
 from katib_resume.adapters.local.suggestion.live_study import UNTOLD, Result
 
 NONE = type(None)
@@ -42,13 +43,15 @@ def types_of(told: Sequence[Any]) -> set[type]:
 
 def told_with(told: list[Any], fresh: Mapping[int, Any]) -> list[Any]:
     """A new column: ``told`` with the results ``fresh`` (by assignment index) set, the
-    entries between its end and theirs untold (``told`` is not changed)."""
+    entries between its end and theirs untold (``told`` is not changed). The journal's
+    record of the change then compares only those entries (``cursor_delta.noted``)."""
     column = list(told)
     end = max(fresh) + 1
     if end > len(column):
         column.extend(repeat(UNTOLD_TEXT, end - len(column)))
     for index, value in fresh.items():
         column[index] = value
+    cursor_delta.noted(told, column, fresh)
     return column
 
 
