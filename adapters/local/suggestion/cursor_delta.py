@@ -22,9 +22,10 @@ value (``same``: Python's ``==`` takes ``1``, ``1.0`` and ``True`` for one value
 and ``-0.0``, JSON does not).
 Those proofs are C-level passes over what is kept (object identity, a few nanoseconds an
 entry), never an encoding of it; anything it cannot prove is written whole, which is larger but
-never wrong. A list its maker copied and changed at a few places says so (``noted``): its
-identity pass would be a pass over the whole history at every call (0.08 ms at 5,000 results
-told), so only those places are compared.
+never wrong. A list or dict its maker copied and changed at a few places says so (``noted``):
+the identity pass would be a pass over the whole history at every call (0.08 ms for an Optuna
+search's 5,000 results told, 0.14 ms for CMA-ES's 5,000 trials' attributes), so only those
+places are compared.
 """
 
 from __future__ import annotations
@@ -38,23 +39,33 @@ from typing import Any, NamedTuple
 SET_SHARE = 4
 """A list whose changed items are more than one in this many is written whole."""
 NOTED = 16
-"""The lists ``noted`` remembers, the newest (a server's save follows its own draw)."""
+"""The copies ``noted`` remembers, the newest (a server's save follows its own draw)."""
 
 
 class _Note(NamedTuple):
-    before: list[Any]
-    value: list[Any]
-    places: tuple[int, ...]
+    before: Any
+    value: Any
+    places: tuple[Any, ...]
 
 
 _notes: deque[_Note] = deque(maxlen=NOTED)
 
 
-def noted(before: list[Any], value: list[Any], places: Iterable[int]) -> None:
-    """Say that ``value`` holds ``before``'s very items at its places but ``places`` (and
-    may have more after them), so that its change is found from those places alone. Both
-    lists are held until ``NOTED`` newer ones are noted: their identity is the proof."""
+def noted(before: Any, value: Any, places: Iterable[Any]) -> None:
+    """Say how ``value`` was made from ``before``, so that its change is found from
+    ``places`` alone: a list that holds ``before``'s very items at its places but ``places``
+    (indexes), and may have more after them; or a dict that is ``before``'s entries, the very
+    values in their order, and then ``places`` (keys ``before`` has not). Both are held until
+    ``NOTED`` newer ones are noted: their identity is the proof."""
     _notes.append(_Note(before, value, tuple(places)))
+
+
+def _places(before: Any, value: Any) -> tuple[Any, ...] | None:
+    """The places ``noted`` for ``value`` made from ``before`` (``None``: none noted)."""
+    for note in tuple(_notes):  # (a copy: servers of several Experiments may note at once)
+        if note.value is value and note.before is before:
+            return note.places
+    return None
 
 
 def diff(old: Any, new: Any) -> dict[str, Any]:
@@ -101,9 +112,9 @@ def _list_change(before: list[Any], value: list[Any]) -> dict[str, Any] | None:
 def _moved(before: list[Any], value: list[Any]) -> list[int]:
     """The places of ``before`` whose item in ``value`` is another object, in order: those
     ``noted``, or found by one identity pass."""
-    for note in tuple(_notes):  # (a copy: servers of several Experiments may note at once)
-        if note.value is value and note.before is before:
-            return sorted(place for place in set(note.places) if place < len(before))
+    places = _places(before, value)
+    if places is not None:
+        return sorted(place for place in set(places) if place < len(before))
     return list(compress(range(len(before)), map(operator.is_not, before, value)))
 
 
@@ -111,6 +122,10 @@ def _added(before: dict[str, Any], value: dict[str, Any]) -> dict[str, Any] | No
     """The entries ``value`` adds to ``before``, if it starts with ``before``'s entries, in
     order and unchanged; ``None`` if it does not."""
     count = len(before)
+    keys = _places(before, value)
+    if keys is not None and len(value) == count + len(keys):  # (else one was replaced)
+        if not any(map(before.__contains__, keys)):
+            return {key: value[key] for key in keys}
     if len(value) < count or list(before) != list(islice(value, count)):
         return None
     if not _all_same(list(before.values()), list(islice(value.values(), count))):

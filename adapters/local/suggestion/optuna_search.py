@@ -39,7 +39,7 @@ from typing import Any, cast
 import optuna
 
 from katib_resume.adapters import heap
-from katib_resume.adapters.local.suggestion import columns, told_column
+from katib_resume.adapters.local.suggestion import columns, cursor_delta, told_column
 from katib_resume.adapters.local.suggestion.cma_trials import CmaTrials
 from katib_resume.adapters.local.suggestion.cursor_delta import same
 from katib_resume.adapters.local.suggestion.live_study import Live
@@ -107,7 +107,7 @@ class OptunaSearch:
         fresh = self._tell(live, results)
         told = told_column.told_with(cursor["told"], fresh) if fresh else cursor["told"]
         trial_attrs = cursor["trial_attrs"]  # copied before its first change (see below)
-        points = []
+        points, keys = [], []
         for index in range(len(issued), len(issued) + count):
             point, number = self._ask(live, index, live.seen)
             live.seen.add(point)
@@ -119,6 +119,9 @@ class OptunaSearch:
                 if trial_attrs is cursor["trial_attrs"]:
                     trial_attrs = dict(trial_attrs)
                 trial_attrs[str(index)] = attrs
+                keys.append(str(index))
+        if keys:  # the copy's new keys, for the save's record (``cursor_delta.noted``)
+            cursor_delta.noted(cursor["trial_attrs"], trial_attrs, keys)
         study_attrs = live.storage.get_study_system_attrs(live.study_id)
         if same(study_attrs, cursor["study_attrs"]):  # unchanged: the save need not compare it
             study_attrs = cursor["study_attrs"]
