@@ -71,16 +71,18 @@ def upgraded(search: Search, cursor: Any, version: int, count: int) -> Any:
     ``search`` keeps it: an Optuna search's results told were a dict by index text before
     version 4 (``told_column``); a grid walked its product in order before version 5, so its
     position means nothing in the seed's order: it starts that order again, where every cell
-    already issued is skipped (``GridSearch.draw``). Every other cursor is unchanged. Raises
-    ``ValueError`` if it is no cursor of that version."""
+    already issued is skipped (``GridSearch.draw``); a CMA-ES search kept every trial's
+    optimizer before version 6, and keeps a tombstone of those no ask can restore
+    (``cma_optimizers``). Every other cursor is unchanged. Raises ``ValueError`` if it is no
+    cursor of that version."""
     if version < 5 and isinstance(search, GridSearch):
         search.check(cursor)
         return search.start()
-    if version < 4 and search.name in katib_settings.ALGORITHMS:
+    if version < 6 and search.name in katib_settings.ALGORITHMS:
         from katib_resume.adapters.local.suggestion.optuna_search import OptunaSearch
 
         if isinstance(search, OptunaSearch):
-            return search.upgraded(cursor, count)
+            return search.upgraded(cursor, count, version)
     return cursor
 
 

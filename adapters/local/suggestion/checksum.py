@@ -36,6 +36,7 @@ def _xxh3_128(data: bytes | memoryview) -> str:
 
 
 CHECKSUMS = {
+    6: Checksum("xxh3_128", 32, _xxh3_128),
     5: Checksum("xxh3_128", 32, _xxh3_128),
     4: Checksum("xxh3_128", 32, _xxh3_128),
     3: Checksum("xxh3_128", 32, _xxh3_128),

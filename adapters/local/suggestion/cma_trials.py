@@ -65,6 +65,11 @@ class CmaTrials:
         if generation >= 0 and generation >= self.floor:
             insort(kept, trial, key=_NUMBER)
 
+    @property
+    def carrier(self) -> int:
+        """The number of the newest complete trial carrying an optimizer (-1: none)."""
+        return self._carrier
+
     def trials(self) -> list[FrozenTrial] | None:
         """What ``CmaEsSampler`` reads of the study's complete trials, in order (``None``:
         not known, make the pass)."""

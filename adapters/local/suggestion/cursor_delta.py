@@ -8,8 +8,9 @@ quadratic again, so a record holds a *delta*, read back by ``apply``:
 
 - ``{"value": X}``: the cursor is ``X`` (any cursor that is not a dict, or whose keys changed);
 - ``{"keys": {key: change}}``: a dict cursor whose listed keys changed, each change one of
-  ``{"value": X}`` (replaced), ``{"merge": {k: v}}`` (a dict that gained entries, the old ones
-  unchanged and first, as ``{**old, **new}`` builds it), ``{"extend": [...]}`` (a list that
+  ``{"value": X}`` (replaced), ``{"merge": {k: v}}`` (a dict whose entries ``k`` were set,
+  the others unchanged, as ``{**old, **new}`` builds it: entries it gained, or any its maker
+  ``noted``), ``{"extend": [...]}`` (a list that
   gained items at its end) or ``{"set": [[i, X], ...], "extend": [...]}`` (a list some of
   whose items were replaced, item ``i`` by ``X``, and that may have gained items: an Optuna
   search's column of results told, ``told_column``, whose entries a call sets; written only
@@ -54,9 +55,9 @@ _notes: deque[_Note] = deque(maxlen=NOTED)
 def noted(before: Any, value: Any, places: Iterable[Any]) -> None:
     """Say how ``value`` was made from ``before``, so that its change is found from
     ``places`` alone: a list that holds ``before``'s very items at its places but ``places``
-    (indexes), and may have more after them; or a dict that is ``before``'s entries, the very
-    values in their order, and then ``places`` (keys ``before`` has not). Both are held until
-    ``NOTED`` newer ones are noted: their identity is the proof."""
+    (indexes), and may have more after them; or a dict made as ``dict(before)`` and then its
+    entries ``places`` (keys, none twice) set, new or not. Both are held until ``NOTED``
+    newer ones are noted: their identity is the proof."""
     _notes.append(_Note(before, value, tuple(places)))
 
 
@@ -119,12 +120,13 @@ def _moved(before: list[Any], value: list[Any]) -> list[int]:
 
 
 def _added(before: dict[str, Any], value: dict[str, Any]) -> dict[str, Any] | None:
-    """The entries ``value`` adds to ``before``, if it starts with ``before``'s entries, in
-    order and unchanged; ``None`` if it does not."""
+    """The entries ``value`` sets in ``before``: those ``noted``, or found as those it adds
+    if it starts with ``before``'s entries, in order and unchanged; ``None`` if neither."""
     count = len(before)
     keys = _places(before, value)
-    if keys is not None and len(value) == count + len(keys):  # (else one was replaced)
-        if not any(map(before.__contains__, keys)):
+    if keys is not None and len(set(keys)) == len(keys):
+        gained = len(keys) - sum(map(before.__contains__, keys))
+        if len(value) == count + gained:
             return {key: value[key] for key in keys}
     if len(value) < count or list(before) != list(islice(value, count)):
         return None

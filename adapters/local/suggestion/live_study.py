@@ -33,7 +33,7 @@ import enum
 from collections.abc import Sequence
 from datetime import datetime
 from itertools import repeat
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import optuna
 from optuna.distributions import BaseDistribution
@@ -45,6 +45,9 @@ from optuna.study._tell import _tell_with_warning
 from optuna.trial import FrozenTrial, TrialState
 
 from katib_resume.adapters.local.suggestion.cma_trials import CmaTrials
+
+if TYPE_CHECKING:
+    from katib_resume.adapters.local.suggestion.cma_optimizers import Pickled
 from katib_resume.adapters.local.suggestion.points import Seen
 from katib_resume.adapters.local.suggestion.samplers import KnownCmaEs, KnownQMC
 from katib_resume.adapters.local.suggestion.space import Point
@@ -130,6 +133,7 @@ class Live:
         self.distributions = distributions
         self.space = KnownSpace(self, distributions)
         self.cma: CmaTrials | None = None  # kept for a CMA-ES search, before ``load``
+        self.pickled: Pickled | None = None  # the same (``cma_optimizers``)
 
     def load(
         self,

@@ -40,6 +40,12 @@ import optuna
 
 from katib_resume.adapters import heap
 from katib_resume.adapters.local.suggestion import columns, cursor_delta, told_column
+from katib_resume.adapters.local.suggestion.cma_optimizers import (
+    Pickled,
+    carries,
+    pruned,
+    tombstone,
+)
 from katib_resume.adapters.local.suggestion.cma_trials import CmaTrials
 from katib_resume.adapters.local.suggestion.cursor_delta import same
 from katib_resume.adapters.local.suggestion.live_study import Live
@@ -88,13 +94,21 @@ class OptunaSearch:
             raise ValueError(f"not an {self.name} search position")
         self._checked = (told, types)
 
-    def upgraded(self, cursor: Any, count: int) -> Any:
-        """The cursor of a state of format 3 or earlier, of ``count`` assignments, as format 4
-        keeps it: ``told`` a column (``told_column.from_version_3``). Raises ``ValueError`` if
-        it is no such cursor."""
+    def upgraded(self, cursor: Any, count: int, version: int) -> Any:
+        """The cursor of a state of format ``version`` (5 or earlier), of ``count``
+        assignments, as this format keeps it: ``told`` a column since format 4
+        (``told_column.from_version_3``), and for CMA-ES since format 6 no optimizer that no
+        ask can restore (``cma_optimizers.pruned``). Raises ``ValueError`` if it is no such
+        cursor."""
         if not isinstance(cursor, dict) or "told" not in cursor:
             raise ValueError(f"not an {self.name} search position")
-        return {**cursor, "told": told_column.from_version_3(cursor["told"], count)}
+        if version < 4:
+            cursor = {**cursor, "told": told_column.from_version_3(cursor["told"], count)}
+        if self.name == "cmaes" and isinstance(cursor.get("trial_attrs"), dict):
+            self.check(cursor)  # (a column of sound entries, read by ``pruned``)
+            attrs = pruned(cursor["trial_attrs"], cursor["told"], cma_keys()[1])
+            cursor = cursor if attrs is cursor["trial_attrs"] else {**cursor, "trial_attrs": attrs}
+        return cursor
 
     def replay(self, history: Sequence[Point]) -> tuple[Any, int | None]:
         """From the history alone: nothing told yet, the sampler attributes unknown."""
@@ -106,8 +120,9 @@ class OptunaSearch:
         live = self._study(cursor, issued)
         fresh = self._tell(live, results)
         told = told_column.told_with(cursor["told"], fresh) if fresh else cursor["told"]
-        trial_attrs = cursor["trial_attrs"]  # copied before its first change (see below)
-        points, keys = [], []
+        trial_attrs = cursor["trial_attrs"]
+        points: list[Point] = []
+        keys: list[str] = []
         for index in range(len(issued), len(issued) + count):
             point, number = self._ask(live, index, live.seen)
             live.seen.add(point)
@@ -116,11 +131,13 @@ class OptunaSearch:
             live.untold.add(index)
             attrs = live.storage.get_trial_system_attrs(live.trial_id(number))
             if attrs:
-                if trial_attrs is cursor["trial_attrs"]:
-                    trial_attrs = dict(trial_attrs)
-                trial_attrs[str(index)] = attrs
                 keys.append(str(index))
-        if keys:  # the copy's new keys, for the save's record (``cursor_delta.noted``)
+                if live.pickled is not None and carries(attrs, cma_keys()[1]):
+                    live.pickled.add(index, number)
+        if live.pickled is not None and live.cma is not None:  # (``cma_optimizers``)
+            keys += map(str, live.pickled.dead(live.cma.carrier))
+        if keys:  # a copy, its keys set, for the save's record (``cursor_delta.noted``)
+            trial_attrs = self._attrs_set(live, trial_attrs, keys)
             cursor_delta.noted(cursor["trial_attrs"], trial_attrs, keys)
         study_attrs = live.storage.get_study_system_attrs(live.study_id)
         if same(study_attrs, cursor["study_attrs"]):  # unchanged: the save need not compare it
@@ -128,6 +145,21 @@ class OptunaSearch:
         after = {**cursor, "told": told, "trial_attrs": trial_attrs, "study_attrs": study_attrs}
         live.cursor = after
         return points, after
+
+    def _attrs_set(self, live: Live, before: dict[str, Any], keys: list[str]) -> dict[str, Any]:
+        """A copy of the cursor's trial attributes ``before`` with those of the assignments
+        ``keys`` (index texts) set: the attributes of the trials just asked, and tombstones of
+        the optimizers no ask can restore any more (``cma_optimizers``)."""
+        after = dict(before)
+        for key in keys:
+            index = int(key)
+            if key in before:
+                after[key] = tombstone(before[key], cma_keys()[1])
+            else:
+                number = live.numbers[index]
+                assert number is not None, "an assignment asked is a trial"
+                after[key] = live.storage.get_trial_system_attrs(live.trial_id(number))
+        return after
 
     def forget(self) -> None:
         """Drop the live study (its asks were not saved): the next draw rebuilds it."""
@@ -189,6 +221,9 @@ class OptunaSearch:
         live = Live(self.maximize, self.distributions, Delegate())
         if self.name == "cmaes":
             live.cma = CmaTrials(*cma_keys())
+            live.pickled = Pickled.found(
+                past.attrs, results, attributed, kept.__getitem__, cma_keys()[1]
+            )
         every = len(kept) == len(issued)  # each assignment a trial: its number its index
         live.numbers = Numbers(len(kept)) if every else Numbers(0, numbers_of(kept, len(issued)))
         live.untold = untold

@@ -1,0 +1,126 @@
+"""A CMA-ES search's volume keeps only the optimizers a later ask may restore.
+
+After every call, the saved cursor holds an optimizer for the newest complete trial carrying
+one and for the trials asked after it, and a tombstone (an empty first piece) for every older
+carrier: so the state grows by a few bytes a trial, not by an optimizer a trial; and a run
+restarted from that volume hands out the uninterrupted run's assignments (as in
+``test_sampler_reads.py``, whose restarts read the tombstones too). A state of format 5, every
+optimizer kept, is pruned as it is read: the resumed run hands out the uninterrupted run's
+assignments, and its first save writes format 6.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from tempfile import TemporaryDirectory
+from typing import Any
+from unittest import mock
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from katib_resume.adapters.local.suggestion import FILE_NAME, SuggestionServer
+from katib_resume.adapters.local.suggestion import state as snapshot
+from katib_resume.adapters.local.suggestion import state_store as store
+from katib_resume.adapters.local.suggestion.cma_optimizers import Pickled
+from katib_resume.adapters.local.suggestion.told_column import UNTOLD_TEXT
+from katib_resume.core.model import Experiment
+from tests.property.test_sampler_reads import long_steps
+from tests.property.test_suggestion_determinism import (
+    Steps,
+    follow,
+    model_experiments,
+    seeds,
+)
+
+PIECE = "cma:optimizer:0"
+
+
+def check_pruned(cursor: dict[str, Any]) -> None:
+    """The cursor's optimizers are those of the newest complete carrier and of the carriers
+    asked after it; every older carrier's is a tombstone."""
+    told, attrs = cursor["told"], cursor["trial_attrs"]
+    carrying = sorted(int(i) for i, a in attrs.items() if a.get(PIECE))
+    tombs = sorted(int(i) for i, a in attrs.items() if a.get(PIECE) == "")
+    complete = [i for i in sorted([*carrying, *tombs]) if i < len(told) and _told(told[i])]
+    if not complete:
+        assert not tombs
+        return
+    newest = complete[-1]
+    assert newest in carrying
+    assert all(i < newest for i in tombs)
+    assert all(i >= newest for i in carrying)
+
+
+def _told(entry: Any) -> bool:
+    return entry is not None and entry != UNTOLD_TEXT
+
+
+@settings(deadline=None, max_examples=10)
+@given(seed=seeds, steps=long_steps, data=st.data())
+def test_the_volume_keeps_only_the_optimizers_an_ask_may_restore(
+    *, seed: int, steps: Steps, data: st.DataObject
+) -> None:
+    """Restarted from the volume at drawn steps, too (a restart finds the optimizers its cursor
+    keeps, and prunes them as the uninterrupted server does)."""
+    subject = data.draw(model_experiments("cmaes"), label="subject")
+    cuts = data.draw(st.sets(st.integers(1, len(steps) - 1), max_size=3), label="cuts")
+    reference = SuggestionServer(subject, seed, None)
+    reference.start([])
+    expected = follow(reference, [], steps)
+    with TemporaryDirectory() as directory:
+        held: list[Any] = []
+        server = SuggestionServer(subject, seed, Path(directory))
+        server.start([])
+        for number, step in enumerate(steps):
+            if number in cuts:
+                server.stop()
+                server = SuggestionServer(subject, seed, Path(directory))
+                assert server.start(held).source == "restored"
+            held = follow(server, held, [step])
+            check_pruned(store.load(Path(directory) / FILE_NAME).cursor)
+    assert held == expected
+
+
+def test_a_format_5_state_is_pruned_as_it_is_read_and_goes_on_exactly(tmp_path: Path) -> None:
+    subject = _subject()
+    steps = [(6, 0)] * 12 + [(6, 2)] * 3
+    reference = SuggestionServer(subject, 7, None)
+    reference.start([])
+    expected = follow(reference, [], steps)
+    with mock.patch.object(Pickled, "dead", _none):  # as format 5 kept them: every one
+        server = SuggestionServer(subject, 7, tmp_path)
+        server.start([])
+        held = follow(server, [], steps[:10])
+        server.stop()
+    path = tmp_path / FILE_NAME  # format 5 differs in this cursor only (the same checksum)
+    path.write_bytes(path.read_bytes().replace(b',"version":6,', b',"version":5,', 1))
+    old = store.StateStore(path)
+    cursor = old.load().cursor
+    assert old.version == 5
+    assert sum(bool(a.get(PIECE)) for a in cursor["trial_attrs"].values()) > 12  # all kept
+    restarted = SuggestionServer(subject, 7, tmp_path)
+    assert restarted.start(held).source == "restored"
+    held = follow(restarted, held, steps[10:])
+    assert held == expected
+    new = store.StateStore(tmp_path / FILE_NAME)
+    check_pruned(new.load().cursor)
+    assert new.version == snapshot.VERSION == 6
+
+
+def _none(_: Pickled, __: int) -> list[int]:
+    return []
+
+
+def _subject() -> Experiment:
+    space = {"parameterType": "double", "feasibleSpace": {"min": "-2", "max": "3"}}
+    return Experiment.model_validate(
+        {
+            "metadata": {"name": "cma", "namespace": "default"},
+            "spec": {
+                "algorithm": {"algorithmName": "cmaes"},
+                "objective": {"type": "minimize", "objectiveMetricName": "f"},
+                "parameters": [{"name": "x", **space}, {"name": "y", **space}],
+            },
+        }
+    )
