@@ -275,14 +275,15 @@ class OptunaSearch:
                 live.storage.set_study_system_attr(live.study_id, key, trials - 2)
 
     def _tell(self, live: Live, results: Results) -> dict[int, Any]:
-        """Tell the study the results it has not been told, in the order given; what was told,
-        by index. Katib sends every result in every call, but only the trials not told yet
-        (``live.untold``: few, the running ones) can take one, so only they are looked up
-        (``Known`` answers a lookup without mapping every result); the results are walked
-        for their order only when two or more are new."""
-        fresh = [index for index in live.untold if index in results]
-        if len(fresh) > 1:
-            fresh = list(filter(set(fresh).__contains__, results))
+        """Tell the study the results it has not been told, in the order of their assignments;
+        what was told, by index. Katib sends every result in every call, but only the trials
+        not told yet (``live.untold``: few, the running ones) can take one, so only they are
+        looked up (``Known`` answers a lookup without mapping every result). The order of the
+        results in the call is not read: walking them maps every result (0.7 ms a call at
+        5,000), and no sampler here reads the order in which one call's results were told
+        (the study's best trial, the only thing it decides among equal values, is read by
+        none; a rebuild takes the first by number, as this order does)."""
+        fresh = sorted(index for index in live.untold if index in results)
         new: dict[int, Any] = {}
         for index in fresh:
             number = live.numbers[index]
