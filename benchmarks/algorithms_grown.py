@@ -7,18 +7,22 @@ the newest 3 reported before each batch (those 3 still running), so that the sta
 generations and optimizers and the Sobol position, as a real run's does. On that state the
 rebuild of the study (``OptunaSearch._rebuild``) and the first ask (the fit) are timed alone,
 and the trials the rebuild built, of all the study's trials, are counted, with the newest
-CMA-ES generation. At 100 / 1,000 / 5,000 assignments; CPU and wall medians.
+CMA-ES generation; and the whole restart (``restart``: a new server on a copy of the volume,
+handed the history as the embedded runtime's stored texts, and its first call, for the
+assignment the controller did not record and a new one) with the volume's bytes (``bytes``:
+the snapshot and its journal). At 100 / 1,000 / 5,000 assignments; CPU and wall medians.
 """
 
 from __future__ import annotations
 
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks.algorithms_resume import CLOCKS, _medians, _now, _record
+from benchmarks.algorithms_resume import CLOCKS, _medians, _now, _record, stored
 from katib_resume.adapters.local.suggestion import SuggestionServer
 from katib_resume.adapters.local.suggestion import state_store as store
 from katib_resume.adapters.local.suggestion.algorithms import build
@@ -33,31 +37,39 @@ BATCH, RUNNING = 50, 3
 Objective = Callable[[dict[str, float]], float]
 
 
-def grow(server: SuggestionServer, n: int, f: Objective) -> None:
+Results = dict[str, float | None]
+
+
+def grow(server: SuggestionServer, n: int, f: Objective) -> tuple[list[Manifest], Results]:
     """``n`` assignments asked in batches, and one more: before each call, every result but
-    the newest ``RUNNING`` reported."""
+    the newest ``RUNNING`` reported. The ``n`` held and the results reported; the last one
+    asked is the server's alone (a response the controller did not record)."""
     held: list[Manifest] = []
-    results: dict[str, float | None] = {}
+    results: Results = {}
     while True:
         for item in held[: max(0, len(held) - RUNNING)]:
             if item["name"] not in results:
                 results[item["name"]] = f(_values(item))
         if len(held) >= n:
             server.get_suggestions(held, len(held) + 1, results)
-            return
+            return held, results
         held += server.get_suggestions(held, min(n, len(held) + BATCH), results)
 
 
 def restart(subject: Experiment, n: int, f: Objective, repeats: int) -> dict[str, Any]:
     times: dict[str, dict[str, list[float]]] = {
-        part: {clock: [] for clock in CLOCKS} for part in ("rebuild", "fit")
+        part: {clock: [] for clock in CLOCKS} for part in ("rebuild", "fit", "restart")
     }
     with tempfile.TemporaryDirectory() as directory:
-        server = SuggestionServer(subject, 0, Path(directory))
+        volume = Path(directory)
+        server = SuggestionServer(subject, 0, volume)
         server.start([])
-        grow(server, n, f)
+        held, results = grow(server, n, f)
         server.stop()
-        state = store.load(Path(directory) / FILE_NAME)
+        state = store.load(volume / FILE_NAME)
+        size = sum(path.stat().st_size for path in volume.iterdir())
+        for _ in range(repeats):
+            _restarted(subject, volume, held, results, times["restart"])
     points = Index.of(state.issued).points  # read when asked for, as the server does
     search = build(subject, 0)
     assert isinstance(search, OptunaSearch)
@@ -73,10 +85,32 @@ def restart(subject: Experiment, n: int, f: Objective, repeats: int) -> dict[str
     generations = [a.get("cma:generation", -1) for a in state.cursor["trial_attrs"].values()]
     return {
         **{part: _medians(clocks) for part, clocks in times.items()},
+        "bytes": size,
         "built": sum(t is not WITHHELD for t in trials),
         "trials": len(trials),
         "generation": max(generations, default=None),
     }
+
+
+def _restarted(
+    subject: Experiment,
+    volume: Path,
+    held: list[Manifest],
+    results: Results,
+    into: dict[str, list[float]],
+) -> None:
+    """A new server on a copy of ``volume`` (made before the clock starts), handed ``held``
+    as stored texts, and its first call: the assignment it issued after them again, and one
+    new one; timed into ``into``."""
+    with tempfile.TemporaryDirectory() as directory:
+        copy = Path(directory) / "volume"
+        shutil.copytree(volume, copy)
+        history = stored(held)
+        started = _now()
+        server = SuggestionServer(subject, 0, copy)
+        assert server.start(history).source == "restored"
+        server.get_suggestions(history, len(held) + 2, results)
+        _record(into, started)
 
 
 def grown(
