@@ -5,7 +5,8 @@ CMA-ES stores the optimizer an ask made, pickled and in hex pieces (``cma:optimi
 newest complete trial that carries one (``cma_trials``). With asks in parallel nearly every
 trial carries one (each ask of a batch tells the same complete generation and stores the next),
 some 3.4 kB a trial in two dimensions, and the cursor kept them all: 17 MB at 5,000 trials
-grown in batches of 100, which a restart read whole (0.1 s) and a compaction wrote whole.
+grown in batches of 50 (``benchmarks/algorithms_grown.py``), which a restart read whole (86 ms)
+and a compaction wrote whole.
 
 No ask can restore an optimizer older than that of the newest complete trial carrying one: that
 trial stays complete, so it or a newer one comes first in every ask's scan. So once a trial

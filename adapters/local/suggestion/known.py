@@ -6,8 +6,9 @@ C-level pass, but over the whole history: about 0.3 ms a call at 3,000 results) 
 algorithms never read: the random search reads no result, hyperband and PBT read the results
 of one rung or one pool by index. ``Known`` answers a lookup by index from the assignment's own
 name (``issued[i]["name"]``, checked against the name index, so a name issued twice counts at
-its last index only, as the full mapping does), and builds the whole table only for an
-algorithm that iterates, counts or compares it (Optuna's searches, which tell every new result).
+its last index only, as the full mapping does), and builds the whole table only for a reader
+that iterates, counts or compares it (no algorithm here does: the Optuna searches look up the
+trials still running, ``OptunaSearch._tell``).
 
 It is the mapping ``{names[n]: results[n] for n in results if n in names}`` restricted to the
 indexes of ``issued``, in ``results``' order: ``tests/property/test_known_results.py`` holds every

@@ -1,7 +1,7 @@
 """The in-memory Optuna study an ``OptunaSearch`` keeps between calls, and its cheap rebuild.
 
 Theory of operation. A running server tells the study only the results that are new and asks it
-for the new assignments, so a call costs one model fit, not a pass over the history. Three things
+for the new assignments, so a call costs one model fit, not a pass over the history. Four things
 in Optuna would still pass over the whole history on every call, and this module removes them:
 
 - **Rebuild.** After a restart the study is rebuilt from the saved state. ``Study.add_trials``
@@ -20,10 +20,17 @@ in Optuna would still pass over the whole history on every call, and this module
   in each new sampler: one pass over every trial per ask. Here every trial of the study has the
   search's own distributions (they are asked with them, and rebuilt with them), so the
   intersection is known: those distributions once a trial is complete, else empty. ``KnownSpace``
-  answers that in constant time and replaces the samplers' ``IntersectionSearchSpace``.
+  answers that in constant time and replaces the samplers' ``IntersectionSearchSpace``; Sobol's
+  sampler, which infers its space at each ask from its first complete trial, filtering every
+  trial by state to find it (0.15 ms a call at 5,000), is told it (``qmc_space``, through
+  ``samplers.KnownQMC``).
+- **CMA-ES's complete trials.** Its ask starts by filtering every trial of the study by state
+  (0.5 ms and more a call at 5,000), to read the newest optimizer and its generation's trials.
+  ``cma_trials.CmaTrials`` keeps those as trials complete, and ``samplers.KnownCmaEs`` reads
+  them instead.
 
-Both reach into Optuna's in-memory storage and samplers (``optuna<6`` is pinned for that and
-for Katib's deprecated settings).
+All of this reaches into Optuna's in-memory storage and samplers (``optuna<6`` is pinned for
+that and for Katib's deprecated settings).
 """
 
 from __future__ import annotations
