@@ -16,8 +16,18 @@ current generation stops where it stopped (``sampler_reads.cma_generation``), an
 never unpickled. The live study keeps its trials as they are: only what is saved changes, and a
 study rebuilt from it asks what the live one asks (``tests/property/test_cma_optimizers.py``).
 
-``Pickled`` holds, for the search, the cursor's entries that still hold an optimizer: the
-newest complete carrier and those asked after it, as many as the asks in parallel.
+Nor does a rebuild read the attributes of the trials before the newest carrier of a lower
+generation than that trial's: its scan stops there (``sampler_reads.cma_generation``), and the
+trials before are never built but the running ones and the best, whose attributes no ask
+reads (CMA-ES reads the newest complete carrier's optimizer and the generation of the trials
+of its generation, none of which is older). So the cursor keeps no entry before that carrier:
+what it keeps of the trials' attributes is bounded by the generations in flight, not by the
+history. Such a change drops entries, which a journal record writes as the whole, small,
+entry (``cursor_delta``).
+
+``Pickled`` holds, for the search, what a draw needs of this: the cursor's entries that still
+hold an optimizer (the newest complete carrier and those asked after it, as many as the asks
+in parallel), the carriers a rebuild's scan may reach, and where the entries start.
 """
 
 from __future__ import annotations
@@ -44,15 +54,27 @@ def tombstone(attrs: Mapping[str, Any], key: str) -> dict[str, Any]:
 
 
 class Pickled:
-    """The assignments whose cursor entries hold an optimizer, with their trial numbers."""
+    """What the search knows of its cursor's CMA-ES attributes: the assignments whose entries
+    hold an optimizer (by index, with their trial numbers); the carriers of the window, those
+    a rebuild's scan may still reach (index and generation, in order); and ``first``, the
+    first index the cursor keeps an entry for."""
 
-    __slots__ = ("_held",)
+    __slots__ = ("_carriers", "_held", "first")
 
-    def __init__(self, held: dict[int, int] | None = None) -> None:
+    def __init__(
+        self,
+        held: dict[int, int] | None = None,
+        carriers: list[tuple[int, int]] | None = None,
+        first: int = 0,
+    ) -> None:
         self._held = held or {}
+        self._carriers = carriers or []
+        self.first = first
 
-    def add(self, index: int, number: int) -> None:
+    def add(self, index: int, number: int, generation: int) -> None:
+        """Take the trial just asked for assignment ``index``, which carries an optimizer."""
         self._held[index] = number
+        self._carriers.append((index, generation))
 
     def dead(self, carrier: int) -> list[int]:
         """The assignments to keep a tombstone of now that trial ``carrier`` is the newest
@@ -62,6 +84,17 @@ class Pickled:
             del self._held[index]
         return dead
 
+    def start(self, floor: int) -> int:
+        """The first assignment whose entry a rebuild may read, now that ``floor`` is the
+        generation of the newest complete carrier: the newest carrier of a lower generation,
+        where the rebuild's scan stops (the carriers before it forgotten), else ``first``."""
+        carriers = self._carriers
+        for at in range(len(carriers) - 1, -1, -1):
+            if carriers[at][1] < floor:
+                del carriers[:at]
+                return carriers[0][0]
+        return self.first
+
     @classmethod
     def found(
         cls,
@@ -69,36 +102,60 @@ class Pickled:
         results: Sequence[Result],
         attributed: range,
         index_of: Callable[[int], int],
-        key: str,
+        *,
+        keys: tuple[str, str],
+        first: int,
     ) -> Pickled:
-        """Those of a study rebuilt from a cursor of this format: its trials carrying an
-        optimizer from the newest complete one on, found scanning back from the newest trial
-        that may have attributes (``attributed``; ``attrs`` and ``results`` by trial number,
-        ``index_of`` its assignment)."""
+        """Those of a study rebuilt from a cursor of this format, whose first entry is for
+        assignment ``first``: found scanning back from the newest trial that may have
+        attributes (``attributed``; ``attrs`` and ``results`` by trial number, ``index_of`` its
+        assignment; ``keys`` CMA-ES's generation and optimizer attributes) to the carrier
+        where a rebuild's scan stops, as ``sampler_reads.cma_generation`` does."""
+        generation_key, key = keys
         held: dict[int, int] = {}
+        carriers: list[tuple[int, int]] = []
+        floor: int | None = None  # the generation of the newest complete carrier, once found
         for number in reversed(attributed):
-            if carries(attrs(number), key):
+            entry = attrs(number)
+            if f"{key}:0" not in entry:
+                continue
+            generation = int(entry.get(generation_key, -1))
+            carriers.append((index_of(number), generation))
+            if floor is not None and generation < floor:
+                break
+            if floor is None and carries(entry, key):
                 held[index_of(number)] = number
                 if results[number] is not None and results[number] is not UNTOLD:
-                    break
-        return cls(held)
+                    floor = generation
+        return cls(held, carriers[::-1], first)
 
 
-def pruned(trial_attrs: dict[str, Any], told: list[Any], key: str) -> dict[str, Any]:
+def pruned(trial_attrs: dict[str, Any], told: list[Any], keys: tuple[str, str]) -> dict[str, Any]:
     """``trial_attrs`` (by assignment index text) with a tombstone for every carrier older than
-    the newest complete one (``told``: the results column, ``told_column``), as a cursor of an
-    earlier format is upgraded; the same dict if there is none."""
-    carriers = sorted(int(index) for index, attrs in trial_attrs.items() if carries(attrs, key))
-    complete = [i for i in carriers if i < len(told) and _complete(told[i])]
+    the newest complete one, and no entry before the newest carrier of a lower generation than
+    that one's (``told``: the results column, ``told_column``), as a cursor of an earlier
+    format is upgraded; the same dict if there is nothing to prune."""
+    generation_key, key = keys
+    carriers = sorted(int(i) for i, attrs in trial_attrs.items() if f"{key}:0" in attrs)
+    told_ones = [i for i in carriers if i < len(told) and _complete(told[i])]
+    complete = [i for i in told_ones if carries(trial_attrs[str(i)], key)]
     if not complete:
         return trial_attrs
-    dead = [i for i in carriers if i < complete[-1]]
-    if not dead:
+    newest = complete[-1]
+    floor = _generation(trial_attrs[str(newest)], generation_key)
+    lower = [i for i in carriers if _generation(trial_attrs[str(i)], generation_key) < floor]
+    start = lower[-1] if lower else 0
+    dead = [i for i in carriers if start <= i < newest and carries(trial_attrs[str(i)], key)]
+    if not dead and min(map(int, trial_attrs)) >= start:
         return trial_attrs
-    kept = dict(trial_attrs)
+    kept = {i: attrs for i, attrs in trial_attrs.items() if int(i) >= start}
     for index in dead:
         kept[str(index)] = tombstone(kept[str(index)], key)
     return kept
+
+
+def _generation(attrs: Mapping[str, Any], key: str) -> int:
+    return int(attrs.get(key, -1))
 
 
 def _complete(entry: Any) -> bool:

@@ -106,7 +106,7 @@ class OptunaSearch:
             cursor = {**cursor, "told": told_column.from_version_3(cursor["told"], count)}
         if self.name == "cmaes" and isinstance(cursor.get("trial_attrs"), dict):
             self.check(cursor)  # (a column of sound entries, read by ``pruned``)
-            attrs = pruned(cursor["trial_attrs"], cursor["told"], cma_keys()[1])
+            attrs = pruned(cursor["trial_attrs"], cursor["told"], cma_keys())
             cursor = cursor if attrs is cursor["trial_attrs"] else {**cursor, "trial_attrs": attrs}
         return cursor
 
@@ -133,12 +133,17 @@ class OptunaSearch:
             if attrs:
                 keys.append(str(index))
                 if live.pickled is not None and carries(attrs, cma_keys()[1]):
-                    live.pickled.add(index, number)
+                    live.pickled.add(index, number, int(attrs.get(cma_keys()[0], -1)))
+        start = None
         if live.pickled is not None and live.cma is not None:  # (``cma_optimizers``)
             keys += map(str, live.pickled.dead(live.cma.carrier))
+            start = live.pickled.start(live.cma.floor)
         if keys:  # a copy, its keys set, for the save's record (``cursor_delta.noted``)
             trial_attrs = self._attrs_set(live, trial_attrs, keys)
             cursor_delta.noted(cursor["trial_attrs"], trial_attrs, keys)
+        if live.pickled is not None and start is not None and start > live.pickled.first:
+            trial_attrs = {i: a for i, a in trial_attrs.items() if int(i) >= start}
+            live.pickled.first = start  # (entries dropped: the record writes the whole)
         study_attrs = live.storage.get_study_system_attrs(live.study_id)
         if same(study_attrs, cursor["study_attrs"]):  # unchanged: the save need not compare it
             study_attrs = cursor["study_attrs"]
@@ -222,7 +227,12 @@ class OptunaSearch:
         if self.name == "cmaes":
             live.cma = CmaTrials(*cma_keys())
             live.pickled = Pickled.found(
-                past.attrs, results, attributed, kept.__getitem__, cma_keys()[1]
+                past.attrs,
+                results,
+                attributed,
+                kept.__getitem__,
+                keys=cma_keys(),
+                first=min(map(int, attrs), default=0),
             )
         every = len(kept) == len(issued)  # each assignment a trial: its number its index
         live.numbers = Numbers(len(kept)) if every else Numbers(0, numbers_of(kept, len(issued)))
