@@ -21,12 +21,13 @@ values = st.one_of(
 entries = st.dictionaries(st.integers(0, 30).map(str), values, max_size=12)
 
 
-def scanned(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
-    """The record found by a pass over every entry (no note)."""
+def scanned(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """The record of cursor ``old`` becoming ``new`` found by a pass over every entry (no
+    note taken)."""
     notes = list(cursor_delta._notes)
     cursor_delta._notes.clear()
     try:
-        return cursor_delta.diff({"trial_attrs": before}, {"trial_attrs": after})
+        return cursor_delta.diff(old, new)
     finally:
         cursor_delta._notes.extend(notes)
 
@@ -43,7 +44,7 @@ def test_a_noted_copy_gets_a_record_that_makes_it(
     cursor_delta.noted(before, after, keys)
     change = cursor_delta.diff({"trial_attrs": before}, {"trial_attrs": after})
     if not set(keys) & before.keys() or len(set(keys)) < len(keys):
-        assert change == scanned(before, after)
+        assert change == scanned({"trial_attrs": before}, {"trial_attrs": after})
     applied = cursor_delta.apply({"trial_attrs": dict(before)}, change)["trial_attrs"]
     assert applied == after
     assert list(applied) == list(after)

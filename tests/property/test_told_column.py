@@ -20,6 +20,7 @@ from katib_resume.adapters.local.suggestion import cursor_delta
 from katib_resume.adapters.local.suggestion import told_column as told
 from katib_resume.adapters.local.suggestion.live_study import UNTOLD, best_of, count_complete
 from katib_resume.adapters.local.suggestion.nonfinite import value_of
+from tests.property.test_cursor_delta_noted import scanned
 
 kept_values = st.one_of(
     st.none(),
@@ -100,16 +101,6 @@ def test_a_column_set_entry_by_entry_holds_every_result_told(column: list[Any], 
         saved = told.told_with(previous, {n: column[n] for n in order[start : start + 2]})
         assert previous == copy  # not changed: the cursor before the call keeps it
         change = cursor_delta.diff({"told": previous}, {"told": saved})
-        assert change == _scanned(previous, saved)
+        assert change == scanned({"told": previous}, {"told": saved})
         assert cursor_delta.apply({"told": list(previous)}, change) == {"told": saved}
     assert saved == _saved(column)
-
-
-def _scanned(previous: list[Any], saved: list[Any]) -> dict[str, Any]:
-    """The change of ``previous`` into ``saved`` found by a pass over every entry (no note)."""
-    notes = list(cursor_delta._notes)
-    cursor_delta._notes.clear()
-    try:
-        return cursor_delta.diff({"told": previous}, {"told": saved})
-    finally:
-        cursor_delta._notes.extend(notes)
