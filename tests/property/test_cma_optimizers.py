@@ -12,6 +12,7 @@ assignments, and its first save writes format 6.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import Any
@@ -167,3 +168,21 @@ def _subject() -> Experiment:
             },
         }
     )
+
+
+@pytest.mark.parametrize("attrs", [{"x": {}}, {"3": 5}, []])
+def test_a_cursor_whose_attributes_are_not_by_index_is_rebuilt_not_read(
+    tmp_path: Path, attrs: Any
+) -> None:
+    """Checksummed and all (a hand's edit, or a bug's): the search refuses it at the restore."""
+    subject = _subject()
+    server = SuggestionServer(subject, 7, tmp_path)
+    server.start([])
+    held = follow(server, [], [(6, 0)] * 3)
+    saved = store.load(tmp_path / FILE_NAME)
+    bad = replace(saved, cursor={**saved.cursor, "trial_attrs": attrs})
+    (tmp_path / store.JOURNAL_NAME).unlink(missing_ok=True)
+    (tmp_path / FILE_NAME).write_bytes(snapshot.encode(bad))
+    report = SuggestionServer(subject, 7, tmp_path).start(held)
+    assert report.source == "rebuilt"
+    assert report.reason.startswith("suggestion state corrupt (not an cmaes search position)")

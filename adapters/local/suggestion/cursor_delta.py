@@ -34,6 +34,7 @@ from __future__ import annotations
 import operator
 from collections import deque
 from collections.abc import Iterable
+from contextlib import suppress
 from itertools import compress, islice
 from typing import Any, NamedTuple
 
@@ -56,15 +57,18 @@ def noted(before: Any, value: Any, places: Iterable[Any]) -> None:
     """Say how ``value`` was made from ``before``, so that its change is found from
     ``places`` alone: a list that holds ``before``'s very items at its places but ``places``
     (indexes), and may have more after them; or a dict made as ``dict(before)`` and then its
-    entries ``places`` (keys, none twice) set, new or not. Both are held until ``NOTED``
-    newer ones are noted: their identity is the proof."""
+    entries ``places`` (keys, none twice) set, new or not. Both are held until the record
+    is made, or ``NOTED`` newer ones are noted: their identity is the proof."""
     _notes.append(_Note(before, value, tuple(places)))
 
 
 def _places(before: Any, value: Any) -> tuple[Any, ...] | None:
-    """The places ``noted`` for ``value`` made from ``before`` (``None``: none noted)."""
+    """The places ``noted`` for ``value`` made from ``before`` (``None``: none noted), the
+    note forgotten: a record is made once, and the two are not held longer than needed."""
     for note in tuple(_notes):  # (a copy: servers of several Experiments may note at once)
         if note.value is value and note.before is before:
+            with suppress(ValueError):  # (forgotten by another thread already)
+                _notes.remove(note)
             return note.places
     return None
 

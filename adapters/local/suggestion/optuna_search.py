@@ -92,6 +92,11 @@ class OptunaSearch:
             sound = set(compress(told, map(is_, map(type, told), repeat(str)))) <= TEXTS
         if not sound or type(unknown) is not int or unknown < 0:
             raise ValueError(f"not an {self.name} search position")
+        attrs = cursor["trial_attrs"]  # by assignment index text (few: ``cma_optimizers``)
+        if not isinstance(attrs, dict) or not all(map(str.isdigit, attrs)):
+            raise ValueError(f"not an {self.name} search position")
+        if not all(isinstance(entry, dict) for entry in attrs.values()):
+            raise ValueError(f"not an {self.name} search position")
         self._checked = (told, types)
 
     def upgraded(self, cursor: Any, count: int, version: int) -> Any:
