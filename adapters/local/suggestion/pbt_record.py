@@ -23,6 +23,7 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from katib_resume.adapters.local.suggestion import cursor_delta
 from katib_resume.adapters.local.suggestion.nonfinite import INFINITIES, Stored
 from katib_resume.core.manifest import Manifest
 
@@ -42,8 +43,14 @@ def complete(cursor: Any, issued: int) -> bool:
 
 
 def copy(cursor: Any) -> Lineage:
-    pools = [list(pool) for pool in cursor["pools"]]
-    return list(cursor["starts"]), list(cursor["parents"]), pools
+    """The record's lists, copied to be extended (a pool, once bred from, never changes, so
+    the pools themselves are shared); the copies are noted as extensions of the record's own
+    (``cursor_delta.noted``), so the save's record of the call is found from what was
+    appended, not by a pass over every parent and pool."""
+    parents, pools = list(cursor["parents"]), list(cursor["pools"])
+    cursor_delta.noted(cursor["parents"], parents, ())
+    cursor_delta.noted(cursor["pools"], pools, ())
+    return list(cursor["starts"]), parents, pools
 
 
 def labels_of(history: Sequence[Manifest]) -> list[list[int]]:
