@@ -48,11 +48,12 @@ from katib_resume.core.manifest import Manifest
 FILE_NAME = "suggestion-state.json"
 FORMAT = "katib-resume/suggestion-state"
 VERSION = 6
-"""6: a CMA-ES search's cursor keeps the optimizers a later ask may restore, and a tombstone of
-every older one (``cma_optimizers``); 5, still read, kept every trial's, which the search
-prunes when it is read (``algorithms.upgraded``). 5: the grid's cursor is a position in the
-seed's order of its cells; 4, still read, held a position in the product's own order, which
-the search upgrades when it is read (it starts its order again, skipping the cells issued:
+"""6: a CMA-ES search's cursor keeps the optimizers a later ask may restore, a tombstone of
+every older one, and no entry a rebuild cannot read (``cma_optimizers``); 5, still read, kept
+every trial's, which the search prunes when it is read (``algorithms.upgraded``). 5: the
+grid's cursor is a position in the seed's order of its cells; 4, still read, held a position
+in the product's own order, which the search upgrades when it is read (it starts its order
+again, skipping the cells issued:
 ``algorithms.upgraded``). 4: an Optuna search's cursor
 keeps its told results as a column by assignment index (``told_column``); 3, still read, kept
 them as a dict by index text, which the search upgrades when it is read
