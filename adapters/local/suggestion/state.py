@@ -53,8 +53,7 @@ every older one, and no entry a rebuild cannot read (``cma_optimizers``); 5, sti
 every trial's, which the search prunes when it is read (``algorithms.upgraded``). 5: the
 grid's cursor is a position in the seed's order of its cells; 4, still read, held a position
 in the product's own order, which the search upgrades when it is read (it starts its order
-again, skipping the cells issued:
-``algorithms.upgraded``). 4: an Optuna search's cursor
+again, skipping the cells issued: ``algorithms.upgraded``). 4: an Optuna search's cursor
 keeps its told results as a column by assignment index (``told_column``); 3, still read, kept
 them as a dict by index text, which the search upgrades when it is read
 (``algorithms.upgraded``). 3: the checksum is XXH3-128 (``xxh3_128``: ``checksum.py``). 2:
