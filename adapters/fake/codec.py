@@ -19,11 +19,21 @@ def encode(value: Any) -> str:
     refuses, is written by ``json`` behind one leading space (still JSON), so that ``decode``
     reads it back exactly with ``json`` (``orjson`` would read it as a float). A Suggestion's
     assignments not decoded (``chained.py``) are written as their stored texts (by ``json``:
-    decoded, as it writes a list)."""
+    decoded, as it writes a list).
+
+    ``orjson`` turns whatever its ``default`` raises into its own ``TypeError``, a Ctrl-C too:
+    SIGINT, SIGTERM and SIGHUP arrive as a ``KeyboardInterrupt`` between any two bytecodes,
+    and ``_fragment`` runs Python (the assignments' texts joined, thousands of them), so an
+    interrupt could land there and be taken for a value ``orjson`` cannot write: the fallback
+    then wrote the object and the command went on, deaf to that signal. So anything but the
+    ``TypeError`` of a value it cannot write is raised again, as it was raised."""
     value = plain(value)  # a stored object not read yet: ``orjson`` reads a dict's storage
     try:
         return orjson.dumps(value, default=_fragment).decode()
-    except TypeError:
+    except TypeError as error:
+        cause = error.__cause__
+        if cause is not None and not isinstance(cause, TypeError):
+            raise cause from None  # the very exception ``default`` raised, as it was
         text = json.dumps(
             value, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_listed
         )
