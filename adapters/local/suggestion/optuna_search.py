@@ -103,8 +103,8 @@ class OptunaSearch:
         """The cursor of a state of format ``version`` (5 or earlier), of ``count``
         assignments, as this format keeps it: ``told`` a column since format 4
         (``told_column.from_version_3``), and for CMA-ES since format 6 no optimizer that no
-        ask can restore (``cma_optimizers.pruned``). Raises ``ValueError`` if it is no such
-        cursor."""
+        ask can restore nor entry that no rebuild can read (``cma_optimizers.pruned``). Raises
+        ``ValueError`` if it is no such cursor."""
         if not isinstance(cursor, dict) or "told" not in cursor:
             raise ValueError(f"not an {self.name} search position")
         if version < 4:
@@ -125,9 +125,8 @@ class OptunaSearch:
         live = self._study(cursor, issued)
         fresh = self._tell(live, results)
         told = told_column.told_with(cursor["told"], fresh) if fresh else cursor["told"]
-        trial_attrs = cursor["trial_attrs"]
         points: list[Point] = []
-        keys: list[str] = []
+        keys: list[str] = []  # the assignments whose trials' attributes are new
         for index in range(len(issued), len(issued) + count):
             point, number = self._ask(live, index, live.seen)
             live.seen.add(point)
@@ -139,22 +138,32 @@ class OptunaSearch:
                 keys.append(str(index))
                 if live.pickled is not None and carries(attrs, cma_keys()[1]):
                     live.pickled.add(index, number, int(attrs.get(cma_keys()[0], -1)))
-        start = None
-        if live.pickled is not None and live.cma is not None:  # (``cma_optimizers``)
-            keys += map(str, live.pickled.dead(live.cma.carrier))
-            start = live.pickled.start(live.cma.floor)
-        if keys:  # a copy, its keys set, for the save's record (``cursor_delta.noted``)
-            trial_attrs = self._attrs_set(live, trial_attrs, keys)
-            cursor_delta.noted(cursor["trial_attrs"], trial_attrs, keys)
-        if live.pickled is not None and start is not None and start > live.pickled.first:
-            trial_attrs = {i: a for i, a in trial_attrs.items() if int(i) >= start}
-            live.pickled.first = start  # (entries dropped: the record writes the whole)
+        trial_attrs = self._attrs(live, cursor["trial_attrs"], keys)
         study_attrs = live.storage.get_study_system_attrs(live.study_id)
         if same(study_attrs, cursor["study_attrs"]):  # unchanged: the save need not compare it
             study_attrs = cursor["study_attrs"]
         after = {**cursor, "told": told, "trial_attrs": trial_attrs, "study_attrs": study_attrs}
         live.cursor = after
         return points, after
+
+    def _attrs(self, live: Live, before: dict[str, Any], keys: list[str]) -> dict[str, Any]:
+        """The cursor's trial attributes after a draw whose asks gave the assignments ``keys``
+        (index texts) attributes: ``before`` itself if none did; for CMA-ES, the optimizers no
+        ask can restore any more tombstoned, and the entries no rebuild can read dropped
+        (``cma_optimizers``). A copy whose keys were set is noted for the save's record
+        (``cursor_delta.noted``); one with entries dropped is written whole, and small."""
+        start = None
+        if live.pickled is not None and live.cma is not None:
+            keys = keys + [str(index) for index in live.pickled.dead(live.cma.carrier)]
+            start = live.pickled.start(live.cma.floor)
+        after = before
+        if keys:
+            after = self._attrs_set(live, before, keys)
+            cursor_delta.noted(before, after, keys)
+        if live.pickled is not None and start is not None and start > live.pickled.first:
+            after = {index: attrs for index, attrs in after.items() if int(index) >= start}
+            live.pickled.first = start
+        return after
 
     def _attrs_set(self, live: Live, before: dict[str, Any], keys: list[str]) -> dict[str, Any]:
         """A copy of the cursor's trial attributes ``before`` with those of the assignments
