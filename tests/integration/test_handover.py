@@ -10,6 +10,7 @@ advancing its Experiment.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sqlite3
 import subprocess
@@ -25,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "from-volume-resume.yaml"
 NS = "kubeflow"
 COMMAND = [sys.executable, "-m", "katib_resume"]
+TRACE = Path(__file__).resolve().parent / "signal_trace"
 HANDED = "is in use by another command: handed over to it (or done here once it ends)"
 
 
@@ -50,9 +52,19 @@ def cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
 
 
 def started(*args: str | Path, err: Path) -> subprocess.Popen[str]:
+    """The command, its stderr into ``err``, and where a SIGINT lands into ``err``'s
+    ``.signals`` file (``signal_trace``)."""
+    path = [str(TRACE), *filter(None, [os.environ.get("PYTHONPATH")])]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
+    env["KATIB_RESUME_TEST_SIGNALS"] = str(err.with_suffix(".signals"))
     with err.open("w") as sink:
         return subprocess.Popen(
-            [*COMMAND, *map(str, args)], stdout=subprocess.PIPE, stderr=sink, text=True, cwd=ROOT
+            [*COMMAND, *map(str, args)],
+            stdout=subprocess.PIPE,
+            stderr=sink,
+            text=True,
+            cwd=ROOT,
+            env=env,
         )
 
 
@@ -70,7 +82,14 @@ def ended(process: subprocess.Popen[str], err: Path, timeout: float = 60) -> int
         return process.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         process.kill()
-        pytest.fail(f"still running after {timeout} s; its stderr ends: {err.read_text()[-2000:]}")
+        pytest.fail(f"still running after {timeout} s; {_trace(err)}")
+
+
+def _trace(err: Path) -> str:
+    """The end of what a process said on ``err``, and where its SIGINTs landed."""
+    signals = err.with_suffix(".signals")
+    landed = signals.read_text() if signals.exists() else "(no SIGINT reached Python)\n"
+    return f"its stderr ends: {err.read_text()[-2000:]}\nits SIGINTs landed: {landed[-3000:]}"
 
 
 def trials(state: Path, name: str) -> int:
@@ -91,7 +110,12 @@ def holder(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Path, Path]]
     finally:
         if process.poll() is None:
             process.send_signal(signal.SIGINT)
-        process.communicate(timeout=60)
+        try:
+            process.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            pytest.fail(f"still running 60 s after its SIGINT; {_trace(err)}")
 
 
 def test_other_commands_are_done_by_the_run_holding_the_directory(
