@@ -72,9 +72,9 @@ def upgraded(search: Search, cursor: Any, version: int, count: int) -> Any:
     version 4 (``told_column``); a grid walked its product in order before version 5, so its
     position means nothing in the seed's order: it starts that order again, where every cell
     already issued is skipped (``GridSearch.draw``); a CMA-ES search kept every trial's
-    optimizer before version 6, and keeps a tombstone of those no ask can restore
-    (``cma_optimizers``). Every other cursor is unchanged. Raises ``ValueError`` if it is no
-    cursor of that version."""
+    optimizer and attributes before version 6, and keeps a tombstone of those no ask can
+    restore and no entry a rebuild cannot read (``cma_optimizers``). Every other cursor is
+    unchanged. Raises ``ValueError`` if it is no cursor of that version."""
     if version < 5 and isinstance(search, GridSearch):
         search.check(cursor)
         return search.start()

@@ -35,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from katib_resume.adapters.local.suggestion.cma_trials import generation_of
 from katib_resume.adapters.local.suggestion.live_study import UNTOLD, Result
 from katib_resume.adapters.local.suggestion.told_column import UNTOLD_TEXT
 
@@ -43,6 +44,12 @@ def carries(attrs: Mapping[str, Any], key: str) -> bool:
     """Whether ``attrs`` hold an optimizer (``key``: CMA-ES's optimizer attribute), not its
     tombstone."""
     return bool(attrs.get(f"{key}:0"))
+
+
+def carrier(attrs: Mapping[str, Any], key: str) -> bool:
+    """Whether ``attrs`` are a carrier's: an optimizer's, or its tombstone's (where a
+    rebuild's scan for the current generation may stop)."""
+    return f"{key}:0" in attrs
 
 
 def tombstone(attrs: Mapping[str, Any], key: str) -> dict[str, Any]:
@@ -117,9 +124,9 @@ class Pickled:
         floor: int | None = None  # the generation of the newest complete carrier, once found
         for number in reversed(attributed):
             entry = attrs(number)
-            if f"{key}:0" not in entry:
+            if not carrier(entry, key):
                 continue
-            generation = int(entry.get(generation_key, -1))
+            generation = generation_of(entry, generation_key)
             carriers.append((index_of(number), generation))
             if floor is not None and generation < floor:
                 break
@@ -136,14 +143,17 @@ def pruned(trial_attrs: dict[str, Any], told: list[Any], keys: tuple[str, str]) 
     that one's (``told``: the results column, ``told_column``), as a cursor of an earlier
     format is upgraded; the same dict if there is nothing to prune."""
     generation_key, key = keys
-    carriers = sorted(int(i) for i, attrs in trial_attrs.items() if f"{key}:0" in attrs)
-    told_ones = [i for i in carriers if i < len(told) and _complete(told[i])]
-    complete = [i for i in told_ones if carries(trial_attrs[str(i)], key)]
+    carriers = sorted(int(i) for i, attrs in trial_attrs.items() if carrier(attrs, key))
+    complete = [
+        i
+        for i in carriers
+        if i < len(told) and _complete(told[i]) and carries(trial_attrs[str(i)], key)
+    ]
     if not complete:
         return trial_attrs
     newest = complete[-1]
-    floor = _generation(trial_attrs[str(newest)], generation_key)
-    lower = [i for i in carriers if _generation(trial_attrs[str(i)], generation_key) < floor]
+    floor = generation_of(trial_attrs[str(newest)], generation_key)
+    lower = [i for i in carriers if generation_of(trial_attrs[str(i)], generation_key) < floor]
     start = lower[-1] if lower else 0
     dead = [i for i in carriers if start <= i < newest and carries(trial_attrs[str(i)], key)]
     if not dead and min(map(int, trial_attrs)) >= start:
@@ -152,10 +162,6 @@ def pruned(trial_attrs: dict[str, Any], told: list[Any], keys: tuple[str, str]) 
     for index in dead:
         kept[str(index)] = tombstone(kept[str(index)], key)
     return kept
-
-
-def _generation(attrs: Mapping[str, Any], key: str) -> int:
-    return int(attrs.get(key, -1))
 
 
 def _complete(entry: Any) -> bool:

@@ -27,7 +27,9 @@ again, so the objects kept stay the storage's own.
 from __future__ import annotations
 
 from bisect import insort
+from collections.abc import Mapping
 from operator import attrgetter
+from typing import Any
 
 from optuna.trial import FrozenTrial
 
@@ -79,6 +81,11 @@ class CmaTrials:
         return [self._newest]
 
     def _generation(self, trial: FrozenTrial) -> int:
-        """Its generation attribute (-1: none, a trial no CMA-ES ask made)."""
-        generation = trial.system_attrs.get(self._generation_key)
-        return -1 if generation is None else int(generation)
+        return generation_of(trial.system_attrs, self._generation_key)
+
+
+def generation_of(attrs: Mapping[str, Any], key: str) -> int:
+    """The generation attribute ``key`` of a trial's system attributes (-1: none, a trial no
+    CMA-ES ask made)."""
+    generation = attrs.get(key)
+    return -1 if generation is None else int(generation)

@@ -52,13 +52,13 @@ from optuna.study._tell import _tell_with_warning
 from optuna.trial import FrozenTrial, TrialState
 
 from katib_resume.adapters.local.suggestion.cma_trials import CmaTrials
-
-if TYPE_CHECKING:
-    from katib_resume.adapters.local.suggestion.cma_optimizers import Pickled
 from katib_resume.adapters.local.suggestion.points import Seen
 from katib_resume.adapters.local.suggestion.samplers import KnownCmaEs, KnownQMC
 from katib_resume.adapters.local.suggestion.space import Point
 from katib_resume.adapters.local.suggestion.trial_numbers import Numbers
+
+if TYPE_CHECKING:  # (it reads ``UNTOLD`` from here)
+    from katib_resume.adapters.local.suggestion.cma_optimizers import Pickled
 
 
 class _Untold(enum.Enum):

@@ -46,7 +46,7 @@ from katib_resume.adapters.local.suggestion.cma_optimizers import (
     pruned,
     tombstone,
 )
-from katib_resume.adapters.local.suggestion.cma_trials import CmaTrials
+from katib_resume.adapters.local.suggestion.cma_trials import CmaTrials, generation_of
 from katib_resume.adapters.local.suggestion.cursor_delta import same
 from katib_resume.adapters.local.suggestion.live_study import Live
 from katib_resume.adapters.local.suggestion.nonfinite import stored
@@ -126,7 +126,7 @@ class OptunaSearch:
         fresh = self._tell(live, results)
         told = told_column.told_with(cursor["told"], fresh) if fresh else cursor["told"]
         points: list[Point] = []
-        keys: list[str] = []  # the assignments whose trials' attributes are new
+        new: dict[str, dict[str, Any]] = {}  # the attributes of the trials asked, by index
         for index in range(len(issued), len(issued) + count):
             point, number = self._ask(live, index, live.seen)
             live.seen.add(point)
@@ -135,10 +135,10 @@ class OptunaSearch:
             live.untold.add(index)
             attrs = live.storage.get_trial_system_attrs(live.trial_id(number))
             if attrs:
-                keys.append(str(index))
+                new[str(index)] = attrs
                 if live.pickled is not None and carries(attrs, cma_keys()[1]):
-                    live.pickled.add(index, number, int(attrs.get(cma_keys()[0], -1)))
-        trial_attrs = self._attrs(live, cursor["trial_attrs"], keys)
+                    live.pickled.add(index, number, generation_of(attrs, cma_keys()[0]))
+        trial_attrs = self._attrs(live, cursor["trial_attrs"], new)
         study_attrs = live.storage.get_study_system_attrs(live.study_id)
         if same(study_attrs, cursor["study_attrs"]):  # unchanged: the save need not compare it
             study_attrs = cursor["study_attrs"]
@@ -146,38 +146,28 @@ class OptunaSearch:
         live.cursor = after
         return points, after
 
-    def _attrs(self, live: Live, before: dict[str, Any], keys: list[str]) -> dict[str, Any]:
-        """The cursor's trial attributes after a draw whose asks gave the assignments ``keys``
-        (index texts) attributes: ``before`` itself if none did; for CMA-ES, the optimizers no
-        ask can restore any more tombstoned, and the entries no rebuild can read dropped
-        (``cma_optimizers``). A copy whose keys were set is noted for the save's record
-        (``cursor_delta.noted``); one with entries dropped is written whole, and small."""
+    def _attrs(
+        self, live: Live, before: dict[str, Any], new: dict[str, dict[str, Any]]
+    ) -> dict[str, Any]:
+        """The cursor's trial attributes after a draw whose asks made the trials' attributes
+        ``new`` (by index text): ``before`` itself if there are none; for CMA-ES, the
+        optimizers no ask can restore any more tombstoned, and the entries no rebuild can read
+        dropped (``cma_optimizers``). A copy whose entries were set is noted for the save's
+        record (``cursor_delta.noted``); one with entries dropped is written whole, and small."""
+        dead: list[str] = []
         start = None
         if live.pickled is not None and live.cma is not None:
-            keys = keys + [str(index) for index in live.pickled.dead(live.cma.carrier)]
+            dead = [str(index) for index in live.pickled.dead(live.cma.carrier)]
             start = live.pickled.start(live.cma.floor)
         after = before
-        if keys:
-            after = self._attrs_set(live, before, keys)
-            cursor_delta.noted(before, after, keys)
+        if new or dead:
+            after = {**before, **new}
+            for key in dead:
+                after[key] = tombstone(before[key], cma_keys()[1])
+            cursor_delta.noted(before, after, [*new, *dead])
         if live.pickled is not None and start is not None and start > live.pickled.first:
             after = {index: attrs for index, attrs in after.items() if int(index) >= start}
             live.pickled.first = start
-        return after
-
-    def _attrs_set(self, live: Live, before: dict[str, Any], keys: list[str]) -> dict[str, Any]:
-        """A copy of the cursor's trial attributes ``before`` with those of the assignments
-        ``keys`` (index texts) set: the attributes of the trials just asked, and tombstones of
-        the optimizers no ask can restore any more (``cma_optimizers``)."""
-        after = dict(before)
-        for key in keys:
-            index = int(key)
-            if key in before:
-                after[key] = tombstone(before[key], cma_keys()[1])
-            else:
-                number = live.numbers[index]
-                assert number is not None, "an assignment asked is a trial"
-                after[key] = live.storage.get_trial_system_attrs(live.trial_id(number))
         return after
 
     def forget(self) -> None:
