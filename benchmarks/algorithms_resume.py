@@ -61,6 +61,7 @@ from katib_resume.adapters.local.suggestion.assignments import (
     name_for,
     point_of,
 )
+from katib_resume.adapters.local.suggestion.column import Column
 from katib_resume.adapters.local.suggestion.optuna_search import OptunaSearch
 from katib_resume.adapters.local.suggestion.optuna_space import distributions
 from katib_resume.adapters.local.suggestion.state_store import RECORDS, StateStore
@@ -100,7 +101,7 @@ def saved_state(
     space = search.space.fingerprint()
     saver = StateStore(directory / store.FILE_NAME)
     for end in range(max(0, len(done) - records), len(done) + 1):  # a snapshot, then appends
-        cursor = {**search.start(), "told": told[:end]}
+        cursor = {**search.start(), "told": Column.of(told[:end])}
         saver.save(store.SearchState("bench/b", algorithm, 0, space, cursor, tuple(issued[:end])))
     return issued, results
 

@@ -2,7 +2,7 @@
 
 Figures (one JSON document), for a state of N issued assignments (two doubles each, as Katib's
 example) and two cursor shapes: ``random`` (one integer) and ``tpe`` (a result told for every
-assignment, as the Optuna-backed searches keep them: a column by assignment index,
+assignment, as the Optuna-backed searches keep them: a column of doubles by assignment index,
 ``told_column.py``):
 
 - ``whole_save_ms``: one save of a batch of one as it was before the journal: the whole snapshot
@@ -45,7 +45,7 @@ from katib_resume.adapters.local.suggestion import state as snapshot
 from katib_resume.adapters.local.suggestion.assignments import assignment
 from katib_resume.adapters.local.suggestion.state import SearchState
 from katib_resume.adapters.local.suggestion.state_store import StateStore
-from katib_resume.adapters.local.suggestion.told_column import told_with
+from katib_resume.adapters.local.suggestion.told_column import Column, told_with
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 KINDS = ("random", "tpe")
@@ -63,7 +63,8 @@ def grown(kind: str, state: SearchState, rng: random.Random) -> SearchState:
 
 
 def start(kind: str, n: int, rng: random.Random) -> SearchState:
-    cursor: Any = 0 if kind == "random" else {"told": [], "trial_attrs": {}, "study_attrs": {}}
+    optuna = {"told": Column(), "trial_attrs": {}, "study_attrs": {}}
+    cursor: Any = 0 if kind == "random" else optuna
     state = SearchState("kubeflow/exp", kind, 1, "space", cursor=cursor)
     for _ in range(n):
         state = grown(kind, state, rng)

@@ -31,3 +31,15 @@ def write_snapshot(path: Path, payload: dict[str, Any], version: int, end: str =
 def canonical(value: Any) -> bytes:
     """Sorted keys, no spaces: the bytes a snapshot's digest is of."""
     return json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
+
+
+def write_state(path: Path, state: Any, version: int) -> None:
+    """The whole ``state`` (a ``SearchState``) as the lone snapshot of a ``version`` volume at
+    ``path`` (its journal removed): an Optuna search's results column as the JSON list that
+    versions 4 to 6 kept."""
+    told = state.cursor.get("told") if isinstance(state.cursor, dict) else None
+    cursor = state.cursor if told is None else {**state.cursor, "told": told.entries()}
+    names = ("experiment", "algorithm", "seed", "space")
+    payload = {name: getattr(state, name) for name in names}
+    write_snapshot(path, {**payload, "cursor": cursor, "issued": list(state.issued)}, version)
+    path.with_name("suggestion-state.journal").unlink(missing_ok=True)

@@ -51,7 +51,7 @@ def test_a_tpe_search_told_an_infinity_saves_and_restores_it(tmp_path: Path) -> 
     results = {held[0]["name"]: float("1e999"), held[1]["name"]: -INF, held[2]["name"]: NAN}
     held += server.get_suggestions(held, 4, results)
     told = StateStore(tmp_path / FILE_NAME).load().cursor["told"]  # snapshot and journal
-    assert told == ["inf", "-inf", None]
+    assert told.entries() == ["inf", "-inf", None]
     restarted = SuggestionServer(subject, 1, tmp_path)
     assert restarted.start(held).source == "restored"
     assert restarted.get_suggestions(held, 5, results) == server.get_suggestions(held, 5, results)

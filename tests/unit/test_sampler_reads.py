@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from katib_resume.adapters.local.suggestion.algorithms import build
+from katib_resume.adapters.local.suggestion.column import Column
 from katib_resume.adapters.local.suggestion.live_study import UNTOLD, WITHHELD, Result
 from katib_resume.adapters.local.suggestion.optuna_search import OptunaSearch
 from katib_resume.adapters.local.suggestion.sampler_reads import Past, cma_generation, cma_keys
@@ -78,7 +79,7 @@ def test_a_foreign_point_past_the_replayed_prefix_is_no_trial() -> None:
     search = build(experiment("sobol"), 0)
     assert isinstance(search, OptunaSearch)
     points = [(("x", str(x)), ("y", "1.5")) for x in (1.5, 2.5, 99.0, 3.5)]
-    cursor = {**search.start(), "told": [1.0, 2.0, 0.1, None]}
+    cursor = {**search.start(), "told": Column.of([1.0, 2.0, 0.1, None])}
     live = search._rebuild(cursor, tuple(points))
     assert live.numbers == [0, 1, None, 2]
     trials = live.storage.get_all_trials(live.study_id, deepcopy=False)
@@ -93,8 +94,8 @@ def test_a_draw_that_tells_nothing_new_keeps_what_it_did_not_change() -> None:
     search = build(experiment("sobol"), 0)
     assert isinstance(search, OptunaSearch)
     points = [(("x", str(x)), ("y", "1.5")) for x in (1.5, 2.5)]
-    cursor = {**search.start(), "told": [1.0]}
+    cursor = {**search.start(), "told": Column.of([1.0])}
     _, after = search.draw(cursor, 1, tuple(points), {0: 1.0})
     assert after["told"] is cursor["told"] and after["trial_attrs"] is cursor["trial_attrs"]
     _, later = search.draw(after, 1, (*points, (("x", "3.5"), ("y", "1.5"))), {1: 2.0})
-    assert later["told"] == [1.0, 2.0] and cursor["told"] == [1.0]
+    assert later["told"] == Column.of([1.0, 2.0]) and cursor["told"] == Column.of([1.0])

@@ -1,8 +1,8 @@
 """State format 4: an Optuna search's results told are a column, and a volume of format 3 (a dict
 by index text, in the snapshot and in its journal's records, written here as documented) is
 resumed, continues the uninterrupted run, and is upgraded by its next save (to the newest
-format). A call's results set entries of the column in the journal (``set``), not the whole
-column."""
+format, where the column is packed doubles). A call's results set entries of the column in the
+journal (``set``), not the whole column."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import pytest
 import xxhash
 
 from katib_resume.adapters.local.suggestion import FILE_NAME, SuggestionServer, journal, state
+from katib_resume.adapters.local.suggestion.column import PACKED, Column
 from katib_resume.adapters.local.suggestion.cursor_delta import diff
 from katib_resume.adapters.local.suggestion.state_store import JOURNAL_NAME, StateStore
 from katib_resume.adapters.local.suggestion.told_column import UNTOLD_TEXT
@@ -36,7 +37,7 @@ def _run(server: SuggestionServer, held: list[Any], total: int) -> list[Any]:
 
 def _version_3(cursor: dict[str, Any]) -> dict[str, Any]:
     """``cursor`` as format 3 kept it: the results told by index text."""
-    told = {str(i): v for i, v in enumerate(cursor["told"]) if v != UNTOLD_TEXT}
+    told = {str(i): v for i, v in enumerate(cursor["told"].entries()) if v != UNTOLD_TEXT}
     return {**cursor, "told": told}
 
 
@@ -86,7 +87,7 @@ def test_a_format_3_volume_is_resumed_and_upgraded_by_the_next_save(
     held = _run(restarted, held, 24)
     document = json.loads((volume / FILE_NAME).read_text())
     assert document["version"] == state.VERSION  # written anew by the save
-    assert isinstance(document["payload"]["cursor"]["told"], list)
+    assert set(document["payload"]["cursor"]["told"]) == {PACKED}
     again = SuggestionServer(subject, 3, volume)
     assert again.start(json.loads(json.dumps(held))).source == "restored"
     assert _run(again, held, 27) == whole
@@ -135,6 +136,7 @@ def test_a_calls_results_set_entries_of_the_column_in_the_journal(tmp_path: Path
     told_changes = [c["keys"]["told"] for c in changes if "told" in c["keys"]]
     assert told_changes[-2] == {"extend": [UNTOLD_TEXT, 0.25]}
     assert told_changes[-1] == {"set": [[10, 0.75]], "extend": []}
-    assert StateStore(tmp_path / FILE_NAME).load().cursor["told"] == [0.5] * 10 + [0.75, 0.25]
+    told = StateStore(tmp_path / FILE_NAME).load().cursor["told"]
+    assert told == Column.of([0.5] * 10 + [0.75, 0.25])
     restarted = SuggestionServer(subject, 3, tmp_path)
     assert restarted.start(held).source == "restored"

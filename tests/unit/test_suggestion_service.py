@@ -457,7 +457,7 @@ def test_a_state_behind_the_history_is_not_resumed(tmp_path: Path) -> None:
 def test_the_file_carries_a_version_and_a_checksum_of_its_payload(tmp_path: Path) -> None:
     started(tmp_path).get_suggestions([], 2)
     document = json.loads((tmp_path / FILE_NAME).read_text())
-    assert document["version"] == 6
+    assert document["version"] == 7
     digest = xxhash.xxh3_128_hexdigest(store.canonical(document["payload"]))
     assert document["xxh3_128"] == digest
     assert len(document["payload"]["issued"]) == 2

@@ -69,16 +69,17 @@ CMAES_DIMENSIONS = "CMA-ES only supports two or more dimensional continuous sear
 def upgraded(search: Search, cursor: Any, version: int, count: int) -> Any:
     """``cursor``, of a state of file ``version`` and ``count`` assignments, as this version's
     ``search`` keeps it: an Optuna search's results told were a dict by index text before
-    version 4 (``told_column``); a grid walked its product in order before version 5, so its
-    position means nothing in the seed's order: it starts that order again, where every cell
-    already issued is skipped (``GridSearch.draw``); a CMA-ES search kept every trial's
-    optimizer and attributes before version 6, and keeps a tombstone of those no ask can
-    restore and no entry a rebuild cannot read (``cma_optimizers``). Every other cursor is
-    unchanged. Raises ``ValueError`` if it is no cursor of that version."""
+    version 4 and a list before version 7, and are a column of doubles (``told_column``); a
+    grid walked its product in order before version 5, so its position means nothing in the
+    seed's order: it starts that order again, where every cell already issued is skipped
+    (``GridSearch.draw``); a CMA-ES search kept every trial's optimizer and attributes before
+    version 6, and keeps a tombstone of those no ask can restore and no entry a rebuild cannot
+    read (``cma_optimizers``). Every other cursor is unchanged. Raises ``ValueError`` if it is
+    no cursor of that version."""
     if version < 5 and isinstance(search, GridSearch):
         search.check(cursor)
         return search.start()
-    if version < 6 and search.name in katib_settings.ALGORITHMS:
+    if version < 7 and search.name in katib_settings.ALGORITHMS:
         from katib_resume.adapters.local.suggestion.optuna_search import OptunaSearch
 
         if isinstance(search, OptunaSearch):

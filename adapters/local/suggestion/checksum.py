@@ -1,6 +1,6 @@
 """The checksums of the suggestion state's snapshot, by file version (``state.py``).
 
-Version 3 and 4 files carry the XXH3 128-bit digest of their payload (``xxh3_128``, from
+Version 3 to 7 files carry the XXH3 128-bit digest of their payload (``xxh3_128``, from
 ``xxhash``), version 2 files its SHA-256 (``sha256``). Every restart hashes every byte of the
 snapshot, and the checksum is there to find damage (a torn or flipped byte, an edit by hand),
 not to stand against someone who can write the volume (who could write a good digest as well):
@@ -36,6 +36,7 @@ def _xxh3_128(data: bytes | memoryview) -> str:
 
 
 CHECKSUMS = {
+    7: Checksum("xxh3_128", 32, _xxh3_128),
     6: Checksum("xxh3_128", 32, _xxh3_128),
     5: Checksum("xxh3_128", 32, _xxh3_128),
     4: Checksum("xxh3_128", 32, _xxh3_128),

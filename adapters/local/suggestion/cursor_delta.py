@@ -13,9 +13,11 @@ quadratic again, so a record holds a *delta*, read back by ``apply``:
   ``noted``), ``{"extend": [...]}`` (a list that
   gained items at its end) or ``{"set": [[i, X], ...], "extend": [...]}`` (a list some of
   whose items were replaced, item ``i`` by ``X``, and that may have gained items: an Optuna
-  search's column of results told, ``told_column``, whose entries a call sets; written only
-  when at most a quarter of the items changed, else the list is written whole). Unlisted keys
-  are unchanged.
+  search's column of results told before state format 7, whose entries a call set; written
+  only when at most a quarter of the items changed, else the list is written whole). A
+  ``column.Column`` (an Optuna search's results told, ``told_column``) changes as such a list
+  does, its entries written as a cursor names them; written whole, it is packed
+  (``column.packed``). Unlisted keys are unchanged.
 
 ``diff`` is generic: it knows no algorithm, so every search goes through it. It proves what it
 leaves out: an entry is left out only if the new one is the very same object, or the same JSON
@@ -31,11 +33,14 @@ search's 5,000 results told; PBT's parents and pools), so only those places are 
 from __future__ import annotations
 
 import operator
+import struct
 from collections import deque
 from collections.abc import Iterable
 from contextlib import suppress
 from itertools import compress, islice
 from typing import Any, NamedTuple
+
+from katib_resume.adapters.local.suggestion.column import Column, unpacked, unpacked_in
 
 SET_SHARE = 4
 """A list whose changed items are more than one in this many is written whole."""
@@ -50,6 +55,7 @@ class _Note(NamedTuple):
 
 
 _notes: deque[_Note] = deque(maxlen=NOTED)
+_BITS = struct.Struct("<d")
 
 
 def noted(before: Any, value: Any, places: Iterable[Any]) -> None:
@@ -95,6 +101,9 @@ def _change(before: Any, value: Any) -> dict[str, Any] | None:
     elif isinstance(before, list) and isinstance(value, list):
         if len(value) >= len(before):
             return _list_change(before, value)
+    elif isinstance(before, Column) and isinstance(value, Column):
+        if len(value) >= len(before):
+            return _column_change(before, value)
     elif same(before, value):
         return None
     return {"value": value}
@@ -111,6 +120,29 @@ def _list_change(before: list[Any], value: list[Any]) -> dict[str, Any] | None:
     if len(changed) * SET_SHARE > len(value):
         return {"value": value}
     return {"set": [[index, value[index]] for index in changed], "extend": extend}
+
+
+def _column_change(before: Column, value: Column) -> dict[str, Any] | None:
+    """How a column that is no shorter changed, as ``_list_change`` says it of a list: the
+    entries of ``before``'s places whose bits differ (those ``noted``, or all of them
+    compared in C), and the entries it gained."""
+    old, new = before.doubles, value.doubles
+    places = _places(before, value)
+    if places is None:
+        bits = memoryview(old).cast("B").cast("Q"), memoryview(new).cast("B").cast("Q")
+        places = tuple(compress(range(len(old)), map(operator.ne, *bits)))
+    changed = sorted(i for i in set(places) if i < len(old) and not _same_double(old[i], new[i]))
+    extend = [value[i] for i in range(len(old), len(new))]
+    if not changed:
+        return {"extend": extend} if extend else None
+    if len(changed) * SET_SHARE > len(new):
+        return {"value": value}
+    return {"set": [[index, value[index]] for index in changed], "extend": extend}
+
+
+def _same_double(a: float, b: float) -> bool:
+    """Whether two doubles have the same bits (``-0.0`` is not ``0.0``, nor one NaN another)."""
+    return _BITS.pack(a) == _BITS.pack(b)
 
 
 def _moved(before: list[Any], value: list[Any]) -> list[int]:
@@ -158,23 +190,25 @@ def same(a: Any, b: Any) -> bool:
         return a.keys() == b.keys() and all(same(v, b[k]) for k, v in a.items())
     if isinstance(a, float):  # 0.0 == -0.0, which JSON writes apart
         return repr(a) == repr(b)
-    return bool(a == b)
+    return bool(a == b)  # (two columns: the same bits)
 
 
 def apply(cursor: Any, delta: Any) -> Any:
     """The cursor after ``delta``, changing ``cursor`` in place where it can (the caller owns
     it: it was just read from the volume). Raises ``ValueError`` on a delta ``diff`` does not
-    write."""
+    write (or a packed column that does not read)."""
     try:
         if "value" in delta:
-            return delta["value"]
+            return unpacked_in(delta["value"])
         for key, change in delta["keys"].items():
             if "value" in change:
-                cursor[key] = change["value"]
+                cursor[key] = unpacked(change["value"])
             elif "merge" in change:
                 cursor[key].update(change["merge"])
             elif "set" in change:
                 _set(cursor[key], change["set"], change["extend"])
+            elif isinstance(cursor[key], Column):
+                cursor[key].set([], change["extend"])
             else:
                 cursor[key].extend(change["extend"])
     except (AttributeError, KeyError, TypeError):
@@ -182,9 +216,12 @@ def apply(cursor: Any, delta: Any) -> Any:
     return cursor
 
 
-def _set(items: list[Any], changes: list[Any], extend: list[Any]) -> None:
+def _set(items: list[Any] | Column, changes: list[Any], extend: list[Any]) -> None:
     """``items`` with ``changes`` (``[index, value]`` pairs of places it has) set, then
     ``extend`` added; raises ``ValueError`` (before any change) on another change."""
+    if isinstance(items, Column):
+        items.set(changes, extend)
+        return
     pairs = [pair for pair in changes if type(pair) is list and len(pair) == 2]
     if len(pairs) != len(changes) or not isinstance(items, list) or not isinstance(extend, list):
         raise ValueError("a cursor change that does not apply")

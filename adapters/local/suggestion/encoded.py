@@ -25,6 +25,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
+from katib_resume.adapters.local.suggestion.column import packed
 from katib_resume.core.history import History
 from katib_resume.core.manifest import Manifest
 
@@ -33,7 +34,12 @@ KEPT = 32
 
 
 def canonical(payload: Any) -> bytes:
-    return json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False).encode()
+    """The canonical JSON of ``payload`` (sorted keys, no spaces), a results column packed
+    (``column.packed``)."""
+    text = json.dumps(
+        payload, sort_keys=True, separators=(",", ":"), allow_nan=False, default=packed
+    )
+    return text.encode()
 
 
 class _Issued:

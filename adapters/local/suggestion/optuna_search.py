@@ -6,13 +6,13 @@ told (the controller sends every Trial every time: each result is told once), th
 new assignments, each with its own seeded sampler (``samplers.ask_seed``).
 
 The cursor, the JSON value the server saves, holds what the assignments themselves do not: the
-results told so far (``told``: a column by assignment index, ``null`` for a failed Trial,
-``"inf"`` or ``"-inf"`` for an infinite one, ``"untold"`` for a running one: ``told_column``;
-a dict by index text before state format 4, upgraded when read: ``upgraded``) and the
-system attributes samplers keep in the study (``attrs``: CMA-ES's optimizer and generations,
-the Sobol sequence's position). The study is a function of the issued assignments and the
-cursor, so after a restart it is rebuilt from them in one pass (``Live.load``; no sampler
-runs), of the trials its sampler reads (``sampler_reads``), and asks exactly what the
+results told so far (``told``: a column of doubles by assignment index, ``told_column``; a
+list before state format 7 and a dict by index text before format 4, upgraded when read:
+``upgraded``) and the system attributes samplers keep in the study (``attrs``: CMA-ES's
+optimizer and generations, the Sobol sequence's position). The study is a function of the
+issued assignments and the cursor, so after a restart it is rebuilt from them in one pass
+(``Live.load``; no sampler runs), of the trials its sampler reads (``sampler_reads``), and
+asks exactly what the
 uninterrupted study would have asked. Results come in through
 ``draw``, just before the asks they inform; told results change only what later asks see.
 
@@ -32,7 +32,7 @@ from __future__ import annotations
 import random
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence, Set
-from itertools import compress, repeat
+from itertools import repeat
 from operator import is_
 from typing import Any, cast
 
@@ -56,14 +56,11 @@ from katib_resume.adapters.local.suggestion.results import Results
 from katib_resume.adapters.local.suggestion.sampler_reads import READS, Past, cma_keys
 from katib_resume.adapters.local.suggestion.samplers import Delegate, SamplerFactory, ask_seed
 from katib_resume.adapters.local.suggestion.space import Point, SearchSpace
-from katib_resume.adapters.local.suggestion.told_column import TEXTS, numbers_of
+from katib_resume.adapters.local.suggestion.told_column import Column, numbers_of
 from katib_resume.adapters.local.suggestion.trial_numbers import Numbers
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 MAX_REDRAWS = 100
-_RESULT_TYPES = {type(None), int, float, str}
-"""What a told column's entry may be in a cursor read back (JSON's numbers, ``null``: failed,
-and the texts of the infinities and of no result yet: ``told_column.TEXTS``)."""
 
 
 class OptunaSearch:
@@ -76,40 +73,39 @@ class OptunaSearch:
             (p.name, reader(p, space.scale(i))) for i, p in enumerate(space.parameters)
         ]
         self._live: Live | None = None
-        self._checked: tuple[Any, set[type]] = ([], set())  # the last told checked, its types
 
     def start(self) -> Any:
-        return {"told": [], "trial_attrs": {}, "study_attrs": {}, "unknown": 0}
+        return {"told": Column(), "trial_attrs": {}, "study_attrs": {}, "unknown": 0}
 
     def check(self, cursor: Any) -> None:
         keys = {"told", "trial_attrs", "study_attrs", "unknown"}
         if not isinstance(cursor, dict) or set(cursor) != keys:
             raise ValueError(f"not an {self.name} search position")
         told, unknown = cursor["told"], cursor["unknown"]
-        types: set[type] = told_column.types_of(told) if type(told) is list else {dict}
-        sound = types <= _RESULT_TYPES
-        if sound and str in types:
-            sound = set(compress(told, map(is_, map(type, told), repeat(str)))) <= TEXTS
-        if not sound or type(unknown) is not int or unknown < 0:
+        if not isinstance(told, Column) or not told_column.sound(told):
+            raise ValueError(f"not an {self.name} search position")
+        if type(unknown) is not int or unknown < 0:
             raise ValueError(f"not an {self.name} search position")
         attrs = cursor["trial_attrs"]  # by assignment index text (few: ``cma_optimizers``)
         if not isinstance(attrs, dict) or not all(map(str.isdigit, attrs)):
             raise ValueError(f"not an {self.name} search position")
         if not all(isinstance(entry, dict) for entry in attrs.values()):
             raise ValueError(f"not an {self.name} search position")
-        self._checked = (told, types)
 
     def upgraded(self, cursor: Any, count: int, version: int) -> Any:
-        """The cursor of a state of format ``version`` (5 or earlier), of ``count``
-        assignments, as this format keeps it: ``told`` a column since format 4
-        (``told_column.from_version_3``), and for CMA-ES since format 6 no optimizer that no
+        """The cursor of a state of format ``version`` (6 or earlier), of ``count``
+        assignments, as this format keeps it: ``told`` a ``Column`` since format 7 (a list
+        before, ``told_column.column_of``; a dict by index text before format 4,
+        ``told_column.from_version_3``), and for CMA-ES since format 6 no optimizer that no
         ask can restore nor entry that no rebuild can read (``cma_optimizers.pruned``). Raises
         ``ValueError`` if it is no such cursor."""
         if not isinstance(cursor, dict) or "told" not in cursor:
             raise ValueError(f"not an {self.name} search position")
+        told = cursor["told"]
         if version < 4:
-            cursor = {**cursor, "told": told_column.from_version_3(cursor["told"], count)}
-        if self.name == "cmaes" and isinstance(cursor.get("trial_attrs"), dict):
+            told = told_column.from_version_3(told, count)
+        cursor = {**cursor, "told": told_column.column_of(told)}
+        if version < 6 and self.name == "cmaes" and isinstance(cursor.get("trial_attrs"), dict):
             self.check(cursor)  # (a column of sound entries, read by ``pruned``)
             attrs = pruned(cursor["trial_attrs"], cursor["told"], cma_keys())
             cursor = cursor if attrs is cursor["trial_attrs"] else {**cursor, "trial_attrs": attrs}
@@ -213,12 +209,10 @@ class OptunaSearch:
         kept: list[int] | range = range(len(issued))
         if len(known) < len(first):
             kept = [i for i, p in enumerate(first) if p is not None] + list(kept[read:])
-        told = cursor["told"]
-        types = self._checked[1] if self._checked[0] is told else told_column.types_of(told)
-        results = told_column.results_of(told, kept, len(issued), types)
-        untold = told_column.untold_of(told, kept, len(issued), types, results)
+        results = told_column.results_of(cursor["told"], kept, len(issued))
+        untold = told_column.untold_of(kept, results)
         attrs = cursor["trial_attrs"]
-        best = told_column.best(results, len(untold), types, self.maximize)
+        best = told_column.best(results, self.maximize)
         attributed = range(len(kept) if attrs else 0)
         running = untold if isinstance(kept, range) else None  # numbers are indexes
         past = Past(results, lambda n: attrs.get(str(kept[n]), {}), attributed, best, running)
@@ -247,7 +241,7 @@ class OptunaSearch:
             params,
             list(map(attrs.get, map(str, map(kept.__getitem__, built)), iter(dict, None))),
             best,
-            complete=told_column.complete_of(results, len(untold), types),
+            complete=told_column.complete_of(results, len(untold)),
         )
         return live
 

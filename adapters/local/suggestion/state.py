@@ -15,10 +15,12 @@ can write the volume (who could as well write a good digest): a restart hashes e
 state, so it is a fast non-cryptographic hash (0.03 ms at 5,000 assignments, SHA-256's 0.4 ms).
 
 Version 2 files (the same document with ``sha256``, the payload's SHA-256, in place of
-``xxh3_128``), version 3 files (an Optuna search's results told kept as a dict by index text)
-and version 4 files (a grid's cursor in the product's order) are read, their cursor upgraded by
-the search (``algorithms.upgraded``); the first save after reading one writes a snapshot of
-``VERSION`` (``state_store``), so a volume is upgraded by its next save.
+``xxh3_128``), version 3 files (an Optuna search's results told kept as a dict by index text),
+version 4 files (a grid's cursor in the product's order), version 5 files (every CMA-ES
+optimizer kept) and version 6 files (an Optuna search's results told kept as a JSON list) are
+read, their cursor upgraded by the search (``algorithms.upgraded``); the first save after
+reading one writes a snapshot of ``VERSION`` (``state_store``), so a volume is upgraded by its
+next save.
 
 Writing a snapshot is atomic so that a crash at any instant leaves either the old file or the
 new one, never a mixture: write a temporary file in the same directory (``os.replace`` is only
@@ -42,24 +44,27 @@ from katib_resume.adapters import heap
 from katib_resume.adapters.local.suggestion import encoded
 from katib_resume.adapters.local.suggestion.assignments import all_well_formed
 from katib_resume.adapters.local.suggestion.checksum import CHECKSUMS
+from katib_resume.adapters.local.suggestion.column import unpacked_in
 from katib_resume.adapters.local.suggestion.unparsed import Unparsed
 from katib_resume.core.manifest import Manifest
 
 FILE_NAME = "suggestion-state.json"
 FORMAT = "katib-resume/suggestion-state"
-VERSION = 6
-"""6: a CMA-ES search's cursor keeps the optimizers a later ask may restore, a tombstone of
-every older one, and no entry a rebuild cannot read (``cma_optimizers``); 5, still read, kept
-every trial's, which the search prunes when it is read (``algorithms.upgraded``). 5: the
-grid's cursor is a position in the seed's order of its cells; 4, still read, held a position
-in the product's own order, which the search upgrades when it is read (it starts its order
-again, skipping the cells issued: ``algorithms.upgraded``). 4: an Optuna search's cursor
-keeps its told results as a column by assignment index (``told_column``); 3, still read, kept
-them as a dict by index text, which the search upgrades when it is read
-(``algorithms.upgraded``). 3: the checksum is XXH3-128 (``xxh3_128``: ``checksum.py``). 2:
-SHA-256 (``sha256``), still read; the random search's cursor is the index of its next point (1
-held its generator's state, which is reported as an unsupported format and rebuilt from the
-trial history)."""
+VERSION = 7
+"""7: an Optuna search's results told are a column of doubles, packed (``column.py``); 6, still
+read, kept them as a JSON list, which the search upgrades when it is read
+(``algorithms.upgraded``). 6: a CMA-ES search's cursor keeps the optimizers a later ask may
+restore, a tombstone of every older one, and no entry a rebuild cannot read
+(``cma_optimizers``); 5, still read, kept every trial's, which the search prunes when it is
+read (``algorithms.upgraded``). 5: the grid's cursor is a position in the seed's order of its
+cells; 4, still read, held a position in the product's own order, which the search upgrades
+when it is read (it starts its order again, skipping the cells issued:
+``algorithms.upgraded``). 4: an Optuna search's cursor keeps its told results as a column by
+assignment index (``told_column``); 3, still read, kept them as a dict by index text, which
+the search upgrades when it is read (``algorithms.upgraded``). 3: the checksum is XXH3-128
+(``xxh3_128``: ``checksum.py``). 2: SHA-256 (``sha256``), still read; the random search's
+cursor is the index of its next point (1 held its generator's state, which is reported as an
+unsupported format and rebuilt from the trial history)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,6 +265,10 @@ def _state(payload: Any, issued: Any = None) -> SearchState:
         issued = payload["issued"] if issued is None else issued
     except (TypeError, KeyError):
         raise StateProblem("corrupt", "fields are missing") from None
+    try:
+        fields["cursor"] = unpacked_in(fields["cursor"])
+    except ValueError as error:
+        raise StateProblem("corrupt", str(error)) from None
     texts = (fields["experiment"], fields["algorithm"], fields["space"])
     if not all(isinstance(t, str) for t in texts) or type(fields["seed"]) is not int:
         raise StateProblem("corrupt", "fields have the wrong types")
