@@ -128,3 +128,33 @@ def test_the_column_keeps_every_bit_of_every_entry() -> None:
 def test_an_entry_that_no_result_is_is_refused(entry: Any) -> None:
     with pytest.raises(ValueError):
         Column.of([entry])
+
+
+@pytest.mark.parametrize(
+    ("pairs", "extend"),
+    [
+        ([[3, 1.0]], []),  # a place the column has not
+        ([[-1, 1.0]], []),
+        ([[0, 1.0, 2.0]], []),
+        ([(0, 1.0)], []),
+        ([[True, 1.0]], []),  # (an index that is a bool)
+        ([[0, True]], []),
+        ([[0, 1.0], [1, float("nan")]], []),
+        ([[0, 10**400]], []),
+        ([], [1.0, "nan"]),
+        ([], "untold"),
+    ],
+)
+def test_a_change_that_does_not_apply_changes_nothing(pairs: Any, extend: Any) -> None:
+    """A journal record's change of a column is refused whole, before any entry is set."""
+    column = Column.of([1.0, None, "untold"])
+    with pytest.raises(ValueError):
+        column.set(pairs, extend)
+    assert column == Column.of([1.0, None, "untold"])
+
+
+def test_a_change_sets_its_entries_and_adds_its_own() -> None:
+    column = Column.of([1.0, None, "untold"])
+    column.set([[2, -0.0], [0, "inf"]], [7, None, "untold", "-inf"])
+    assert column.entries() == ["inf", None, -0.0, 7.0, None, "untold", "-inf"]
+    assert repr(column[2]) == "-0.0"

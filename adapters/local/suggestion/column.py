@@ -32,8 +32,10 @@ import math
 import struct
 import sys
 from array import array
+from collections import deque
 from collections.abc import Iterable, Mapping
 from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
 PACKED = "$float64"
@@ -51,6 +53,8 @@ UNTOLD: float = _DOUBLE.unpack(_BITS.pack(UNTOLD_BITS))[0]
 _INF, _NEG = float("inf"), float("-inf")
 _DOUBLES: dict[Any, float] = {None: FAILED, "inf": _INF, "-inf": _NEG, UNTOLD_TEXT: UNTOLD}
 _LITTLE = sys.byteorder == "little"
+_NUMBERS = frozenset((float, int))
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 
 
 class Column:
@@ -68,7 +72,7 @@ class Column:
     def of(cls, entries: Iterable[Any]) -> Column:
         """The column of ``entries`` as a cursor names them (``stored``); raises
         ``ValueError`` on anything else."""
-        return cls(array("d", map(double, entries)))
+        return cls(doubles_of(list(entries)))
 
     @classmethod
     def unpacked(cls, text: Any) -> Column:
@@ -111,16 +115,17 @@ class Column:
         """Set the entries ``pairs`` (``[index, entry]`` of places it has), then add
         ``extend``: a journal record's change, applied in place; raises ``ValueError``, before
         any change, on another change."""
-        places = [pair for pair in pairs if type(pair) is list and len(pair) == 2]
-        if len(places) != len(pairs) or type(extend) is not list:
+        if type(extend) is not list or not set(map(type, pairs)) <= {list}:
             raise ValueError("a column change that does not apply")
-        size = len(self.doubles)
-        if not all(type(index) is int and 0 <= index < size for index, _ in places):
+        if not set(map(len, pairs)) <= {2}:
             raise ValueError("a column change that does not apply")
-        values = [double(entry) for _, entry in places]
-        added = array("d", map(double, extend))
-        for (index, _), value in zip(places, values, strict=True):
-            self.doubles[index] = value
+        indexes = list(map(_FIRST, pairs))
+        if not set(map(type, indexes)) <= {int}:
+            raise ValueError("a column change that does not apply")
+        if indexes and not 0 <= min(indexes) <= max(indexes) < len(self.doubles):
+            raise ValueError("a column change that does not apply")
+        values, added = doubles_of(list(map(_SECOND, pairs))), doubles_of(extend)
+        deque(map(self.doubles.__setitem__, indexes, values), maxlen=0)
         self.doubles.extend(added)
 
     def __len__(self) -> int:
@@ -144,6 +149,18 @@ class Column:
 
     def __repr__(self) -> str:
         return f"Column({self.entries()!r})"
+
+
+def doubles_of(entries: list[Any]) -> array[float]:
+    """The doubles of ``entries`` as a cursor names them; raises ``ValueError`` on anything
+    else. A journal's records set some thousands at a restart: where all are numbers (a
+    ``bool`` is none) and none NaN, in C-level passes, else entry by entry."""
+    try:
+        if set(map(type, entries)) <= _NUMBERS and not any(map(math.isnan, entries)):
+            return array("d", entries)
+    except OverflowError:
+        raise ValueError("a results column entry is beyond a double") from None
+    return array("d", map(double, entries))
 
 
 def double(entry: Any) -> float:
