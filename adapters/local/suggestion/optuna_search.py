@@ -12,9 +12,8 @@ list before state format 7 and a dict by index text before format 4, upgraded wh
 optimizer and generations, the Sobol sequence's position). The study is a function of the
 issued assignments and the cursor, so after a restart it is rebuilt from them in one pass
 (``Live.load``; no sampler runs), of the trials its sampler reads (``sampler_reads``), and
-asks exactly what the
-uninterrupted study would have asked. Results come in through
-``draw``, just before the asks they inform; told results change only what later asks see.
+asks exactly what the uninterrupted study would have asked. Results come in through ``draw``,
+just before the asks they inform; told results change only what later asks see.
 
 Rebuilt from the trial history alone (the saved state lost), the attributes are unknown: the
 Sobol position is recomputed (every assignment but the first advanced it by one: not so one
