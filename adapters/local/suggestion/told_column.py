@@ -74,12 +74,13 @@ class Results(Sequence[Result]):
     for an entry only when it is read, and the questions a rebuild asks of them all
     (``untold``, ``failed``, ``best``, and ``None``/``UNTOLD`` in or counted) are NumPy passes."""
 
-    __slots__ = ("_bits", "_count", "_values")
+    __slots__ = ("_bits", "_count", "_values", "_whole")
 
     def __init__(self, told: Column, count: int) -> None:
         self._values = _doubles(told)[:count].copy()  # (no export of the column held)
         self._bits = self._values.view(np.uint64)
         self._count = count
+        self._whole: list[Result] | None = None
 
     def __len__(self) -> int:
         return self._count
@@ -121,12 +122,15 @@ class Results(Sequence[Result]):
         return self.whole().count(value)
 
     def whole(self) -> list[Result]:
-        """Every result, as a list (a Python value each: for a reader of them all)."""
-        results: list[Any] = self._values.tolist()
-        for at in np.flatnonzero(np.isnan(self._values)).tolist():
-            results[at] = None if int(self._bits[at]) == FAILED_BITS else UNTOLD
-        results.extend(repeat(UNTOLD, self._count - len(results)))
-        return results
+        """Every result, as a list (a Python value each: for a reader of them all), made once
+        (do not mutate)."""
+        if self._whole is None:
+            results: list[Any] = self._values.tolist()
+            for at in np.flatnonzero(np.isnan(self._values)).tolist():
+                results[at] = None if int(self._bits[at]) == FAILED_BITS else UNTOLD
+            results.extend(repeat(UNTOLD, self._count - len(results)))
+            self._whole = results
+        return self._whole
 
     def untold(self) -> set[int]:
         """The indexes whose result is ``UNTOLD``."""
