@@ -7,6 +7,7 @@ journal (``set``), not the whole column."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,15 @@ def _write_version_3(directory: Path, older: Any, newer: Any) -> None:
 def test_a_format_3_volume_is_resumed_and_upgraded_by_the_next_save(
     tmp_path: Path, algorithm: str
 ) -> None:
+    resume_an_old_volume(tmp_path, algorithm, _write_version_3)
+
+
+def resume_an_old_volume(
+    tmp_path: Path, algorithm: str, write: Callable[[Path, Any, Any], None]
+) -> None:
+    """A volume grown to 18 and then 21 assignments, written by ``write`` as an earlier format
+    from the states after each (older, newer), is resumed, continues the uninterrupted run, and
+    is written anew by its next save, the results column packed."""
     subject = experiment(algorithm)
     uninterrupted = SuggestionServer(subject, 3, None)
     uninterrupted.start([])
@@ -80,7 +90,7 @@ def test_a_format_3_volume_is_resumed_and_upgraded_by_the_next_save(
     assert held == whole[:21]
     volume = tmp_path / "volume"
     volume.mkdir()
-    _write_version_3(volume, older, newer)
+    write(volume, older, newer)
     restarted = SuggestionServer(subject, 3, volume)
     report = restarted.start(json.loads(json.dumps(held)))
     assert report.source == "restored", report.reason

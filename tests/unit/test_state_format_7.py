@@ -8,7 +8,6 @@ history, never a crash nor a resumed search of wrong results."""
 from __future__ import annotations
 
 import base64
-import json
 import struct
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ from katib_resume.adapters.local.suggestion.cursor_delta import diff
 from katib_resume.adapters.local.suggestion.state_store import JOURNAL_NAME, StateStore
 from tests.support.old_snapshots import write_snapshot
 from tests.unit.test_nonfinite_values import experiment
-from tests.unit.test_state_format_4 import _run
+from tests.unit.test_state_format_4 import _run, resume_an_old_volume
 
 
 def _version_6(cursor: dict[str, Any]) -> dict[str, Any]:
@@ -49,32 +48,15 @@ def _write_version_6(directory: Path, older: Any, newer: Any) -> None:
 def test_a_format_6_volume_is_resumed_and_upgraded_by_the_next_save(
     tmp_path: Path, algorithm: str
 ) -> None:
-    subject = experiment(algorithm)
-    uninterrupted = SuggestionServer(subject, 3, None)
-    uninterrupted.start([])
-    whole = _run(uninterrupted, [], 27)
-    grown = SuggestionServer(subject, 3, tmp_path / "grown")
-    grown.start([])
-    held = _run(grown, [], 18)
-    older = StateStore(tmp_path / "grown" / FILE_NAME).load()
-    held = _run(grown, held, 21)
-    newer = StateStore(tmp_path / "grown" / FILE_NAME).load()
-    volume = tmp_path / "volume"
-    volume.mkdir()
+    resume_an_old_volume(tmp_path, algorithm, _written_as_version_6)
+
+
+def _written_as_version_6(volume: Path, older: Any, newer: Any) -> None:
+    """``_write_version_6``, read back as written: format 6, the column a list."""
     _write_version_6(volume, older, newer)
     read = StateStore(volume / FILE_NAME)
-    assert read.load().cursor["told"] == newer.cursor["told"].entries()  # a list, as written
+    assert read.load().cursor["told"] == newer.cursor["told"].entries()
     assert read.version == 6
-    restarted = SuggestionServer(subject, 3, volume)
-    report = restarted.start(json.loads(json.dumps(held)))
-    assert report.source == "restored", report.reason
-    held = _run(restarted, held, 24)
-    document = json.loads((volume / FILE_NAME).read_text())
-    assert document["version"] == state.VERSION == 7  # written anew by the save
-    assert set(document["payload"]["cursor"]["told"]) == {PACKED}
-    again = SuggestionServer(subject, 3, volume)
-    assert again.start(json.loads(json.dumps(held))).source == "restored"
-    assert _run(again, held, 27) == whole
 
 
 def _bits(value: int) -> str:
