@@ -2,7 +2,7 @@
 Python step per entry.
 
 An Optuna search keeps the result told for every assignment (``told_column``), so a restart
-reads a value per trial of the history. As a JSON array that was a parse of every number, a
+reads a value per trial of the history. A JSON array of them costs a parse of every number, a
 check of the exact text written back, and then a Python-level pass per question a rebuild asks
 (which trials failed, which are running, which is best): together about half a millisecond at
 5,000 results, growing with the history. As doubles, the same questions are NumPy passes over
@@ -44,7 +44,8 @@ UNTOLD_TEXT = "untold"
 """How a cursor names an entry told nothing yet (JSON has no other value that no result can
 be, and ``False`` would equal ``0``)."""
 FAILED_BITS = 0x7FF8_0000_0000_0FA1
-"""The bits of an entry told a failure: a quiet NaN with a payload no arithmetic makes."""
+"""The bits of an entry told a failure: a quiet NaN with a payload of its own (the NaN Python
+and NumPy make, ``0x7FF8000000000000``, is no entry: a result told NaN is kept as a failure)."""
 UNTOLD_BITS = 0x7FF8_0000_0000_0017
 """The bits of an entry told nothing yet."""
 _DOUBLE, _BITS = struct.Struct("<d"), struct.Struct("<Q")
