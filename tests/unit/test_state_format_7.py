@@ -140,3 +140,11 @@ def test_a_change_sets_its_entries_and_adds_its_own() -> None:
     column.set([[2, -0.0], [0, "inf"]], [7, None, "untold", "-inf"])
     assert column.entries() == ["inf", None, -0.0, 7.0, None, "untold", "-inf"]
     assert repr(column[2]) == "-0.0"
+
+
+@pytest.mark.parametrize("entries", [[1.0, "nan"], "untold", [float("nan")], (1.0,)])
+def test_entries_added_that_are_none_add_nothing(entries: Any) -> None:
+    column = Column.of([1.0])
+    with pytest.raises(ValueError):
+        column.extend(entries)
+    assert column == Column.of([1.0])

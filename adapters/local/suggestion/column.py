@@ -129,6 +129,13 @@ class Column:
         deque(map(self.doubles.__setitem__, indexes, values), maxlen=0)
         self.doubles.extend(added)
 
+    def extend(self, entries: list[Any]) -> None:
+        """Add ``entries``: a journal record's change that only adds some (most of them, as a
+        list's ``extend``); raises ``ValueError``, before any is added, on one that is none."""
+        if type(entries) is not list:
+            raise ValueError("a column change that does not apply")
+        self.doubles.extend(doubles_of(entries))
+
     def __len__(self) -> int:
         return len(self.doubles)
 

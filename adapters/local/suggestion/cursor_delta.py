@@ -207,9 +207,7 @@ def apply(cursor: Any, delta: Any) -> Any:
                 cursor[key].update(change["merge"])
             elif "set" in change:
                 _set(cursor[key], change["set"], change["extend"])
-            elif isinstance(cursor[key], Column):
-                cursor[key].set([], change["extend"])
-            else:
+            else:  # (a list's, or a column's: ``Column.extend``)
                 cursor[key].extend(change["extend"])
     except (AttributeError, KeyError, TypeError):
         raise ValueError("a cursor change that does not apply") from None
