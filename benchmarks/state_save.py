@@ -43,9 +43,10 @@ import optuna
 from katib_resume.adapters.atomic import write_atomically
 from katib_resume.adapters.local.suggestion import state as snapshot
 from katib_resume.adapters.local.suggestion.assignments import assignment
+from katib_resume.adapters.local.suggestion.column import Column
 from katib_resume.adapters.local.suggestion.state import SearchState
 from katib_resume.adapters.local.suggestion.state_store import StateStore
-from katib_resume.adapters.local.suggestion.told_column import Column, told_with
+from katib_resume.adapters.local.suggestion.told_column import told_with
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 KINDS = ("random", "tpe")

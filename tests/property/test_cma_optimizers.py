@@ -26,7 +26,7 @@ from katib_resume.adapters.local.suggestion import FILE_NAME, SuggestionServer
 from katib_resume.adapters.local.suggestion import state as snapshot
 from katib_resume.adapters.local.suggestion import state_store as store
 from katib_resume.adapters.local.suggestion.cma_optimizers import Pickled
-from katib_resume.adapters.local.suggestion.told_column import UNTOLD_TEXT
+from katib_resume.adapters.local.suggestion.column import UNTOLD_TEXT
 from katib_resume.core.model import Experiment
 from tests.property.test_sampler_reads import long_steps
 from tests.property.test_suggestion_determinism import (

@@ -28,10 +28,10 @@ from katib_resume.adapters.local.suggestion import FILE_NAME, SuggestionServer
 from katib_resume.adapters.local.suggestion import state_store as store
 from katib_resume.adapters.local.suggestion.algorithms import build
 from katib_resume.adapters.local.suggestion.assignments import Index
+from katib_resume.adapters.local.suggestion.column import UNTOLD_TEXT
 from katib_resume.adapters.local.suggestion.live_study import WITHHELD
 from katib_resume.adapters.local.suggestion.optuna_search import OptunaSearch
 from katib_resume.adapters.local.suggestion.points import Seen
-from katib_resume.adapters.local.suggestion.told_column import UNTOLD_TEXT
 from katib_resume.core.model import Experiment, Manifest
 from tests.property.test_suggestion_determinism import (
     Steps,

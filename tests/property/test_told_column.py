@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from katib_resume.adapters.local.suggestion import cursor_delta
 from katib_resume.adapters.local.suggestion import told_column as told
-from katib_resume.adapters.local.suggestion.column import PACKED, Column
+from katib_resume.adapters.local.suggestion.column import PACKED, UNTOLD_TEXT, Column
 from katib_resume.adapters.local.suggestion.live_study import UNTOLD, best_of, count_complete
 from katib_resume.adapters.local.suggestion.nonfinite import value_of
 from tests.property.test_cursor_delta_noted import scanned
@@ -40,8 +40,8 @@ def _one_by_one(column: list[Any]) -> list[Any]:
 
 def _saved(column: list[Any]) -> list[Any]:
     """The column as a cursor keeps it: ``UNTOLD_TEXT`` for no result, ending at the last told."""
-    saved = [told.UNTOLD_TEXT if r is UNTOLD else r for r in column]
-    while saved and saved[-1] == told.UNTOLD_TEXT:
+    saved = [UNTOLD_TEXT if r is UNTOLD else r for r in column]
+    while saved and saved[-1] == UNTOLD_TEXT:
         saved.pop()
     return saved
 
@@ -57,7 +57,7 @@ def test_results_and_the_best_trial_equal_those_read_one_by_one(
     whole = column + [UNTOLD] * later  # assignments after the column's end: untold
     saved = _saved(column)
     if strays and not later:  # entries past the assignments: after every one of them
-        saved = _saved(column) + [told.UNTOLD_TEXT] * (len(column) - len(saved)) + strays
+        saved = _saved(column) + [UNTOLD_TEXT] * (len(column) - len(saved)) + strays
     kept: Any = range(len(whole))
     if data is not None:
         kept = (

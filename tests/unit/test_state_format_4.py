@@ -15,10 +15,9 @@ import pytest
 import xxhash
 
 from katib_resume.adapters.local.suggestion import FILE_NAME, SuggestionServer, journal, state
-from katib_resume.adapters.local.suggestion.column import PACKED, Column
+from katib_resume.adapters.local.suggestion.column import PACKED, UNTOLD_TEXT, Column
 from katib_resume.adapters.local.suggestion.cursor_delta import diff
 from katib_resume.adapters.local.suggestion.state_store import JOURNAL_NAME, StateStore
-from katib_resume.adapters.local.suggestion.told_column import UNTOLD_TEXT
 from tests.support.old_snapshots import write_snapshot
 from tests.unit.test_nonfinite_values import experiment
 

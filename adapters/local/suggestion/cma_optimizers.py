@@ -36,8 +36,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from katib_resume.adapters.local.suggestion.cma_trials import generation_of
+from katib_resume.adapters.local.suggestion.column import UNTOLD_TEXT
 from katib_resume.adapters.local.suggestion.live_study import UNTOLD, Result
-from katib_resume.adapters.local.suggestion.told_column import UNTOLD_TEXT
 
 
 def carries(attrs: Mapping[str, Any], key: str) -> bool:

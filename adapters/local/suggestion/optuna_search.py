@@ -46,6 +46,7 @@ from katib_resume.adapters.local.suggestion.cma_optimizers import (
     tombstone,
 )
 from katib_resume.adapters.local.suggestion.cma_trials import CmaTrials, generation_of
+from katib_resume.adapters.local.suggestion.column import Column
 from katib_resume.adapters.local.suggestion.cursor_delta import same
 from katib_resume.adapters.local.suggestion.live_study import Live
 from katib_resume.adapters.local.suggestion.nonfinite import stored
@@ -55,7 +56,7 @@ from katib_resume.adapters.local.suggestion.results import Results
 from katib_resume.adapters.local.suggestion.sampler_reads import READS, Past, cma_keys
 from katib_resume.adapters.local.suggestion.samplers import Delegate, SamplerFactory, ask_seed
 from katib_resume.adapters.local.suggestion.space import Point, SearchSpace
-from katib_resume.adapters.local.suggestion.told_column import Column, numbers_of
+from katib_resume.adapters.local.suggestion.told_column import numbers_of
 from katib_resume.adapters.local.suggestion.trial_numbers import Numbers
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)

@@ -36,8 +36,6 @@ from katib_resume.adapters.local.suggestion.column import (
 )
 from katib_resume.adapters.local.suggestion.live_study import UNTOLD, Result
 
-__all__ = ["UNTOLD_TEXT", "Column"]
-
 
 def told_with(told: Column, fresh: Mapping[int, Any]) -> Column:
     """A new column: ``told`` with the results ``fresh`` (by assignment index, as a cursor
