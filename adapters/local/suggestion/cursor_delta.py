@@ -113,13 +113,8 @@ def _list_change(before: list[Any], value: list[Any]) -> dict[str, Any] | None:
     """How a list that is no shorter changed: the items it gained, and those of ``before``'s
     places it replaced (found by identity in C, then compared as JSON values), unless they
     are more than one in ``SET_SHARE``."""
-    extend = value[len(before) :]
     changed = [index for index in _moved(before, value) if not same(before[index], value[index])]
-    if not changed:
-        return {"extend": extend} if extend else None
-    if len(changed) * SET_SHARE > len(value):
-        return {"value": value}
-    return {"set": [[index, value[index]] for index in changed], "extend": extend}
+    return _set_change(value, changed, value[len(before) :])
 
 
 def _column_change(before: Column, value: Column) -> dict[str, Any] | None:
@@ -132,10 +127,16 @@ def _column_change(before: Column, value: Column) -> dict[str, Any] | None:
         bits = memoryview(old).cast("B").cast("Q"), memoryview(new).cast("B").cast("Q")
         places = tuple(compress(range(len(old)), map(operator.ne, *bits)))
     changed = sorted(i for i in set(places) if i < len(old) and not _same_double(old[i], new[i]))
-    extend = [value[i] for i in range(len(old), len(new))]
+    return _set_change(value, changed, [value[i] for i in range(len(old), len(new))])
+
+
+def _set_change(value: Any, changed: list[int], extend: list[Any]) -> dict[str, Any] | None:
+    """The change of a list or a column into ``value``: its places ``changed`` set and
+    ``extend`` added (``None``: neither), or ``value`` whole if more than one place in
+    ``SET_SHARE`` changed."""
     if not changed:
         return {"extend": extend} if extend else None
-    if len(changed) * SET_SHARE > len(new):
+    if len(changed) * SET_SHARE > len(value):
         return {"value": value}
     return {"set": [[index, value[index]] for index in changed], "extend": extend}
 
