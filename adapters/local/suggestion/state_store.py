@@ -69,7 +69,6 @@ from katib_resume.adapters import heap
 from katib_resume.adapters.atomic import write_atomically
 from katib_resume.adapters.local.suggestion import cursor_delta, encoded, journal, saved_order
 from katib_resume.adapters.local.suggestion import state as snapshot
-from katib_resume.adapters.local.suggestion.column import unpacked_in
 from katib_resume.adapters.local.suggestion.state import SearchState, StateProblem
 from katib_resume.adapters.local.suggestion.unparsed import Unparsed
 from katib_resume.core.history import Unreadable
@@ -279,9 +278,9 @@ def _replay(cursor: Any, bodies: list[bytes], issued: Unparsed) -> Any:
     changes = _parsed([change for change, _ in parts])
     if _whole_values(changes) and issued.extend_all([batch for _, batch in parts]):
         try:
-            return unpacked_in(changes[-1]["value"]) if changes else cursor
+            return cursor_delta.apply(cursor, changes[-1]) if changes else cursor
         except ValueError:
-            raise StateProblem("corrupt", "a journal record's column does not read") from None
+            raise StateProblem("corrupt", f"journal record {len(changes)} does not apply") from None
     for number, (change, (_, batch)) in enumerate(zip(changes, parts, strict=True), 1):
         try:
             cursor = cursor_delta.apply(cursor, change)
