@@ -34,7 +34,7 @@ from katib_resume.adapters.local.suggestion.column import (
     UNTOLD_TEXT,
     Column,
 )
-from katib_resume.adapters.local.suggestion.live_study import UNTOLD, Result
+from katib_resume.adapters.local.suggestion.live_study import UNTOLD, Result, best_of
 
 
 def told_with(told: Column, fresh: Mapping[int, Any]) -> Column:
@@ -174,10 +174,7 @@ def best(results: Sequence[Result], maximize: bool) -> int | None:
     and untold left out."""
     if isinstance(results, Results):
         return results.best(maximize)
-    scores = [r for r in results if r is not None and r is not UNTOLD]
-    if not scores:
-        return None
-    return list(results).index(max(scores) if maximize else min(scores))
+    return best_of(results, maximize)
 
 
 def from_version_3(told: Any, count: int) -> list[Any]:
