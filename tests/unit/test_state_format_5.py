@@ -29,6 +29,7 @@ def _write_version_4(directory: Path, issued: int) -> list[Any]:
     server.start([])
     items = server.get_suggestions([], issued)
     payload = json.loads((directory / FILE_NAME).read_text())["payload"]
+    del payload["marks"]  # (of the items as written, which format 4 did not hold)
     for item, (a, b) in zip(items, CELLS, strict=False):
         item["parameterAssignments"] = [{"name": "a", "value": a}, {"name": "b", "value": b}]
     write_snapshot(directory / FILE_NAME, {**payload, "cursor": issued, "issued": items}, 4)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from katib_resume.adapters.fake import chained
 from katib_resume.adapters.fake.chained import Chained, Texts
 from katib_resume.adapters.fake.codec import encode
-from katib_resume.adapters.local.suggestion import encoded
+from katib_resume.adapters.local.suggestion import encoded, marks
 from katib_resume.adapters.local.suggestion import state as store
 from katib_resume.adapters.local.suggestion.assignments import assignment
 from katib_resume.adapters.local.suggestion.checksum import CHECKSUMS
@@ -29,7 +29,7 @@ cursors = st.recursive(
 
 
 def whole(state: store.SearchState) -> bytes:
-    """The file as encoding the whole payload at once writes it."""
+    """The file as encoding the whole payload at once writes it, its marks made at once."""
     payload: dict[str, Any] = {
         "experiment": state.experiment,
         "algorithm": state.algorithm,
@@ -37,6 +37,7 @@ def whole(state: store.SearchState) -> bytes:
         "space": state.space,
         "cursor": state.cursor,
         "issued": list(state.issued),
+        "marks": marks.covering(canonical(list(state.issued))[1:-1], None).field(),
     }
     body = canonical(payload)
     document = {

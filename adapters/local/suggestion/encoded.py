@@ -13,7 +13,10 @@ from its file keeps the file's own bytes as its encoding (``remember``), so the 
 a restart does not encode every assignment either.
 
 The bytes are exactly ``canonical(payload)`` (a unit test holds them to it): the payload's keys
-are written in sorted order, each value by ``canonical``.
+are written in sorted order, each value by ``canonical``. The payload's ``marks`` are made from
+the same kept encoding (``marks.py``): the marks a state was read with cover its first
+assignments, and are kept with its encoding, so a save fingerprints only the assignments after
+them.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
+from katib_resume.adapters.local.suggestion import marks
 from katib_resume.adapters.local.suggestion.column import packed
 from katib_resume.core.history import History
 from katib_resume.core.manifest import Manifest
@@ -42,41 +46,51 @@ def canonical(payload: Any) -> bytes:
     return text.encode()
 
 
-class _Issued:
-    """The encoding of one ``issued`` tuple: its items, and their canonical bytes joined."""
+class Kept:
+    """The encoding of one ``issued`` tuple: its items, their canonical bytes joined
+    (``body``), and the marks of its first items, if known (``marks.Marks``)."""
 
-    def __init__(self, items: tuple[Manifest, ...], body: bytes) -> None:
-        self.items, self.body = items, body
+    __slots__ = ("body", "items", "marks")
+
+    def __init__(
+        self, items: tuple[Manifest, ...], body: bytes, marked: marks.Marks | None = None
+    ) -> None:
+        self.items, self.body, self.marks = items, body, marked
 
 
-_kept: OrderedDict[tuple[Any, ...], _Issued] = OrderedDict()
+_kept: OrderedDict[tuple[Any, ...], Kept] = OrderedDict()
 _lock = threading.Lock()  # servers of several Experiments may save at once
 
 
 def payload(fields: Sequence[tuple[str, Any]], issued: tuple[Manifest, ...], key: Any) -> bytes:
-    """``canonical`` of ``{**dict(fields), "issued": list(issued)}``, reusing the encoding kept
-    under ``key`` (the search's identity) for the items ``issued`` shares with it."""
+    """``canonical`` of ``{**dict(fields), "issued": list(issued), "marks": ...}`` (the marks
+    of every item: ``marks.covering``), reusing the encoding kept under ``key`` (the search's
+    identity) for the items ``issued`` shares with it, and the marks kept with it."""
+    kept = _issued(issued, key)
+    kept.marks = marks.covering(kept.body, kept.marks)
     entries = [(name, canonical(value)) for name, value in fields]
-    entries.append(("issued", b"[" + _issued(issued, key) + b"]"))
+    entries.append(("issued", b"[" + kept.body + b"]"))
+    entries.append(("marks", canonical(kept.marks.field())))
     entries.sort()
     return b"{" + b",".join(canonical(name) + b":" + value for name, value in entries) + b"}"
 
 
-def _issued(issued: tuple[Manifest, ...], key: Any) -> bytes:
+def _issued(issued: tuple[Manifest, ...], key: Any) -> Kept:
     with _lock:
         kept = _kept.get(key)
     if kept is not None and kept.items is issued:
-        return kept.body
+        return kept
     shared = _shared(kept, issued)
     new = b",".join(canonical(item) for item in issued[shared:])
-    body = new
+    body, marked = new, None
     if kept is not None and shared:
-        body = kept.body + b"," + new if new else kept.body
-    _keep(key, _Issued(issued, body))
-    return body
+        body, marked = (kept.body + b"," + new if new else kept.body), kept.marks
+    entry = Kept(issued, body, marked)
+    _keep(key, entry)
+    return entry
 
 
-def _keep(key: Any, entry: _Issued) -> None:
+def _keep(key: Any, entry: Kept) -> None:
     with _lock:
         _kept[key] = entry
         _kept.move_to_end(key)
@@ -84,7 +98,7 @@ def _keep(key: Any, entry: _Issued) -> None:
             _kept.popitem(last=False)
 
 
-def _shared(kept: _Issued | None, issued: tuple[Manifest, ...]) -> int:
+def _shared(kept: Kept | None, issued: tuple[Manifest, ...]) -> int:
     """How many leading items of ``issued`` the kept encoding covers: all of its items, if they
     are ``issued``'s first ones (the same objects, or a ``History`` extending them: the same
     stored items, proved without decoding them), else none."""
@@ -96,13 +110,16 @@ def _shared(kept: _Issued | None, issued: tuple[Manifest, ...]) -> int:
     return len(kept.items) if same else 0
 
 
-def remember(key: Any, issued: tuple[Manifest, ...], body: bytes) -> None:
+def remember(
+    key: Any, issued: tuple[Manifest, ...], body: bytes, marked: marks.Marks | None = None
+) -> None:
     """Keep ``body`` as the encoding of ``issued`` under ``key``: the items' canonical bytes
-    joined by commas, as a state read back holds them (``unparsed.py``)."""
-    _keep(key, _Issued(issued, body))
+    joined by commas, as a state read back holds them (``unparsed.py``), and ``marked``, the
+    marks of its first items it was read with."""
+    _keep(key, Kept(issued, body, marked))
 
 
-def kept(issued: tuple[Manifest, ...]) -> bytes | None:
+def kept(issued: tuple[Manifest, ...]) -> Kept | None:
     """The encoding kept of ``issued`` itself (the same tuple), if one is."""
     with _lock:
-        return next((entry.body for entry in _kept.values() if entry.items is issued), None)
+        return next((entry for entry in _kept.values() if entry.items is issued), None)

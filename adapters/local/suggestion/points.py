@@ -14,7 +14,9 @@ assignments a restart read (``encoded.kept``, the file's own bytes: ``unparsed.p
 point's values written as its assignment writes them, ``"parameterAssignments":[...]}``, are in
 those bytes exactly when an assignment has those values (a quote inside a string is escaped, so
 a key's closing quote, followed by a colon, stands only where a key ends; the closing brace
-ends the list). A search at C speed (0.05 ms at 5,000), as many times as a search asks; the set
+ends the list). The snapshot's marks answer for the assignments they cover by a bisection, and
+the bytes after them are searched at C speed (``marks.point_in``; all of them, 0.1 ms at 5,000,
+for a snapshot without marks), as many times as a search asks; the set
 is built for the rest of the live study's life once it has been asked ``FINDS`` times, or its
 size is needed (a finite space nearly used up), or no bytes are kept (a state rebuilt, or saved
 since by a journal record). ``Points.seen`` keeps its set, and a set built moves with the points
@@ -30,6 +32,7 @@ from operator import itemgetter
 from typing import Any, overload
 
 from katib_resume.adapters.local.suggestion import encoded
+from katib_resume.adapters.local.suggestion.marks import Marks, point_in
 from katib_resume.adapters.local.suggestion.space import Point
 from katib_resume.core.manifest import Manifest
 
@@ -92,7 +95,8 @@ class Points(Sequence[Point]):
         """The set of these points (``Seen``): the same object until ``extended``, so what a
         search adds to it (its new points) is kept with them."""
         if self._seen is None:
-            self._seen = Seen(self, encoded.kept(self._items))
+            kept = encoded.kept(self._items)
+            self._seen = Seen(self, None) if kept is None else Seen(self, kept.body, kept.marks)
         return self._seen
 
 
@@ -100,8 +104,10 @@ class Seen(Set[Point]):
     """The points issued, as a set (see the module docstring): those of ``points``, whose
     canonical bytes are ``body`` (``None``: not known), and those added."""
 
-    def __init__(self, points: Sequence[Point], body: bytes | None) -> None:
-        self._points, self._body = points, body
+    def __init__(
+        self, points: Sequence[Point], body: bytes | None, marked: Marks | None = None
+    ) -> None:
+        self._points, self._body, self._marks = points, body, marked
         self._added: set[Point] = set()
         self._set: set[Point] | None = None
         self._finds = 0
@@ -111,7 +117,7 @@ class Seen(Set[Point]):
             self._finds += 1
             if point in self._added:
                 return True
-            return isinstance(point, tuple) and _written(point) in self._body
+            return isinstance(point, tuple) and point_in(self._body, self._marks, _written(point))
         return point in self._whole()
 
     def add(self, point: Point) -> None:

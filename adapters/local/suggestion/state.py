@@ -5,7 +5,9 @@ The state on the volume is this snapshot and the journal of the saves since
 layout of a volume that has never appended a record.
 
 ``<data_dir>/suggestion-state.json`` holds ``{format, version, xxh3_128, payload}``: the payload
-is the state (whose search it is, the cursor, every assignment issued so far in order) and
+is the state (whose search it is, the cursor, every assignment issued so far in order) and the
+marks of its assignments (``marks.py``: fingerprints of their names and points, sorted; a
+snapshot without them is read, its lookups searched), and
 ``xxh3_128`` is the XXH3 128-bit digest (``xxhash``), in hex, of the payload's canonical JSON
 (sorted keys, no spaces). The checksum catches what JSON parsing cannot: a file truncated at a
 valid boundary, a flipped digit in an RNG word, an edit by hand. Any doubt about the file is
@@ -41,17 +43,21 @@ from typing import Any, Literal
 import orjson
 
 from katib_resume.adapters import heap
-from katib_resume.adapters.local.suggestion import encoded
+from katib_resume.adapters.local.suggestion import encoded, marks
 from katib_resume.adapters.local.suggestion.assignments import all_well_formed
 from katib_resume.adapters.local.suggestion.checksum import CHECKSUMS
 from katib_resume.adapters.local.suggestion.column import unpacked_in
+from katib_resume.adapters.local.suggestion.marks import Marks
 from katib_resume.adapters.local.suggestion.unparsed import Unparsed
 from katib_resume.core.manifest import Manifest
 
 FILE_NAME = "suggestion-state.json"
 FORMAT = "katib-resume/suggestion-state"
 VERSION = 7
-"""7: an Optuna search's results told are a column of doubles, packed (``column.py``); 6, still
+"""The payload's ``marks`` are no version's: every snapshot written holds them, one without them
+is read and searched whole, and a build that knew no marks read a snapshot with them by parsing
+it whole, and ignores them. 7: an Optuna search's results told are a column of doubles, packed
+(``column.py``); 6, still
 read, kept them as a JSON list, which the search upgrades when it is read
 (``algorithms.upgraded``). 6: a CMA-ES search's cursor keeps the optimizers a later ask may
 restore, a tombstone of every older one, and no entry a rebuild cannot read
@@ -132,7 +138,7 @@ def decode_snapshot(data: bytes) -> tuple[SearchState, str]:
     on any doubt."""
     head, issued, digest, _ = decode_parts(data)
     state = replace(head, issued=_parsed(issued.parse))
-    encoded.remember(state.identity(), state.issued, issued.body)
+    encoded.remember(state.identity(), state.issued, issued.body, issued.marks)
     return state, digest
 
 
@@ -150,11 +156,23 @@ def decode_parts(data: bytes) -> tuple[SearchState, Unparsed, str, int]:
         if found is not None:
             split = _split(data, found[0])
             if split is not None:
-                return _state(split[0], issued=[]), Unparsed(split[1]), found[1], version
+                fields, items, marked = split
+                issued = Unparsed(items, None if marked is None else _marks(marked, len(items)))
+                return _state(fields, issued=[]), issued, found[1], version
     payload, digest, version = _document_payload(data)
     state = _state(payload)
-    issued = Unparsed(canonical(list(state.issued))[1:-1])
-    return replace(state, issued=()), issued, digest, version
+    body = canonical(list(state.issued))[1:-1]
+    marked = _marks(payload["marks"], len(body)) if "marks" in payload else None
+    return replace(state, issued=()), Unparsed(body, marked), digest, version
+
+
+def _marks(value: Any, end: int) -> Marks:
+    """The payload's ``marks`` (``marks.py``), covering its assignments, the first ``end``
+    bytes."""
+    try:
+        return marks.read(value, end)
+    except ValueError as error:
+        raise StateProblem("corrupt", str(error)) from None
 
 
 def _document_payload(data: bytes) -> tuple[Any, str, int]:
@@ -193,30 +211,56 @@ def _canonical_payload(data: bytes, version: int) -> tuple[slice, str] | None:
     return body, digest
 
 
-def _split(data: bytes, body: slice) -> tuple[Any, memoryview] | None:
-    """The fields but ``issued`` of the canonical payload at ``body`` in ``data``, parsed, and
-    ``issued``'s items as bytes (commas between them), in place; ``None`` if it is not laid
-    out so, or the fields are not JSON (``decode_parts`` then parses it whole). The items lie
-    between the first ``,"issued":[`` and the last ``],"seed":`` (the keys are sorted, and
-    neither marker can stand inside a string, where a quote is escaped, nor after them, in
-    ``seed`` and ``space``). The first marker is searched from the start, not back from the
-    end through every item (0.05 ms at 5,000 assignments, where that took 0.35): before the
-    payload's own it can stand only as a key inside the cursor, and a cut there leaves the
-    cursor's brackets open in the fields, which are then no JSON (so ``None``, and the
-    payload is parsed whole)."""
-    start, end = (
-        data.find(_ISSUED, body.start, body.stop),
-        data.rfind(_SEED, body.start, body.stop),
-    )
+def _split(data: bytes, body: slice) -> tuple[Any, memoryview, Any] | None:
+    """The fields but ``issued`` and ``marks`` of the canonical payload at ``body`` in
+    ``data``, parsed, ``issued``'s items as bytes (commas between them), in place, and the
+    marks (``None``: the snapshot has none); ``None`` if it is not laid out so, or the fields
+    are not JSON (``decode_parts`` then parses it whole). The items lie between the first
+    ``,"issued":[`` and the ``]`` before the marks (``],"marks":``) or, in a snapshot without
+    them, before the seed (``],"seed":``): the keys are sorted, and no marker can stand inside
+    a string, where a quote is escaped. The seed's key is searched back from the end (only
+    ``space`` after it), the marks' back from it (over their base64, which holds no bracket),
+    and the first marker from the start, not back from the end through every item (0.05 ms
+    at 5,000 assignments, where that took 0.35): before the payload's own it can stand only
+    as a key inside the cursor, and a cut there leaves the cursor's brackets open in the
+    fields, which are then no JSON (so ``None``, and the payload is parsed whole)."""
+    start = data.find(_ISSUED, body.start, body.stop)
+    seed = data.rfind(_SEED, body.start, body.stop)
+    before = data[seed - 1] if seed > body.start else None
+    if before == _MARKED:
+        end = data.rfind(_MARKS, body.start, seed)
+        marked = _marks_in(data, end + len(_MARKS), seed)
+        if end < 0 or marked is None:
+            return None
+    elif before == _UNMARKED:
+        end, marked = seed - 1, None
+    else:
+        return None
     if start < 0 or start + len(_ISSUED) > end:
         return None
     try:
-        rest = exact_loads(data[body.start : start] + data[end + 1 : body.stop])
+        rest = exact_loads(data[body.start : start] + data[seed : body.stop])
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
     if not isinstance(rest, dict) or rest.keys() != _FIELDS:
         return None
-    return rest, memoryview(data)[start + len(_ISSUED) : end]
+    return rest, memoryview(data)[start + len(_ISSUED) : end], marked
+
+
+def _marks_in(data: bytes, start: int, stop: int) -> dict[str, str] | None:
+    """The marks whose canonical JSON is ``data[start:stop]``, read in place (two texts of
+    base64, which JSON writes as they are); ``None`` if they are written otherwise (an escape,
+    another key: the payload is then parsed whole)."""
+    if not data.startswith(_NAMES, start) or not data.endswith(_END, start, stop):
+        return None
+    middle = data.find(_POINTS, start, stop)
+    if middle < 0:
+        return None
+    texts = data[start + len(_NAMES) : middle], data[middle + len(_POINTS) : stop - len(_END)]
+    if any(b'"' in text or b"\\" in text or not text.isascii() for text in texts):
+        return None
+    names, points = (text.decode("ascii") for text in texts)
+    return {"names": names, "points": points}
 
 
 def exact_loads(text: bytes) -> Any:
@@ -240,7 +284,10 @@ def _loads(text: bytes) -> Any:
     return json.loads(text, parse_constant=_no_constant)
 
 
-_ISSUED, _SEED = b',"issued":[', b'],"seed":'
+_ISSUED, _MARKS, _SEED = b',"issued":[', b'],"marks":', b',"seed":'
+_NAMES, _POINTS, _END = b'{"names":"', b'","points":"', b'"}'
+_MARKED, _UNMARKED = ord("}"), ord("]")
+"""What ends the value before the seed: the marks, or the items in a snapshot without marks."""
 _FIELDS = frozenset(("algorithm", "cursor", "experiment", "seed", "space"))
 
 
@@ -282,7 +329,7 @@ def read(path: Path) -> tuple[SearchState, str, int]:
     head, issued, digest, size, _ = read_parts(path)
     with heap.paused():  # a parse of every assignment (adapters/heap.py)
         state = replace(head, issued=_parsed(issued.parse))
-    encoded.remember(state.identity(), state.issued, issued.body)
+    encoded.remember(state.identity(), state.issued, issued.body, issued.marks)
     return state, digest, size
 
 

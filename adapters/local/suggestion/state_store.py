@@ -157,7 +157,7 @@ class StateStore:
         items, proved = _issued(issued, history)
         state = replace(head, cursor=cursor, issued=items)
         self.proved = history if proved else None
-        encoded.remember(state.identity(), state.issued, issued.body)
+        encoded.remember(state.identity(), state.issued, issued.body, issued.marks)
         self._disk = _OnDisk(state, base, size, end, last, current, records)
         return state, history
 

@@ -52,6 +52,7 @@ from typing import cast
 import orjson
 
 from katib_resume.adapters.local.suggestion.assignments import all_well_formed
+from katib_resume.adapters.local.suggestion.marks import Marks
 from katib_resume.core.history import History
 from katib_resume.core.manifest import Manifest
 
@@ -68,10 +69,12 @@ class Unparsed:
     """Saved assignments as canonical bytes: the items of a JSON list, without its brackets
     (each part read in place from the file it came from)."""
 
-    __slots__ = ("_parts",)
+    __slots__ = ("_parts", "marks")
 
-    def __init__(self, body: bytes | memoryview = b"") -> None:
+    def __init__(self, body: bytes | memoryview = b"", marked: Marks | None = None) -> None:
         self._parts: list[bytes | memoryview] = [body] if body else []
+        self.marks = marked
+        """The marks of the snapshot's items, ``body`` (``marks.py``), if it holds them."""
 
     def extend(self, items: bytes) -> None:
         """Add the items of a journal record (``items``: a canonical JSON list, brackets and
