@@ -17,7 +17,9 @@ volume Katib mounts at ``volumeMountPath`` for FromVolume), so a restarted pod c
   results) or at all (an exhausted grid), which the reply's trailing metadata ``EXHAUSTED``
   says, so that our controller completes the Experiment as the embedded runtime does.
   Katib sends every Trial in every call; each Trial is decoded once, when its content is new
-  (``trial_memo``), so a call's cost beyond C-level passes is what changed.
+  (``trial_memo``), so a call's cost beyond C-level passes is what changed. What was made of
+  each is kept in the Experiment's directory too (``memo_file``), so that a restarted pod
+  decodes only the Trials it had not seen.
 - ``ValidateAlgorithmSettings`` and ``ValidateEarlyStoppingSettings``: INVALID_ARGUMENT with
   Katib's message; so is a ``GetSuggestions`` for settings or a space that validation refuses.
 - ``GetEarlyStoppingRules``: ``medianstop``'s rule. Katib's service averages the first
@@ -47,8 +49,9 @@ from katib_resume.adapters.local.suggestion import (
     SuggestionServer,
     medianstop,
 )
-from katib_resume.app.suggestion import trial_memo
+from katib_resume.app.suggestion import memo_file, trial_memo
 from katib_resume.app.suggestion.issue_order import in_issue_order
+from katib_resume.app.suggestion.memo_file import MemoFile
 from katib_resume.app.suggestion.trial_memo import Known, TrialMemo
 from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import AlgorithmSpec, Experiment
@@ -162,10 +165,24 @@ class SuggestionApi:
         """The request's Trials, through the Experiment's memo (``trial_memo``)."""
         objective = experiment.spec.objective
         metric = objective.objective_metric_name if objective else None
-        memo = self.memos.get(experiment.metadata.name)
+        name = experiment.metadata.name
+        memo = self.memos.get(name)
         if memo is None or memo.metric != metric:
-            memo = self.memos[experiment.metadata.name] = TrialMemo(metric)
+            memo = self.memos[name] = TrialMemo(metric, self._memo_file(name, metric))
         return memo.read(request.get("trials", []))
+
+    def _memo_file(self, name: str, metric: str | None) -> MemoFile | None:
+        """The memo's file in the Experiment's directory (made here if the server has not
+        made it yet: its state is written after the first read); ``None`` without a data
+        directory, or if it cannot be made (the server's saves will say why)."""
+        if self.data_dir is None:
+            return None
+        directory = self.data_dir / name
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return None
+        return MemoFile(directory / memo_file.FILE_NAME, metric)
 
     def _server(self, experiment: Experiment, read: Sequence[Known]) -> SuggestionServer:
         name = experiment.metadata.name

@@ -10,14 +10,21 @@ Experiment, and it is keyed by the objective's metric, which the results depend 
 
 A caller in the same process (tests, a scheduler embedding the service) may pass the Trials as
 dictionaries; those are converted each call, as nothing names their content cheaply.
+
+A memo given a ``Store`` (``memo_file.MemoFile``: a file on the Experiment's volume) keeps
+there what it made of each Trial it decoded, under the digest of the Trial's bytes, and its
+first read looks the request's Trials up there too: a restarted service decodes only the
+Trials it had not seen before it stopped.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import repeat
 from operator import attrgetter
-from typing import NamedTuple, cast
+from typing import NamedTuple, Protocol, cast
+
+from xxhash import xxh3_128_hexdigest
 
 from katib_resume.adapters import heap
 from katib_resume.adapters.grpc import trial_message
@@ -26,6 +33,9 @@ from katib_resume.adapters.grpc.codec import trial_manifest
 from katib_resume.core.manifest import Manifest
 from katib_resume.core.objective import parse_number
 
+READING = 1
+"""The version of a Trial's reading (``trial_message``, ``known``): a memo kept on the volume
+under another is not read (``memo_file``)."""
 _FAILED = ("Failed", "Killed")
 _VALUED = ("Succeeded", "EarlyStopped")
 Result = tuple[str, float | None]
@@ -44,6 +54,26 @@ class Known(NamedTuple):
 
 
 MANIFEST, RESULT, SUCCEEDED = attrgetter("manifest"), attrgetter("result"), attrgetter("succeeded")
+Entry = tuple[str, Known]
+"""A Trial's digest (``digest``) and what the memo made of it."""
+
+
+class Store(Protocol):
+    """Where a memo keeps what it made of each Trial, across restarts (``memo_file``)."""
+
+    def load(self) -> dict[str, Known]:
+        """What it holds, by digest."""
+        ...
+
+    def save(self, fresh: list[Entry], whole: Callable[[], list[Entry]]) -> None:
+        """Keep ``fresh``, the Trials a call decoded (``whole()``: every Trial of the call);
+        called after every call that decoded one, and after the first."""
+        ...
+
+
+def digest(data: bytes) -> str:
+    """The name of a Trial's content in a ``Store``: the XXH3-128 digest of its bytes, hex."""
+    return xxh3_128_hexdigest(data)
 
 
 def known(manifest: Manifest, metric: str | None) -> Known:
@@ -63,25 +93,52 @@ def known(manifest: Manifest, metric: str | None) -> Known:
 
 
 class TrialMemo:
-    """One Experiment's Trials of its last request, by bytes, read with ``metric``."""
+    """One Experiment's Trials of its last request, by bytes, read with ``metric``, kept in
+    ``store`` if given (its first read looks each Trial up there too)."""
 
-    def __init__(self, metric: str | None) -> None:
-        self.metric = metric
+    def __init__(self, metric: str | None, store: Store | None = None) -> None:
+        self.metric, self.store = metric, store
         self.by_bytes: dict[bytes, Known] = {}
+        self._restored = store is None  # (the store is read by the first read)
 
     def read(self, trials: Sequence[bytes | Wire]) -> list[Known]:
-        """Each Trial of a request, the ones seen in the last call looked up, not decoded."""
+        """Each Trial of a request, the ones seen in the last call (or kept in the store)
+        looked up, not decoded."""
         if not all(map(isinstance, trials, repeat(bytes))):
             return [self._made(trial) for trial in trials]
         keys = cast(Sequence[bytes], trials)
         found = list(map(self.by_bytes.get, keys))
+        missing: list[int] = []
+        restoring = not self._restored
         if None in found:
             with heap.paused():  # dicts and lists per Trial, acyclic (adapters/heap.py)
-                for index in [i for i, entry in enumerate(found) if entry is None]:
+                missing = [i for i, entry in enumerate(found) if entry is None]
+                if restoring:
+                    missing = self._restore(keys, found, missing)
+                for index in missing:
                     found[index] = self._made(keys[index])
         read = cast(list[Known], found)
         self.by_bytes = dict(zip(keys, read, strict=True))
+        if self.store is not None and (missing or restoring):
+            fresh = [(digest(keys[index]), read[index]) for index in missing]
+            self.store.save(fresh, lambda: list(zip(map(digest, keys), read, strict=True)))
         return read
+
+    def _restore(
+        self, keys: Sequence[bytes], found: list[Known | None], missing: list[int]
+    ) -> list[int]:
+        """The store's Trials put in ``found`` (once, by the first read: a restart); the
+        indexes still missing."""
+        self._restored = True
+        assert self.store is not None
+        held = self.store.load()
+        if not held:
+            return missing
+        for index, entry in zip(
+            missing, map(held.get, map(digest, map(keys.__getitem__, missing))), strict=True
+        ):
+            found[index] = entry
+        return [index for index in missing if found[index] is None]
 
     def _made(self, trial: bytes | Wire) -> Known:
         made = (

@@ -7,6 +7,7 @@ Trials that are new or changed since the last, and answers as one that decoded t
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -62,3 +63,33 @@ def test_each_call_decodes_only_the_trials_it_has_not_seen(
         assert _names(restarted.call(other.request(1))) == _names(first)
     finally:
         restarted.stop()
+
+
+def test_a_restarted_server_decodes_only_the_trials_it_had_not_seen(
+    tmp_path: Path, decoded: list[bytes]
+) -> None:
+    """The memo is kept on the volume (``memo_file``): a pod recreated on it reads the Trials
+    it had seen from there, and answers as one recreated without it, which decodes them all."""
+    volume, client = tmp_path / "volume", Client()
+    pod = Pod(volume)
+    try:
+        for _ in range(4):
+            client.took(pod.call(client.request(10)))
+    finally:
+        pod.stop()
+    memo = volume / "served" / "trial-memo"
+    assert memo.is_file()
+    without = tmp_path / "without"
+    shutil.copytree(volume, without)
+    (without / "served" / "trial-memo").unlink()
+    request = client.request(2)
+    replies = []
+    for directory, decodes in ((volume, 10), (without, 40)):
+        decoded.clear()
+        restarted = Pod(directory)
+        try:
+            replies.append(restarted.call(request))
+        finally:
+            restarted.stop()
+        assert len(decoded) == decodes  # with the memo: the last call's 10, not yet Trials
+    assert replies[0] == replies[1] and len(_names(replies[0])) == 2

@@ -9,17 +9,20 @@ each Trial afresh gives, and convert only the Trials whose content it has not se
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from katib_resume.adapters.grpc import trial_message
 from katib_resume.adapters.grpc.api import CLASSES, GET_SUGGESTIONS, TRIAL_CONDITIONS, decode
 from katib_resume.adapters.grpc.codec import trial_manifest
 from katib_resume.adapters.grpc.trial_bytes import decode_keeping_trials
-from katib_resume.app.suggestion import trial_memo
+from katib_resume.app.suggestion import memo_file, trial_memo
+from katib_resume.app.suggestion.memo_file import MemoFile
 from katib_resume.app.suggestion.trial_memo import TrialMemo, known
 
 texts = st.text(max_size=6)
@@ -135,3 +138,71 @@ def test_the_memo_reads_each_request_as_converting_every_trial_would(
             assert trial_memo.results(read) == trial_memo.results(fresh)
             assert made == [k for k in keys if k not in seen]  # only contents not seen
             seen = set(keys)
+
+
+damages = st.sampled_from(["none", "none", "torn", "flipped", "garbage", "removed", "metric"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data(), steps, st.sampled_from([None, "loss"]), st.integers(1, 3))
+def test_a_memo_kept_on_the_volume_reads_as_converting_every_trial_would(
+    data: st.DataObject, script: list[tuple[str, int]], metric: str | None, lines: int
+) -> None:
+    """As above, with the memo kept in a file (``memo_file``, written anew every ``lines``
+    appends) and restarted at any call, the file as it was, torn mid-line, a byte flipped,
+    garbage appended, removed or of another metric: every read is what converting each Trial
+    gives, and a restart with the file whole decodes only the Trials the call before did not
+    hold."""
+    trials, previous = dict[str, dict[str, Any]](), list[bytes]()
+    made: list[bytes] = []
+    original = trial_message.manifest_of
+
+    def counted(data_: bytes) -> Any:
+        made.append(data_)
+        return original(data_)
+
+    with tempfile.TemporaryDirectory() as directory, pytest.MonkeyPatch.context() as patch:
+        path = Path(directory) / memo_file.FILE_NAME
+        patch.setattr(trial_message, "manifest_of", counted)
+        patch.setattr(memo_file, "LINES", lines)
+        memo = TrialMemo(metric, MemoFile(path, metric))
+        for serial, (step, pick) in enumerate(script):
+            names = sorted(trials)
+            if step == "add" or not names:
+                trials[f"t{serial}"] = data.draw(trial_fields(f"t{serial}"))
+            elif step == "change":
+                trials[names[pick % len(names)]] = data.draw(trial_fields(names[pick % len(names)]))
+            elif step == "delete":
+                del trials[names[pick % len(names)]]
+            whole = True
+            if data.draw(st.booleans()):  # a restart
+                damage = data.draw(damages)
+                whole = damage == "none"
+                _damaged(path, damage, data)
+                memo = TrialMemo(metric, MemoFile(path, metric))
+            keys = request_keys([trials[n] for n in sorted(trials)], reverse=False)
+            made.clear()
+            read = memo.read(keys)
+            assert read == [known(trial_manifest(decode("Trial", k)), metric) for k in keys]
+            if whole:
+                assert made == [k for k in keys if k not in previous]
+            previous = keys
+
+
+def _damaged(path: Path, damage: str, data: st.DataObject) -> None:
+    if not path.exists() or damage == "none":
+        return
+    content = path.read_bytes()
+    if damage == "torn":
+        path.write_bytes(content[: data.draw(st.integers(0, len(content)))])
+    elif damage == "flipped":
+        at = data.draw(st.integers(0, len(content) - 1))
+        path.write_bytes(content[:at] + bytes([content[at] ^ 0x01]) + content[at + 1 :])
+    elif damage == "garbage":
+        path.write_bytes(content + data.draw(st.binary(max_size=20)))
+    elif damage == "removed":
+        path.unlink()
+    elif damage == "metric":
+        path.write_bytes(
+            content.replace(b" null\n", b' "other"\n', 1).replace(b' "loss"\n', b" null\n", 1)
+        )
