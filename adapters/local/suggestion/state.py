@@ -54,23 +54,22 @@ from katib_resume.core.manifest import Manifest
 FILE_NAME = "suggestion-state.json"
 FORMAT = "katib-resume/suggestion-state"
 VERSION = 7
-"""The payload's ``marks`` are no version's: every snapshot written holds them, one without them
-is read and searched whole, and a build that knew no marks read a snapshot with them by parsing
+"""The payload's ``marks`` are no version's: every snapshot written holds them, one without them is
+read and searched whole, and a build that knows no marks reads a snapshot with them by parsing
 it whole, and ignores them. 7: an Optuna search's results told are a column of doubles, packed
-(``column.py``); 6, still
-read, kept them as a JSON list, which the search upgrades when it is read
-(``algorithms.upgraded``). 6: a CMA-ES search's cursor keeps the optimizers a later ask may
+(``column.py``); 6, still read, kept them as a JSON list, which the search upgrades when it is
+read (``algorithms.upgraded``). 6: a CMA-ES search's cursor keeps the optimizers a later ask may
 restore, a tombstone of every older one, and no entry a rebuild cannot read
-(``cma_optimizers``); 5, still read, kept every trial's, which the search prunes when it is
-read (``algorithms.upgraded``). 5: the grid's cursor is a position in the seed's order of its
-cells; 4, still read, held a position in the product's own order, which the search upgrades
-when it is read (it starts its order again, skipping the cells issued:
-``algorithms.upgraded``). 4: an Optuna search's cursor keeps its told results as a column by
-assignment index (``told_column``); 3, still read, kept them as a dict by index text, which
-the search upgrades when it is read (``algorithms.upgraded``). 3: the checksum is XXH3-128
-(``xxh3_128``: ``checksum.py``). 2: SHA-256 (``sha256``), still read; the random search's
-cursor is the index of its next point (1 held its generator's state, which is reported as an
-unsupported format and rebuilt from the trial history)."""
+(``cma_optimizers``); 5, still read, kept every trial's, which the search prunes when it is read
+(``algorithms.upgraded``). 5: the grid's cursor is a position in the seed's order of its cells;
+4, still read, held a position in the product's own order, which the search upgrades when it is
+read (it starts its order again, skipping the cells issued: ``algorithms.upgraded``). 4: an
+Optuna search's cursor keeps its told results as a column by assignment index (``told_column``);
+3, still read, kept them as a dict by index text, which the search upgrades when it is read
+(``algorithms.upgraded``). 3: the checksum is XXH3-128 (``xxh3_128``: ``checksum.py``). 2:
+SHA-256 (``sha256``), still read; the random search's cursor is the index of its next point (1
+held its generator's state, which is reported as an unsupported format and rebuilt from the
+trial history)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,8 +228,8 @@ def _split(data: bytes, body: slice) -> tuple[Any, memoryview, Any] | None:
     before = data[seed - 1] if seed > body.start else None
     if before == _MARKED:
         end = data.rfind(_MARKS, body.start, seed)
-        marked = _marks_in(data, end + len(_MARKS), seed)
-        if end < 0 or marked is None:
+        marked = None if end < 0 else _marks_in(data, end + len(_MARKS), seed)
+        if marked is None:
             return None
     elif before == _UNMARKED:
         end, marked = seed - 1, None
