@@ -78,38 +78,37 @@ def test_marks_extended_are_the_marks_made_at_once(
     assert marks.covering(_body(whole), read) == marks.covering(_body(whole), None)
 
 
-@settings(max_examples=400)
-@given(drawn=items, asked=items, data=st.data())
+@settings(max_examples=500)
+@given(drawn=items, asked=items, colliding=st.booleans(), data=st.data())
 def test_a_lookup_answers_as_the_assignments_do(
-    drawn: list[tuple[str, Point]], asked: list[tuple[str, Point]], data: st.DataObject
+    drawn: list[tuple[str, Point]],
+    asked: list[tuple[str, Point]],
+    colliding: bool,
+    data: st.DataObject,
 ) -> None:
+    """Through marks of any number of the assignments (the rest searched), and when every
+    text has the same fingerprint (``colliding``: every lookup finds it, the search confirms
+    it)."""
     covered = data.draw(st.integers(0, len(drawn)))
     body, read = _covered(drawn, covered)
     asked += data.draw(st.lists(st.sampled_from(drawn), max_size=4)) if drawn else []
-    for name, point in asked:
-        taken = any(name == had for had, _ in drawn)
-        issued = any(point == had for _, had in drawn)
-        assert marks.name_in(body, read, canonical(name)) == taken
-        assert marks.point_in(body, read, _written(point)) == issued
-
-
-@settings(max_examples=200)
-@given(drawn=items, asked=items, data=st.data())
-def test_a_fingerprint_shared_by_every_text_still_answers_exactly(
-    drawn: list[tuple[str, Point]], asked: list[tuple[str, Point]], data: st.DataObject
-) -> None:
-    """Every lookup finds its fingerprint (all texts collide): the search confirms it."""
-    covered = data.draw(st.integers(0, len(drawn)))
-    body, head = _body(drawn), _body(drawn[:covered])
+    if not colliding:
+        return _looked_up(body, read, drawn, asked)
     same = "A" * WIDTH
-    colliding = Marks(same * covered, same * covered, len(head)) if covered else None
-    asked += data.draw(st.lists(st.sampled_from(drawn), max_size=4)) if drawn else []
+    if read is not None:
+        read = Marks(same * covered, same * covered, read.end)
     with mock.patch.object(marks, "fingerprint", lambda _: same):
-        for name, point in asked:
-            taken = any(name == had for had, _ in drawn)
-            issued = any(point == had for _, had in drawn)
-            assert marks.name_in(body, colliding, canonical(name)) == taken
-            assert marks.point_in(body, colliding, _written(point)) == issued
+        return _looked_up(body, read, drawn, asked)
+
+
+def _looked_up(
+    body: bytes, read: Marks | None, drawn: list[tuple[str, Point]], asked: list[tuple[str, Point]]
+) -> None:
+    """Each name and point ``asked`` is looked up through ``read`` as the assignments
+    ``drawn`` (whose bytes ``body`` is) answer."""
+    for name, point in asked:
+        assert marks.name_in(body, read, canonical(name)) == any(n == name for n, _ in drawn)
+        assert marks.point_in(body, read, _written(point)) == any(v == point for _, v in drawn)
 
 
 @given(drawn=items.filter(bool))
