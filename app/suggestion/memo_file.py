@@ -23,16 +23,16 @@ Layout (``FORMAT``, version ``VERSION``)::
     ...
 
 A body is a JSON object of the Trials one call decoded, in columns, an entry a Trial:
-``digests`` (the XXH3-128 digest, hex, of the Trial's canonical bytes: ``trial_bytes``),
-``manifests`` (the manifest made of it), and its result and succeeded value (``Known``) as
-``result_names``/``result_values`` and ``succeeded_names``/``succeeded_values`` (a ``null``
-name: none; a ``null`` value: a failed Trial's; a finite value as a JSON number, which reads
-back exactly, another by ``repr``, so that NaN and the infinities do too). Columns, so that a
-line is read with no Python call per Trial: at 5,000 Trials the reading is mostly the JSON
-parse of the manifests (8 ms). ``reading`` is ``trial_memo.READING``, which changes when the
-reading of a Trial does. The file grows by a line a call that decoded a Trial (those new or
-changed since the last call), and after ``LINES`` of them is written anew holding the last
-call's Trials only (atomically: a temporary file renamed over it).
+``digests`` (the XXH3-128 digest, hex, of the Trial's canonical bytes: ``trial_bytes``), and
+what the memo made of it (``Known``): ``items`` (its assignment), ``started`` (its start time),
+and its result and succeeded value as ``result_names``/``result_values`` and
+``succeeded_names``/``succeeded_values`` (a ``null`` name: none; a ``null`` value: a failed
+Trial's; a finite value as a JSON number, which reads back exactly, another by ``repr``, so that
+NaN and the infinities do too). Columns, so that a line is read with no Python call per Trial:
+at 5,000 Trials the reading is mostly the JSON parse. ``reading`` is ``trial_memo.READING``,
+which changes when the reading of a Trial does. The file grows by a line a call that decoded a
+Trial (those new or changed since the last call), and after ``LINES`` of them is written anew
+holding the last call's Trials only (atomically: a temporary file renamed over it).
 """
 
 from __future__ import annotations
@@ -50,9 +50,10 @@ import orjson
 from xxhash import xxh3_128_hexdigest
 
 from katib_resume.app.suggestion.trial_memo import (
-    MANIFEST,
+    ITEM,
     READING,
     RESULT,
+    STARTED,
     SUCCEEDED,
     Entry,
     Known,
@@ -129,7 +130,9 @@ class MemoFile:
         """The file written anew (a temporary file renamed over it), holding ``entries``."""
         temporary = self.path.with_name(self.path.name + ".tmp")
         try:
-            temporary.write_bytes(self.header() + b"\n" + _line(entries))
+            descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(descriptor, "wb") as file:  # (as private as the state beside it)
+                file.write(self.header() + b"\n" + _line(entries))
             os.replace(temporary, self.path)
         except OSError as error:
             with contextlib.suppress(OSError):
@@ -152,7 +155,8 @@ def _line(entries: list[Entry]) -> bytes:
     """A line of ``entries``, in columns (see the module docstring)."""
     digests, known = zip(*entries, strict=True) if entries else ((), ())
     results, succeeded = map(RESULT, known), map(SUCCEEDED, known)
-    columns = {"digests": digests, "manifests": list(map(MANIFEST, known))}
+    columns = {"digests": digests, "items": list(map(ITEM, known))}
+    columns["started"] = list(map(STARTED, known))
     for key, column in (("result", results), ("succeeded", succeeded)):
         pairs = [(None, None) if pair is None else pair for pair in column]
         columns[f"{key}_names"] = [name for name, _ in pairs]
@@ -174,17 +178,19 @@ def _entries(line: bytes) -> list[Entry] | None:
         return None
     try:
         columns = orjson.loads(body)
-        digests, manifests = columns["digests"], columns["manifests"]
+        digests, items, started = columns["digests"], columns["items"], columns["started"]
         results = _results(columns["result_names"], columns["result_values"])
         succeeded = _results(columns["succeeded_names"], columns["succeeded_values"])
     except (orjson.JSONDecodeError, TypeError, ValueError, KeyError):
         return None
-    if not (len(digests) == len(manifests) == len(results) == len(succeeded)):
+    if not len(digests) == len(items) == len(started) == len(results) == len(succeeded):
         return None
-    if not set(map(type, manifests)) <= {dict} or not set(map(type, digests)) <= {str}:
+    if not set(map(type, items)) <= {dict} or not set(map(type, digests)) <= {str}:
         return None
-    known = map(tuple.__new__, repeat(Known), zip(manifests, results, succeeded, strict=True))
-    return list(zip(digests, known, strict=True))
+    if not set(map(type, started)) <= {str, type(None)}:
+        return None
+    rows = zip(items, started, results, succeeded, strict=True)
+    return list(zip(digests, map(tuple.__new__, repeat(Known), rows), strict=True))
 
 
 def _results(names: list[Any], values: list[Any]) -> list[Result | None]:

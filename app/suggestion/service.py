@@ -34,11 +34,8 @@ import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
-from itertools import repeat
-from operator import itemgetter
 from pathlib import Path
 
-from katib_resume.adapters import heap
 from katib_resume.adapters.grpc.api import EXHAUSTED, Wire
 from katib_resume.adapters.grpc.codec import algorithm_manifest, experiment_manifest
 from katib_resume.adapters.grpc.server import Refused, WithTrailers
@@ -59,8 +56,6 @@ from katib_resume.core.observed import Outcome
 
 INVALID = "INVALID_ARGUMENT"
 _log = logging.getLogger(__name__)
-_ITEM_KEYS = ("name", "parameterAssignments")
-_SPEC, _NAME, _METADATA = itemgetter("spec"), itemgetter("name"), itemgetter("metadata")
 
 
 class SuggestionApi:
@@ -188,13 +183,10 @@ class SuggestionApi:
         name = experiment.metadata.name
         server = self.servers.get(name)
         if server is None:
-            trials = trial_memo.manifests(read)
             directory = None if self.data_dir is None else self.data_dir / name
             server = SuggestionServer(experiment, self.seed, directory)
-            guess = partial(_guess_order, trials, experiment, self.seed)
-            with heap.paused():  # a list of dicts per Trial, acyclic (adapters/heap.py)
-                history = _history(trials)
-            report = server.start(history, guess_order=guess)
+            guess = partial(_guess_order, read, experiment, self.seed)
+            report = server.start(trial_memo.items(read), guess_order=guess)
             self.reports[name] = report
             if report.source == "rebuilt":  # the embedded runtime's Warning event
                 _log.warning("Experiment %s: %s", name, report.reason)
@@ -209,26 +201,12 @@ def _experiment(request: Wire, *, early_stopping: bool = True) -> Experiment:
     return Experiment.model_validate(manifest)
 
 
-def _history(trials: Sequence[Manifest]) -> list[Manifest]:
-    """The Trials' assignments, in the request's order (the server sorts them by the saved
-    state's issue order, or by ``_guess_order`` to rebuild), made at C speed (Katib sends
-    every Trial: 5,000 at 5,000), with PBT's labels where a Trial has them."""
-    specs = list(map(_SPEC, trials))
-    names = map(_NAME, map(_METADATA, trials))
-    values = map(dict.get, specs, repeat("parameterAssignments"), repeat([]))
-    items = list(map(dict, map(zip, repeat(_ITEM_KEYS), zip(names, values, strict=True))))
-    for item, labels in zip(items, map(dict.get, specs, repeat("labels")), strict=True):
-        if labels:  # PBT's lineage
-            item["labels"] = labels
-    return items
-
-
 def _guess_order(
-    trials: Sequence[Manifest], experiment: Experiment, seed: int, history: Sequence[Manifest]
+    read: Sequence[Known], experiment: Experiment, seed: int, history: Sequence[Manifest]
 ) -> Sequence[Manifest]:
-    """``history`` (the ``trials``' items) in issue order when the names are ours
+    """``history`` (the ``read`` Trials' items) in issue order when the names are ours
     (``issue_order``), else in the order the Trials started."""
-    started = {t["metadata"]["name"]: t.get("status", {}).get("startTime") or "~" for t in trials}
+    started = trial_memo.started(read)
     by_start = sorted(history, key=lambda item: (started.get(item["name"], "~"), item["name"]))
     return in_issue_order(by_start, experiment, seed)
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from itertools import repeat
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import NamedTuple, Protocol, cast
 
 from xxhash import xxh3_128_hexdigest
@@ -39,13 +39,19 @@ under another is not read (``memo_file``)."""
 _FAILED = ("Failed", "Killed")
 _VALUED = ("Succeeded", "EarlyStopped")
 Result = tuple[str, float | None]
+_NAME = itemgetter("name")
 
 
 class Known(NamedTuple):
-    """One Trial as the service reads it. A tuple, so that finding the misses of a request
-    (``None in found``) compares at C speed."""
+    """One Trial as the service reads it: what the server takes of it, not the whole Trial. A
+    tuple, so that finding the misses of a request (``None in found``) compares at C speed."""
 
-    manifest: Manifest
+    item: Manifest
+    """The Trial's assignment as the Suggestion's list holds it (``name``,
+    ``parameterAssignments``, and PBT's ``labels`` where it has any): the history the server
+    is started with."""
+    started: str | None
+    """The Trial's ``startTime``, if it has one (a history rebuilt orders by it)."""
     result: Result | None
     """(name, objective value) of a Trial whose result the searches learn from (``None``
     for a failed one: the server makes NaN a failure too, ``nonfinite``), else ``None``."""
@@ -53,7 +59,8 @@ class Known(NamedTuple):
     """(name, value) of a Succeeded Trial with a value: what ``medianstop`` averages."""
 
 
-MANIFEST, RESULT, SUCCEEDED = attrgetter("manifest"), attrgetter("result"), attrgetter("succeeded")
+ITEM, STARTED = attrgetter("item"), attrgetter("started")
+RESULT, SUCCEEDED = attrgetter("result"), attrgetter("succeeded")
 Entry = tuple[str, Known]
 """A Trial's digest (``digest``) and what the memo made of it."""
 
@@ -77,19 +84,25 @@ def digest(data: bytes) -> str:
 
 
 def known(manifest: Manifest, metric: str | None) -> Known:
-    """The Trial's result by Katib's rules (``results.trial_results`` in the embedded runtime)."""
-    name, status = manifest["metadata"]["name"], manifest.get("status", {})
+    """What the service reads of a Trial (``manifest``): its item, its start, and its result
+    by Katib's rules (``results.trial_results`` in the embedded runtime)."""
+    name, spec = manifest["metadata"]["name"], manifest.get("spec", {})
+    status = manifest.get("status", {})
+    item = {"name": name, "parameterAssignments": spec.get("parameterAssignments", [])}
+    if spec.get("labels"):  # PBT's lineage
+        item["labels"] = spec["labels"]
+    started = status.get("startTime") or None
     condition = status.get("condition", "")
     if condition in _FAILED:
-        return Known(manifest, (name, None), None)
+        return Known(item, started, (name, None), None)
     if condition not in _VALUED:
-        return Known(manifest, None, None)
+        return Known(item, started, None, None)
     metrics = status.get("observation", {}).get("metrics", [])
     values = [parse_number(m.get("value")) for m in metrics if m.get("name") == metric]
     if not values or values[0] is None:
-        return Known(manifest, None, None)
+        return Known(item, started, None, None)
     result = (name, values[0])
-    return Known(manifest, result, result if condition == "Succeeded" else None)
+    return Known(item, started, result, result if condition == "Succeeded" else None)
 
 
 class TrialMemo:
@@ -147,8 +160,15 @@ class TrialMemo:
         return known(made, self.metric)
 
 
-def manifests(read: Sequence[Known]) -> list[Manifest]:
-    return list(map(MANIFEST, read))
+def items(read: Sequence[Known]) -> list[Manifest]:
+    """The Trials' items (``Known.item``), in the request's order."""
+    return list(map(ITEM, read))
+
+
+def started(read: Sequence[Known]) -> dict[str, str]:
+    """Each Trial's start by name (``"~"``, after every time, where it has none)."""
+    names = map(_NAME, map(ITEM, read))
+    return dict(zip(names, (start or "~" for start in map(STARTED, read)), strict=True))
 
 
 def results(read: Sequence[Known], *, succeeded_only: bool = False) -> dict[str, float | None]:

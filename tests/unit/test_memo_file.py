@@ -18,13 +18,16 @@ from katib_resume.app.suggestion.memo_file import MemoFile
 from katib_resume.app.suggestion.trial_memo import Known, TrialMemo
 from tests.property.test_trial_message import request_keys
 
-MANIFEST = {"metadata": {"name": "t"}, "spec": {"parameterAssignments": [{"name": "x"}]}}
+ITEM = {"name": "t", "parameterAssignments": [{"name": "x", "value": "1"}], "labels": {"a": "b"}}
 
 
 def _entries() -> list[tuple[str, Known]]:
     values = [0.5, -0.0, math.inf, -math.inf, math.nan]
-    known = [Known(MANIFEST, (f"t{i}", v), (f"t{i}", v)) for i, v in enumerate(values)]
-    known += [Known(MANIFEST, ("failed", None), None), Known(MANIFEST, None, None)]
+    known = [
+        Known(ITEM, "2026-01-01T00:00:00Z", (f"t{i}", v), (f"t{i}", v))
+        for i, v in enumerate(values)
+    ]
+    known += [Known(ITEM, None, ("failed", None), None), Known(ITEM, None, None, None)]
     return [(f"{i:032x}", entry) for i, entry in enumerate(known)]
 
 
@@ -36,7 +39,7 @@ def test_what_the_file_holds_reads_back_as_it_was(tmp_path: Path) -> None:
     assert held.keys() == dict(entries).keys()
     for digest, entry in entries:
         read = held[digest]
-        assert read.manifest == entry.manifest
+        assert (read.item, read.started) == (entry.item, entry.started)
         assert repr(read.result) == repr(entry.result)  # (NaN == NaN is false; repr is not)
         assert repr(read.succeeded) == repr(entry.succeeded)
     assert MemoFile(tmp_path / "memo", None).load() == {}  # another objective metric
@@ -71,10 +74,11 @@ def test_a_volume_it_cannot_write_stops_the_persisting_not_the_calls(
 def test_a_full_disk_stops_the_persisting_not_the_calls(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    def full(*_: object, **__: object) -> None:
+    def full(descriptor: int, *_: object, **__: object) -> None:
+        os.close(descriptor)
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(Path, "write_bytes", full)
+    monkeypatch.setattr(os, "fdopen", full)
     memo = TrialMemo("loss", MemoFile(tmp_path / "memo", "loss"))
     trials = [_trial(f"t{i}") for i in range(3)]
     with caplog.at_level(logging.WARNING):
