@@ -2,8 +2,8 @@
 
 Katib's controller sends every Trial in every call, and the service decodes a Trial only when
 its content is new (``trial_memo``). A restarted service (a pod recreated on its volume) has
-seen none, so its first call decoded every Trial: about 9 µs each, 60 ms of CPU in a new
-process at 5,000 Trials, where a call costs 6 to 8. So what the memo made of each Trial is kept
+seen none, so its first call decoded every Trial: about 9 µs each, 50 to 60 ms of CPU in a
+new process at 5,000 Trials, where a call costs 7. So what the memo made of each Trial is kept
 beside the suggestion state, ``trial-memo`` in the Experiment's directory, and read back by the
 first call of a restarted service: a Trial whose content it holds is not decoded.
 
