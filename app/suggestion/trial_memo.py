@@ -1,12 +1,13 @@
 """What the service made of each Trial of an Experiment's last request, under the Trial's bytes.
 
-Katib sends every Trial in every call, so a call that converted each one (its manifest, its
-result) paid for the whole history: about 45 µs a Trial beyond the decode, 0.2 s a call at
-5,000. Over gRPC each Trial arrives as its canonical bytes (``adapters/grpc/trial_bytes.py``);
-a Trial whose bytes were in the last call is the same Trial, so what was made of it then is
-looked up by those bytes in one C-level pass over the request, and only the new or changed
-Trials are decoded. The memo holds the last call's Trials only, so it stays the size of the
-Experiment, and it is keyed by the objective's metric, which the results depend on.
+Katib sends every Trial in every call, so a call that converted each one (what the server takes
+of it: its item, its start, its result) would pay for the whole history: about 45 µs a Trial
+beyond the decode, 0.2 s a call at 5,000. Over gRPC each Trial arrives as its canonical bytes
+(``adapters/grpc/trial_bytes.py``); a Trial whose bytes were in the last call is the same Trial,
+so what was made of it then is looked up by those bytes in one C-level pass over the request,
+and only the new or changed Trials are decoded. The memo holds the last call's Trials only, so
+it stays the size of the Experiment, and it is keyed by the objective's metric, which the
+results depend on.
 
 A caller in the same process (tests, a scheduler embedding the service) may pass the Trials as
 dictionaries; those are converted each call, as nothing names their content cheaply.
