@@ -12,13 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import xxhash
 
-from katib_resume.adapters.local.suggestion import FILE_NAME, SuggestionServer, journal, state
+from katib_resume.adapters.local.suggestion import FILE_NAME, SuggestionServer, state
 from katib_resume.adapters.local.suggestion.column import PACKED, UNTOLD_TEXT, Column
-from katib_resume.adapters.local.suggestion.cursor_delta import diff
 from katib_resume.adapters.local.suggestion.state_store import JOURNAL_NAME, StateStore
-from tests.support.old_snapshots import write_snapshot
+from tests.support.old_snapshots import write_snapshot, write_volume
 from tests.unit.test_nonfinite_values import experiment
 
 
@@ -43,24 +41,9 @@ def _version_3(cursor: dict[str, Any]) -> dict[str, Any]:
 
 def _write_version_3(directory: Path, older: Any, newer: Any) -> None:
     """A format 3 volume: the snapshot of ``older`` and a journal record taking it to
-    ``newer``, their cursors as format 3 kept them (the snapshot's XXH3 computed here)."""
-    payload = {
-        "experiment": older.experiment,
-        "algorithm": older.algorithm,
-        "seed": older.seed,
-        "space": older.space,
-        "cursor": _version_3(older.cursor),
-        "issued": list(older.issued),
-    }
-    body = write_snapshot(directory / FILE_NAME, payload, 3, end="\n")
-    digest = xxhash.xxh3_128_hexdigest(body)
-    change = diff(_version_3(older.cursor), _version_3(newer.cursor))
+    ``newer``, their cursors as format 3 kept them."""
+    change = write_volume(directory, older, newer, 3, _version_3)
     assert "merge" in change["keys"]["told"]  # format 3's change of the dict
-    record = (
-        state.canonical(change) + b"\t" + state.canonical(list(newer.issued[len(older.issued) :]))
-    )
-    line, _ = journal.frame(record, digest)
-    (directory / JOURNAL_NAME).write_bytes(journal.header(digest) + line)
 
 
 @pytest.mark.parametrize("algorithm", ["sobol", "tpe", "cmaes"])

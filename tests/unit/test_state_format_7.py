@@ -13,13 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import xxhash
 
-from katib_resume.adapters.local.suggestion import FILE_NAME, SuggestionServer, journal, state
+from katib_resume.adapters.local.suggestion import FILE_NAME, SuggestionServer
 from katib_resume.adapters.local.suggestion.column import PACKED, Column
-from katib_resume.adapters.local.suggestion.cursor_delta import diff
-from katib_resume.adapters.local.suggestion.state_store import JOURNAL_NAME, StateStore
-from tests.support.old_snapshots import write_snapshot
+from katib_resume.adapters.local.suggestion.state_store import StateStore
+from tests.support.old_snapshots import write_snapshot, write_volume
 from tests.unit.test_nonfinite_values import experiment
 from tests.unit.test_state_format_4 import _run, resume_an_old_volume
 
@@ -31,17 +29,9 @@ def _version_6(cursor: dict[str, Any]) -> dict[str, Any]:
 
 def _write_version_6(directory: Path, older: Any, newer: Any) -> None:
     """A format 6 volume: the snapshot of ``older`` and a journal record taking it to
-    ``newer``, the column a list in both (the snapshot's XXH3 computed here)."""
-    names = ("experiment", "algorithm", "seed", "space")
-    payload = {name: getattr(older, name) for name in names}
-    payload |= {"cursor": _version_6(older.cursor), "issued": list(older.issued)}
-    body = write_snapshot(directory / FILE_NAME, payload, 6, end="\n")
-    digest = xxhash.xxh3_128_hexdigest(body)
-    change = diff(_version_6(older.cursor), _version_6(newer.cursor))
+    ``newer``, the column a list in both."""
+    change = write_volume(directory, older, newer, 6, _version_6)
     assert set(change["keys"]["told"]) <= {"set", "extend"}  # the list's entries changed
-    batch = list(newer.issued[len(older.issued) :])
-    line, _ = journal.frame(state.canonical(change) + b"\t" + state.canonical(batch), digest)
-    (directory / JOURNAL_NAME).write_bytes(journal.header(digest) + line)
 
 
 @pytest.mark.parametrize("algorithm", ["sobol", "tpe", "cmaes"])
