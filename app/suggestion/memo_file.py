@@ -75,8 +75,9 @@ class MemoFile:
         self.path, self.metric = path, metric
         self.lines = 0
         """Lines appended since the file was last written whole."""
-        self.dirty = False
-        """The file was not whole and good when read: the next save writes it anew."""
+        self.dirty = True
+        """The file is not known whole and good (not read yet, missing, torn, of another
+        header): the next save writes it anew."""
         self.broken = False
         """A write failed: nothing more is persisted."""
 
@@ -87,15 +88,14 @@ class MemoFile:
 
     def load(self) -> dict[str, Known]:
         """The Trials the file holds, by digest (a later line's first); ``{}`` if it is
-        missing, unreadable or of another header. A file not whole and good (a torn or bad
-        line, another header) is written anew by the next ``save``."""
+        missing, unreadable or of another header. A file not whole and good (missing, a torn
+        or bad line, another header) is written anew by the next ``save``."""
         try:
             data = self.path.read_bytes()
         except OSError:
             return {}
         lines = data.split(b"\n")
         if lines[0] != self.header():
-            self.dirty = True
             return {}
         held: dict[str, Known] = {}
         for line in lines[1:-1]:
@@ -106,17 +106,15 @@ class MemoFile:
         else:  # (the last piece: empty after a whole line, else a torn one)
             self.dirty = lines[-1] != b""
             self.lines = len(lines) - 2
-            return held
-        self.dirty = True
         return held
 
     def save(self, fresh: list[Entry], whole: Callable[[], list[Entry]]) -> None:
         """Persist a call: a line of ``fresh`` (the Trials it decoded), or the file written
         anew holding ``whole()`` (every Trial of the call) if it has no file yet, ``LINES``
-        lines already, or was not whole and good when read."""
+        lines already, or was not whole and good when read (or not read)."""
         if self.broken or not (fresh or self.dirty):
             return
-        if self.dirty or self.lines >= LINES or not self.path.exists():
+        if self.dirty or self.lines >= LINES:
             return self._rewrite(whole())
         try:
             with self.path.open("ab") as file:
