@@ -7,8 +7,8 @@ controller appends a batch, the suggestion service proves the list is where its 
 starts. A store that keeps the items as their stored texts may hand the list over as a
 ``History`` instead of a ``list``: a sequence that decodes its items when something first reads
 one, and answers the questions a restart asks of it without decoding them, each as the plain
-list would (``extended``, ``extends``, ``names``, ``plain``, ``texts``), and which stored
-items it starts with (``stored``).
+list would (``extended``, ``extends``, ``names``, ``plain``, ``texts``), reordered without
+decoding them (``reordered``), and which stored items it starts with (``stored``).
 
 The core writes through it without knowing what holds it (``core.plan.suggestion`` appends a
 batch with ``extended``, never iterating the items held), and reads it through ``Sequence``'s
@@ -60,6 +60,12 @@ class History(Sequence[Item]):
     def texts(self) -> Sequence[str] | None:
         """The items' stored JSON texts, one per item, in order, if every item is held as
         one; ``None`` otherwise."""
+        return None
+
+    def reordered(self, order: Sequence[int]) -> History | None:
+        """This history's items in the order ``order`` gives them (``order[k]``: the index
+        of the item put at ``k``, each index once), still undecoded, if it holds every item
+        as a stored text; ``None`` otherwise (a caller then reorders the items it reads)."""
         return None
 
     def stored(self) -> Stored | None:

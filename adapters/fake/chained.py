@@ -291,6 +291,14 @@ class Chained(History):
             return False
         return plain(self._tail[max(0, start - held) :])
 
+    def reordered(self, order: Sequence[int]) -> Chained | None:
+        """The texts in ``order``, over a ``Texts`` of their own (no stored chain's first
+        items: ``stored`` says none), if nothing was appended since they were read."""
+        texts = self.texts()
+        if texts is None:
+            return None
+        return Chained.of(Texts(list(map(texts.__getitem__, order))), len(order))
+
     def stored(self) -> Stored | None:
         """The chain the texts were read from and how many of its first items this history
         holds, if it starts with the texts' first (not a slice further on)."""

@@ -186,7 +186,7 @@ class SuggestionApi:
             directory = None if self.data_dir is None else self.data_dir / name
             server = SuggestionServer(experiment, self.seed, directory)
             guess = partial(_guess_order, read, experiment, self.seed)
-            report = server.start(trial_memo.items(read), guess_order=guess)
+            report = server.start(trial_memo.history(read), guess_order=guess)
             self.reports[name] = report
             if report.source == "rebuilt":  # the embedded runtime's Warning event
                 _log.warning("Experiment %s: %s", name, report.reason)
@@ -204,9 +204,9 @@ def _experiment(request: Wire, *, early_stopping: bool = True) -> Experiment:
 def _guess_order(
     read: Sequence[Known], experiment: Experiment, seed: int, history: Sequence[Manifest]
 ) -> Sequence[Manifest]:
-    """``history`` (the ``read`` Trials' items) in issue order when the names are ours
+    """``history`` (``trial_memo.history(read)``) in issue order when the names are ours
     (``issue_order``), else in the order the Trials started."""
-    started = trial_memo.started(read)
+    started = trial_memo.started(read, history)
     by_start = sorted(history, key=lambda item: (started.get(item["name"], "~"), item["name"]))
     return in_issue_order(by_start, experiment, seed)
 

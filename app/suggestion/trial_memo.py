@@ -22,15 +22,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from itertools import repeat
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from typing import NamedTuple, Protocol, cast
 
 from xxhash import xxh3_128_hexdigest
 
 from katib_resume.adapters import heap
+from katib_resume.adapters.fake.chained import Chained, Texts
 from katib_resume.adapters.grpc import trial_message
 from katib_resume.adapters.grpc.api import Wire
 from katib_resume.adapters.grpc.codec import trial_manifest
+from katib_resume.adapters.local.suggestion.encoded import canonical
+from katib_resume.core.history import History, names_of
 from katib_resume.core.manifest import Manifest
 from katib_resume.core.objective import parse_number
 
@@ -40,17 +43,18 @@ under another is not read (``memo_file``)."""
 _FAILED = ("Failed", "Killed")
 _VALUED = ("Succeeded", "EarlyStopped")
 Result = tuple[str, float | None]
-_NAME = itemgetter("name")
 
 
 class Known(NamedTuple):
     """One Trial as the service reads it: what the server takes of it, not the whole Trial. A
     tuple, so that finding the misses of a request (``None in found``) compares at C speed."""
 
-    item: Manifest
+    item: str
     """The Trial's assignment as the Suggestion's list holds it (``name``,
-    ``parameterAssignments``, and PBT's ``labels`` where it has any): the history the server
-    is started with."""
+    ``parameterAssignments``, and PBT's ``labels`` where it has any), as its canonical JSON
+    text (``encoded.canonical``, as the saved state holds its own): the history the server is
+    started with, which a restart proves to be where the saved assignments start by comparing
+    texts, and decodes only if they differ (``history``)."""
     started: str | None
     """The Trial's ``startTime``, if it has one (a history rebuilt orders by it)."""
     result: Result | None
@@ -92,18 +96,19 @@ def known(manifest: Manifest, metric: str | None) -> Known:
     item = {"name": name, "parameterAssignments": spec.get("parameterAssignments", [])}
     if spec.get("labels"):  # PBT's lineage
         item["labels"] = spec["labels"]
+    text = canonical(item).decode()
     started = status.get("startTime") or None
     condition = status.get("condition", "")
     if condition in _FAILED:
-        return Known(item, started, (name, None), None)
+        return Known(text, started, (name, None), None)
     if condition not in _VALUED:
-        return Known(item, started, None, None)
+        return Known(text, started, None, None)
     metrics = status.get("observation", {}).get("metrics", [])
     values = [parse_number(m.get("value")) for m in metrics if m.get("name") == metric]
     if not values or values[0] is None:
-        return Known(item, started, None, None)
+        return Known(text, started, None, None)
     result = (name, values[0])
-    return Known(item, started, result, result if condition == "Succeeded" else None)
+    return Known(text, started, result, result if condition == "Succeeded" else None)
 
 
 class TrialMemo:
@@ -161,15 +166,18 @@ class TrialMemo:
         return known(made, self.metric)
 
 
-def items(read: Sequence[Known]) -> list[Manifest]:
-    """The Trials' items (``Known.item``), in the request's order."""
-    return list(map(ITEM, read))
+def history(read: Sequence[Known]) -> History:
+    """The Trials' items (``Known.item``), in the request's order, as their texts, decoded
+    when read (``adapters.fake.chained``: the embedded store's history, whose texts a restart
+    compares with the saved assignments as they are)."""
+    return Chained.of(Texts(list(map(ITEM, read))), len(read))
 
 
-def started(read: Sequence[Known]) -> dict[str, str]:
-    """Each Trial's start by name (``"~"``, after every time, where it has none)."""
-    names = map(_NAME, map(ITEM, read))
-    return dict(zip(names, (start or "~" for start in map(STARTED, read)), strict=True))
+def started(read: Sequence[Known], items: Sequence[Manifest]) -> dict[str, str]:
+    """Each Trial's start by name (``"~"``, after every time, where it has none); ``items``:
+    ``history(read)``, whose names are read from its texts (``names_of``)."""
+    starts = (start or "~" for start in map(STARTED, read))
+    return dict(zip(names_of(items), starts, strict=True))
 
 
 def results(read: Sequence[Known], *, succeeded_only: bool = False) -> dict[str, float | None]:

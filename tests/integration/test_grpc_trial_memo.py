@@ -8,12 +8,14 @@ Trials that are new or changed since the last, and answers as one that decoded t
 from __future__ import annotations
 
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from benchmarks.grpc_service import Client, Pod
+from katib_resume.adapters.fake import chained
 from katib_resume.adapters.grpc import trial_message
 from katib_resume.adapters.grpc.api import GET_SUGGESTIONS, decode
 
@@ -66,10 +68,20 @@ def test_each_call_decodes_only_the_trials_it_has_not_seen(
 
 
 def test_a_restarted_server_decodes_only_the_trials_it_had_not_seen(
-    tmp_path: Path, decoded: list[bytes]
+    tmp_path: Path, decoded: list[bytes], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The memo is kept on the volume (``memo_file``): a pod recreated on it reads the Trials
-    it had seen from there, and answers as one recreated without it, which decodes them all."""
+    it had seen from there, and answers as one recreated without it, which decodes them all.
+    Neither decodes an assignment of the history: their texts are put in the saved order and
+    compared with the saved ones as they are (``saved_order``, ``unparsed``)."""
+    texts: list[str] = []
+    original = chained._decoded
+
+    def counted(held: Sequence[str]) -> list[Any]:
+        texts.extend(held)
+        return original(held)
+
+    monkeypatch.setattr(chained, "_decoded", counted)
     volume, client = tmp_path / "volume", Client()
     pod = Pod(volume)
     try:
@@ -92,4 +104,5 @@ def test_a_restarted_server_decodes_only_the_trials_it_had_not_seen(
         finally:
             restarted.stop()
         assert len(decoded) == decodes  # with the memo: the last call's 10, not yet Trials
+        assert texts == []
     assert replies[0] == replies[1] and len(_names(replies[0])) == 2

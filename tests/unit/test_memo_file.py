@@ -18,7 +18,7 @@ from katib_resume.app.suggestion.memo_file import MemoFile
 from katib_resume.app.suggestion.trial_memo import Known, TrialMemo
 from tests.property.test_trial_message import request_keys
 
-ITEM = {"name": "t", "parameterAssignments": [{"name": "x", "value": "1"}], "labels": {"a": "b"}}
+ITEM = '{"labels":{"a":"b"},"name":"t","parameterAssignments":[{"name":"x","value":"1"}]}'
 
 
 def _entries() -> list[tuple[str, Known]]:
