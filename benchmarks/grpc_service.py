@@ -5,11 +5,16 @@ the figure that matters on a cluster is one call's cost at ``n`` Trials, and the
 a new server (a pod recreated on its volume, ``resumePolicy: FromVolume``) answering its
 first call. The server runs in this process behind a real gRPC port; requests are built once
 as bytes (each Trial's message encoded once and concatenated, as protobuf allows), so what is
-timed is the server's side: the transport, the decode, the service. ``random`` search, two
-parameters, every Trial Succeeded with a value. Beside it, in the same run: Optuna's
-``RandomSampler`` on SQLite, ``ask`` + ``tell`` per call and ``load_study`` + ``ask`` per
-restart (``benchmarks.embedded.optuna_restart``). Seconds of the clock and of the process's CPU
-(the server's threads included), medians, and each figure's growth over the smallest size.
+timed is the server's side: the transport, the decode, the service. A pod recreated is a new
+process, whose first call also pays for memory it has never touched, so the restart is timed
+there too (``restart_new_process``: a child process starts the server, then is timed from its
+first call to the answer: the service reads nothing before a call), and so, with the trial
+memo's file removed first, is what the file saves (``restart_new_process_without_memo``: every
+Trial decoded). ``random`` search, two parameters, every Trial Succeeded with a value. Beside
+it, in the same run: Optuna's ``RandomSampler`` on SQLite, ``ask`` + ``tell`` per call and
+``load_study`` + ``ask`` per restart (``benchmarks.embedded.optuna_restart``). Seconds of the
+clock and of the process's CPU (the server's threads included), medians, and each figure's
+growth over the smallest size.
 
 Run: ``python -m benchmarks.grpc_service [--sizes 100 1000 5000] [--repeat 5]``; prints JSON.
 """
@@ -20,6 +25,8 @@ import argparse
 import json
 import random
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -32,11 +39,13 @@ import grpc
 from katib_resume.adapters.grpc.api import GET_SUGGESTIONS, decode, encode
 from katib_resume.adapters.grpc.codec import experiment_wire, trial_wire
 from katib_resume.adapters.grpc.server import ApiServer
+from katib_resume.app.suggestion.memo_file import FILE_NAME
 from katib_resume.app.suggestion.service import SuggestionApi
 from katib_resume.core.manifest import Manifest
 from katib_resume.core.trial_phases import TrialPhase
 
 NAME = "served"
+_ROOT = Path(__file__).resolve().parents[1]
 EXPERIMENT: Manifest = {
     "metadata": {"name": NAME, "namespace": "bench"},
     "spec": {
@@ -120,13 +129,44 @@ def ours(n: int, repeats: int, root: Path) -> dict[str, float]:
         client.took(reply)
         restarts.append((clock, cpu))
         pod.stop()
-    return _medians({"call": calls, "restart": restarts})
+    processes: dict[str, list[tuple[float, float]]] = {"": [], "_without_memo": []}
+    for _ in range(repeats):
+        for kind, times in processes.items():
+            if kind:
+                (volume / NAME / FILE_NAME).unlink()
+            reply, clock, cpu = _in_new_process(volume, client.request(1), root)
+            client.took(reply)
+            times.append((clock, cpu))
+    runs = {"call": calls, "restart": restarts}
+    runs |= {f"restart_new_process{kind}": times for kind, times in processes.items()}
+    return _medians(runs)
 
 
 def _restarted(volume: Path, request: bytes) -> tuple[Pod, bytes]:
     """A new pod on the volume, and its answer to the first call."""
     pod = Pod(volume)
     return pod, pod.call(request)
+
+
+def _in_new_process(volume: Path, request: bytes, root: Path) -> tuple[bytes, float, float]:
+    """``_restarted`` in a child process (``--restart``): its answer, clock and CPU."""
+    asked, answered = root / "request.bin", root / "reply.bin"
+    asked.write_bytes(request)
+    command = [sys.executable, "-m", "benchmarks.grpc_service", "--restart", str(volume)]
+    command += [str(asked), str(answered)]
+    done = subprocess.run(command, check=True, capture_output=True, text=True, cwd=_ROOT)
+    clock, cpu = json.loads(done.stdout)
+    return answered.read_bytes(), clock, cpu
+
+
+def _restart_here(volume: Path, asked: Path, answered: Path) -> None:
+    """The child of ``_in_new_process``: the restart timed, its answer written, the times
+    printed (JSON)."""
+    pod = Pod(volume)  # (its server's threads and port: no work of the service's)
+    reply, clock, cpu = _timed(partial(pod.call, asked.read_bytes()))
+    pod.stop()
+    answered.write_bytes(reply)
+    print(json.dumps([clock, cpu]))
 
 
 def _medians(runs: dict[str, list[tuple[float, float]]]) -> dict[str, float]:
@@ -184,7 +224,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1000, 5000])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--restart", nargs=3, type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.restart:
+        return _restart_here(*args.restart)
     rows = []
     with tempfile.TemporaryDirectory() as directory:
         for n in args.sizes:
@@ -193,7 +236,7 @@ def main() -> None:
             mine, theirs = ours(n, args.repeat, root), optunas(n, args.repeat, root)
             rows.append({"trials": n, **mine, **theirs})
     for row in rows:
-        for field in ("call_cpu_s", "restart_cpu_s"):
+        for field in ("call_cpu_s", "restart_cpu_s", "restart_new_process_cpu_s"):
             row[f"{field}_ratio"] = round(row[field] / rows[0][field], 2)
         for part in ("call", "restart"):
             row[f"{part}_to_optuna_cpu"] = round(
