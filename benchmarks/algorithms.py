@@ -19,7 +19,8 @@ history they grew themselves (``algorithms_grown``).
 
 Run: ``python -m benchmarks.algorithms [--seeds N] [--only ALGORITHM] [--quick] [--repeats N]``;
 prints JSON (progress on stderr). Medians over 10 seeds by default (1 for
-``bayesianoptimization``), and of 5 restarts per resume size (``--repeats``).
+``bayesianoptimization``), and of 5 restarts per resume size (``--repeats``). Each resume case
+(an algorithm at a size) is measured in a process of its own (``isolated``).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import statistics
 import sys
 import warnings
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import optuna
@@ -38,9 +40,13 @@ from optuna.distributions import FloatDistribution
 from optuna.samplers import BaseSampler
 from scipy.stats import mannwhitneyu
 
+from benchmarks import isolated
 from benchmarks.algorithms_grown import GROWN, grown
+from benchmarks.algorithms_grown import restart as grown_restart
 from benchmarks.algorithms_hyperband import quality as hyperband_quality
 from benchmarks.algorithms_plain import model_free
+from benchmarks.algorithms_plain import restart as plain_restart
+from benchmarks.algorithms_resume import case as resume_case
 from benchmarks.algorithms_resume import resume
 from katib_resume.adapters.local.suggestion import SuggestionServer
 from katib_resume.adapters.local.suggestion.algorithms import GridSearch, build
@@ -201,6 +207,16 @@ def compare(mine: list[float], theirs: list[float], optimum: float) -> dict[str,
     }
 
 
+def _case(kind: str, algorithm: str, n: int, repeats: int) -> dict[str, Any]:
+    """One case's figures (``isolated.KINDS``), measured in this process."""
+    if kind == "model-free":
+        return plain_restart(algorithm, n, repeats)
+    subject = experiment(algorithm, FUNCTIONS["branin"][1], 0)
+    if kind == "grown":
+        return grown_restart(subject, n, branin, repeats)
+    return resume_case(subject, n, repeats, branin)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seeds", type=int, default=10)
@@ -212,26 +228,24 @@ def main() -> None:
     parser.add_argument("--skip-resume", action="store_true")
     parser.add_argument("--quick", action="store_true", help="budgets 20/50, resume 100/1,000")
     parser.add_argument("--repeats", type=int, default=5, help="restarts timed per resume size")
+    parser.add_argument("--case", nargs=3, help=argparse.SUPPRESS)  # (isolated.case's child)
     args = parser.parse_args()
+    if args.case:
+        kind, algorithm, n = args.case
+        if kind not in isolated.KINDS:
+            parser.error(f"--case: no case {kind!r}")
+        return print(json.dumps(_case(kind, algorithm, int(n), args.repeats)))
     budgets = (20, 50) if args.quick else (50, 200)
     sizes = (100, 1000) if args.quick else (100, 1000, 5000)
     out: dict[str, Any] = {"optuna": optuna.__version__}
     if not args.skip_resume:
-        out["resume"] = resume(
-            tuple(a for a in args.only or ALGORITHMS if a in ALGORITHMS),
-            sizes,
-            args.repeats,
-            lambda a: experiment(a, FUNCTIONS["branin"][1], 0),
-            branin,
-        )
-        out["restart_model_free"] = model_free(sizes, 5)
-        out["restart_grown"] = grown(
-            tuple(a for a in args.only or ALGORITHMS if a in GROWN),
-            sizes,
-            5,
-            lambda a: experiment(a, FUNCTIONS["branin"][1], 0),
-            branin,
-        )
+        modelled = tuple(a for a in args.only or ALGORITHMS if a in ALGORITHMS)
+        measure = partial(isolated.case, repeats=args.repeats)
+        out["resume"] = resume(modelled, sizes, partial(measure, "resume"))
+        measure = partial(isolated.case, repeats=5)
+        out["restart_model_free"] = model_free(sizes, partial(measure, "model-free"))
+        regrown = tuple(a for a in args.only or ALGORITHMS if a in GROWN)
+        out["restart_grown"] = grown(regrown, sizes, partial(measure, "grown"))
     if not args.skip_quality:
         chosen = args.only or ALGORITHMS + MODEL_FREE + SCHEDULED
         sampled = [a for a in chosen if a not in SCHEDULED]

@@ -114,16 +114,14 @@ def _restarted(
 
 
 def grown(
-    algorithms: tuple[str, ...],
-    sizes: tuple[int, ...],
-    repeats: int,
-    make: Callable[[str], Experiment],
-    f: Objective,
+    algorithms: tuple[str, ...], sizes: tuple[int, ...], measure: Callable[[str, int], Any]
 ) -> dict[str, Any]:
+    """Each algorithm's ``restart`` at each size, as ``measure(algorithm, n)`` makes it (in a
+    process of its own: ``isolated``)."""
     report: dict[str, Any] = {}
     for algorithm in algorithms:
         for n in sizes:
-            report[f"{algorithm}/{n}"] = entry = restart(make(algorithm), n, f, repeats)
+            report[f"{algorithm}/{n}"] = entry = measure(algorithm, n)
             print(f"grown {algorithm}/{n}: {entry}", file=sys.stderr)
     return report
 

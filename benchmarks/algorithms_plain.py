@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -100,10 +101,12 @@ def restart(algorithm: str, n: int, repeats: int) -> dict[str, dict[str, float]]
     return {part: _medians(clocks) for part, clocks in times.items()}
 
 
-def model_free(sizes: tuple[int, ...], repeats: int) -> dict[str, Any]:
+def model_free(sizes: tuple[int, ...], measure: Callable[[str, int], Any]) -> dict[str, Any]:
+    """Each of ``MODEL_FREE``'s ``restart`` at each size, as ``measure(algorithm, n)`` makes
+    it (in a process of its own: ``isolated``)."""
     report: dict[str, Any] = {}
     for algorithm in MODEL_FREE:
         for n in sizes:
-            report[f"{algorithm}/{n}"] = restart(algorithm, n, repeats)
+            report[f"{algorithm}/{n}"] = measure(algorithm, n)
             print(f"restart {algorithm}/{n}: {report[f'{algorithm}/{n}']}", file=sys.stderr)
     return report

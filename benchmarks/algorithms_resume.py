@@ -228,32 +228,36 @@ def optuna_side(subject: Experiment, done: list[Any], repeats: int) -> dict[str,
 
 
 def resume(
-    algorithms: tuple[str, ...],
-    sizes: tuple[int, ...],
-    repeats: int,
-    make: Callable[[str], Experiment],
-    f: Callable[[dict[str, float]], float],
+    algorithms: tuple[str, ...], sizes: tuple[int, ...], measure: Callable[[str, int], Any]
 ) -> dict[str, Any]:
+    """Each algorithm's ``case`` at each size, as ``measure(algorithm, n)`` makes it (in a
+    process of its own: ``isolated``)."""
     report: dict[str, Any] = {}
     for algorithm in algorithms:
-        subject = make(algorithm)
         for n in sizes:
-            done = history(subject, n, f)
-            mine, theirs = ours(subject, done, repeats), optuna_side(subject, done, repeats)
-            entry: dict[str, Any] = {"ours": mine, "optuna_sqlite": theirs}
-            entry["ratio_wall"] = {
-                part: round(mine[part]["wall"] / theirs[part.split("_")[0]]["wall"], 3)
-                for part in ("restart", "call", "restart_chained")
-            }
-            fit = mine["fit"]["cpu"]
-            entry["rest_over_fit_cpu"] = round((mine["restart"]["cpu"] - fit) / fit, 2)
-            journaled = mine["restart_journaled"]["cpu"]
-            entry["rest_over_fit_journaled_cpu"] = round((journaled - fit) / fit, 2)
-            fit, chained = mine["fit_chained"]["cpu"], mine["restart_chained"]["cpu"]
-            entry["rest_over_fit_chained_cpu"] = round((chained - fit) / fit, 2)
-            report[f"{algorithm}/{n}"] = entry
+            report[f"{algorithm}/{n}"] = entry = measure(algorithm, n)
             print(f"resume {algorithm}/{n}: {entry}", file=sys.stderr)
     return report
+
+
+def case(
+    subject: Experiment, n: int, repeats: int, f: Callable[[dict[str, float]], float]
+) -> dict[str, Any]:
+    """Ours and Optuna's resume at ``n`` completed trials, and their ratios."""
+    done = history(subject, n, f)
+    mine, theirs = ours(subject, done, repeats), optuna_side(subject, done, repeats)
+    entry: dict[str, Any] = {"ours": mine, "optuna_sqlite": theirs}
+    entry["ratio_wall"] = {
+        part: round(mine[part]["wall"] / theirs[part.split("_")[0]]["wall"], 3)
+        for part in ("restart", "call", "restart_chained")
+    }
+    fit = mine["fit"]["cpu"]
+    entry["rest_over_fit_cpu"] = round((mine["restart"]["cpu"] - fit) / fit, 2)
+    journaled = mine["restart_journaled"]["cpu"]
+    entry["rest_over_fit_journaled_cpu"] = round((journaled - fit) / fit, 2)
+    fit, chained = mine["fit_chained"]["cpu"], mine["restart_chained"]["cpu"]
+    entry["rest_over_fit_chained_cpu"] = round((chained - fit) / fit, 2)
+    return entry
 
 
 def _now() -> dict[str, float]:

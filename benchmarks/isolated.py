@@ -1,0 +1,30 @@
+"""A benchmark's cases run each in a process of its own (``python -m benchmarks.algorithms``).
+
+One process running every case one after the other timed the later ones slower: a process that
+has built many objects (histories of 5,000 assignments, Optuna's studies) runs the same code up
+to twice as slowly (its heap's pages and the collector's passes over it), so a case's figures
+depended on which cases ran before it. A child per case starts from the same empty heap, and
+its figures are its own.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+KINDS = ("resume", "grown", "model-free")
+"""What a case measures (``algorithms_resume``, ``algorithms_grown``, ``algorithms_plain``)."""
+_ROOT = Path(__file__).resolve().parents[1]
+
+
+def case(kind: str, algorithm: str, n: int, repeats: int) -> dict[str, Any]:
+    """The figures of one case (``kind`` of ``KINDS``, at ``n``), measured by a child process
+    (``python -m benchmarks.algorithms --case``); its progress goes to this one's stderr."""
+    command = [sys.executable, "-m", "benchmarks.algorithms", "--case", kind, algorithm, str(n)]
+    command += ["--repeats", str(repeats)]
+    done = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True, cwd=_ROOT)
+    figures: dict[str, Any] = json.loads(done.stdout)
+    return figures
