@@ -38,7 +38,6 @@ Wall-clock medians of ``repeats`` and, because the machine is shared, CPU-time m
 
 from __future__ import annotations
 
-import gc
 import random
 import statistics
 import sys
@@ -262,14 +261,6 @@ def case(
 
 
 def _now() -> dict[str, float]:
-    """The clocks, read after a full cycle collection (untimed). A timed part drops what it
-    built (servers, studies, stores: cyclic, freed by the collector only), and this service
-    puts what it decodes in the oldest generation without a walk (``adapters/heap.py``), so
-    the collector's full passes, which the growth of the oldest generation triggers, come
-    seldom: run after run in one process the garbage grew by 25,000 objects a restart, to a
-    million, and the same restart ran up to three times slower (a TPE rebuild at 5,000 in 35
-    ms, not 13). A pod restarts in a new process, with none of it; so does each part here."""
-    gc.collect()
     return {name: clock() for name, clock in CLOCKS.items()}
 
 
