@@ -38,6 +38,7 @@ Wall-clock medians of ``repeats`` and, because the machine is shared, CPU-time m
 
 from __future__ import annotations
 
+import gc
 import random
 import statistics
 import sys
@@ -114,12 +115,21 @@ def stored(issued: list[Any]) -> Chained:
 
 def ours(subject: Experiment, done: list[Any], repeats: int) -> dict[str, dict[str, float]]:
     """Restart, call and the restart's parts, of our service, per clock; the restart and its
-    parts handed the history as a list, and as the embedded runtime's stored texts."""
+    parts handed the history as a list, and as the embedded runtime's stored texts.
+
+    Each repeat starts from a collected heap. A repeat drops the servers and studies it built,
+    which only the cycle collector frees, and its full passes come seldom here: the service
+    puts what it decodes in the oldest generation without a walk (``adapters/heap.py``), so
+    over the repeats the garbage grew by 25,000 objects a restart, to a million, and the same
+    restart ran up to three times slower (a TPE rebuild from stored texts at 5,000 in 35 ms,
+    not 13). A pod restarts in a new process, with none of it. (Collected just before each
+    timed part instead, every part ran on cold caches: twice as slow at 100.)"""
     times: dict[str, dict[str, list[float]]] = {
         part: {clock: [] for clock in CLOCKS}
         for part in ("restart", "restart_journaled", "restart_chained", "call", *PARTS, *CHAINED)
     }
     for _ in range(repeats):
+        gc.collect()  # the last repeat's servers and studies (see below)
         with tempfile.TemporaryDirectory() as parts, tempfile.TemporaryDirectory() as directory:
             held, _ = saved_state(Path(parts), subject, done)
             _parts(times, subject, Path(parts), held)  # on a copy: its save appends one
