@@ -30,6 +30,7 @@ volume Katib mounts at ``volumeMountPath`` for FromVolume), so a restarted pod c
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -50,6 +51,7 @@ from katib_resume.app.suggestion import memo_file, trial_memo
 from katib_resume.app.suggestion.issue_order import in_issue_order
 from katib_resume.app.suggestion.memo_file import MemoFile
 from katib_resume.app.suggestion.trial_memo import Known, TrialMemo
+from katib_resume.core.history import Unreadable
 from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import AlgorithmSpec, Experiment
 from katib_resume.core.observed import Outcome
@@ -107,7 +109,11 @@ class SuggestionApi:
         held = max(0, total - int(request.get("current_request_number", 0)))
         with self.lock:
             read = self._read(experiment, request)
-            server = self._server(experiment, read)
+            try:
+                server = self._server(experiment, read)
+            except Unreadable as error:  # the memo's file held an assignment that is no JSON
+                read = self._read_afresh(experiment, request, error)
+                server = self._server(experiment, read)
             have = server.held(held)
             results = trial_memo.results(read)
             if len(have) < held:  # the saved state is behind what the controller holds
@@ -165,6 +171,19 @@ class SuggestionApi:
         if memo is None or memo.metric != metric:
             memo = self.memos[name] = TrialMemo(metric, self._memo_file(name, metric))
         return memo.read(request.get("trials", []))
+
+    def _read_afresh(self, experiment: Experiment, request: Wire, error: Unreadable) -> list[Known]:
+        """The request's Trials, every one decoded, the Experiment's memo and its file dropped:
+        the file held an assignment text that cannot be decoded. Its lines are checksummed, so
+        only a file written by something else does that; the service carries on as if it had
+        none (the file is written anew by this read), and says so."""
+        name = experiment.metadata.name
+        _log.warning("Experiment %s: the trial memo is dropped (%s)", name, error)
+        self.memos.pop(name, None)
+        if self.data_dir is not None:
+            with contextlib.suppress(OSError):
+                (self.data_dir / name / memo_file.FILE_NAME).unlink()
+        return self._read(experiment, request)
 
     def _memo_file(self, name: str, metric: str | None) -> MemoFile | None:
         """The memo's file in the Experiment's directory (made here if the server has not

@@ -12,12 +12,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
+from xxhash import xxh3_128_hexdigest
 
 from benchmarks.grpc_service import Client, Pod
 from katib_resume.adapters.fake import chained
 from katib_resume.adapters.grpc import trial_message
 from katib_resume.adapters.grpc.api import GET_SUGGESTIONS, decode
+from katib_resume.app.suggestion.memo_file import FILE_NAME
 
 
 @pytest.fixture
@@ -106,3 +109,39 @@ def test_a_restarted_server_decodes_only_the_trials_it_had_not_seen(
         assert len(decoded) == decodes  # with the memo: the last call's 10, not yet Trials
         assert texts == []
     assert replies[0] == replies[1] and len(_names(replies[0])) == 2
+
+
+def test_a_memo_file_holding_an_assignment_that_is_no_json_is_dropped(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A line whose checksum holds but whose assignment text is no JSON (only something else
+    writes one) is not the service's failure: the memo is dropped with a warning, every Trial
+    decoded, the file written anew, and the answer is the one without the file."""
+    volume, client = tmp_path / "volume", Client()
+    pod = Pod(volume)
+    try:
+        for _ in range(3):
+            client.took(pod.call(client.request(10)))
+    finally:
+        pod.stop()
+    without = tmp_path / "without"
+    shutil.copytree(volume, without)
+    (without / "served" / FILE_NAME).unlink()
+    memo = volume / "served" / FILE_NAME
+    lines = memo.read_bytes().split(b"\n")
+    columns = orjson.loads(lines[-2].partition(b" ")[2])  # (the last line: the last call's)
+    columns["items"][0] = '{"name":"t'  # (every other column as it was)
+    body = orjson.dumps(columns)
+    lines[-2] = xxh3_128_hexdigest(body).encode() + b" " + body
+    memo.write_bytes(b"\n".join(lines))
+    request, replies = client.request(2), []
+    for directory in (volume, without):
+        restarted = Pod(directory)
+        try:
+            replies.append(restarted.call(request))
+        finally:
+            restarted.stop()
+    assert replies[0] == replies[1] and len(_names(replies[0])) == 2
+    assert "the trial memo is dropped" in caplog.text
+    assert b'{"name":"t"' not in memo.read_bytes()
+    assert memo.read_bytes().count(b"\n") == 2  # the header and one line: written anew
