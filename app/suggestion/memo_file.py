@@ -24,19 +24,18 @@ Layout (``FORMAT``, version ``VERSION``)::
 
 A body is a JSON object of the Trials one call decoded, in columns, an entry a Trial:
 ``digests`` (the XXH3-128 digest, hex, of the Trial's canonical bytes: ``trial_bytes``), and
-what the memo made of it (``Known``): ``items`` (its assignment's text, a JSON string),
-``started`` (its start time),
-and its result and succeeded value as ``result_names``/``result_values`` and
-``succeeded_names``/``succeeded_values`` (a ``null`` name: none; a ``null`` value: a failed
-Trial's; a finite value as a JSON number, which reads back exactly, another by ``repr``, so that
-NaN and the infinities do too). Columns, so that a line is read with no Python call per Trial,
-and the assignments as texts, not objects, so that the parse makes a string of each (about a
-third of the parse's cost: 0.7 ms at 5,000 Trials, where objects took 2.4); a restart compares
-them with the saved assignments as texts (``trial_memo.history``). ``reading`` is
-``trial_memo.READING``, which changes when the reading of a Trial does. The file grows by a
-line a call that decoded a Trial (those new or changed since the last call), and after
-``LINES`` of them is written anew holding the last call's Trials only (atomically: a temporary
-file renamed over it).
+what the memo made of it (``Known``): ``items`` (its assignment's canonical text, as a JSON
+string), ``started`` (its start time), and its result and succeeded value as
+``result_names``/``result_values`` and ``succeeded_names``/``succeeded_values`` (a ``null``
+name: none; a ``null`` value: a failed Trial's; a finite value as a JSON number, which reads
+back exactly, another by ``repr``, so that NaN and the infinities do too). Columns, so that a
+line is read with no Python call per Trial; the assignments as strings, not objects, because a
+restart compares them with the saved assignments as texts (``trial_memo.history``), and a
+string is a third of an object's parse (0.7 ms at 5,000 Trials, where objects took 2.4).
+``reading`` is ``trial_memo.READING``, which changes when the reading of a Trial does. The file
+grows by a line a call that decoded a Trial (those new or changed since the last call), and
+after ``LINES`` of them is written anew holding the last call's Trials only (atomically: a
+temporary file renamed over it).
 """
 
 from __future__ import annotations
