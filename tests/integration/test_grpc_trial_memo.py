@@ -36,6 +36,23 @@ def decoded(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
     return made
 
 
+def _grown(tmp_path: Path, calls: int) -> tuple[Client, Path, Path]:
+    """A volume grown by ``calls`` calls of 10 assignments, each made a Trial, and a copy of
+    it without the trial memo's file; the client holding the Trials."""
+    volume, client = tmp_path / "volume", Client()
+    pod = Pod(volume)
+    try:
+        for _ in range(calls):
+            client.took(pod.call(client.request(10)))
+    finally:
+        pod.stop()
+    assert (volume / "served" / FILE_NAME).is_file()
+    without = tmp_path / "without"
+    shutil.copytree(volume, without)
+    (without / "served" / FILE_NAME).unlink()
+    return client, volume, without
+
+
 def _names(reply: bytes) -> list[str]:
     items = decode(GET_SUGGESTIONS.reply, reply).get("parameter_assignments", [])
     return [item["trial_name"] for item in items]
@@ -85,18 +102,7 @@ def test_a_restarted_server_decodes_only_the_trials_it_had_not_seen(
         return original(held)
 
     monkeypatch.setattr(chained, "_decoded", counted)
-    volume, client = tmp_path / "volume", Client()
-    pod = Pod(volume)
-    try:
-        for _ in range(4):
-            client.took(pod.call(client.request(10)))
-    finally:
-        pod.stop()
-    memo = volume / "served" / "trial-memo"
-    assert memo.is_file()
-    without = tmp_path / "without"
-    shutil.copytree(volume, without)
-    (without / "served" / "trial-memo").unlink()
+    client, volume, without = _grown(tmp_path, 4)
     request = client.request(2)
     replies = []
     for directory, decodes in ((volume, 10), (without, 40)):
@@ -117,16 +123,7 @@ def test_a_memo_file_holding_an_assignment_that_is_no_json_is_dropped(
     """A line whose checksum holds but whose assignment text is no JSON (only something else
     writes one) is not the service's failure: the memo is dropped with a warning, every Trial
     decoded, the file written anew, and the answer is the one without the file."""
-    volume, client = tmp_path / "volume", Client()
-    pod = Pod(volume)
-    try:
-        for _ in range(3):
-            client.took(pod.call(client.request(10)))
-    finally:
-        pod.stop()
-    without = tmp_path / "without"
-    shutil.copytree(volume, without)
-    (without / "served" / FILE_NAME).unlink()
+    client, volume, without = _grown(tmp_path, 3)
     memo = volume / "served" / FILE_NAME
     lines = memo.read_bytes().split(b"\n")
     columns = orjson.loads(lines[-2].partition(b" ")[2])  # (the last line: the last call's)
