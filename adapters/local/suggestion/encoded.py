@@ -3,7 +3,7 @@
 The state file holds the canonical JSON of the payload (sorted keys, no spaces: ``canonical``),
 and a server saves after every call that changed it. The assignments are most of the payload
 (Katib Experiments run thousands of Trials), and a call adds a few: encoding all of them again
-was most of the cost of a save (18 of 25 ms at 5,000). So the encoding of each search's
+would be most of the cost of a save (18 of 25 ms at 5,000, measured). So the encoding of each search's
 ``issued`` tuple is kept, by the search's identity, and extended with the new assignments only:
 a state's ``issued`` is never mutated and a new batch makes a new tuple that starts with the
 old one's items (the same objects), which is checked by identity, item by item, at C speed (or
