@@ -3,11 +3,12 @@
 The state file holds the canonical JSON of the payload (sorted keys, no spaces: ``canonical``),
 and a server saves after every call that changed it. The assignments are most of the payload
 (Katib Experiments run thousands of Trials), and a call adds a few: encoding all of them again
-would be most of the cost of a save (18 of 25 ms at 5,000, measured). So the encoding of each search's
-``issued`` tuple is kept, by the search's identity, and extended with the new assignments only:
-a state's ``issued`` is never mutated and a new batch makes a new tuple that starts with the
-old one's items (the same objects), which is checked by identity, item by item, at C speed (or
-a ``core.history.History`` that extends the old one, the same stored texts: ``extends``).
+would be most of the cost of a save (18 of 25 ms at 5,000, measured). So the encoding of each
+search's ``issued`` tuple is kept, by the search's identity, and extended with the new
+assignments only: a state's ``issued`` is never mutated and a new batch makes a new tuple that
+starts with the old one's items (the same objects), which is checked by identity, item by item,
+at C speed (or a ``core.history.History`` that extends the old one, the same stored texts:
+``extends``).
 Anything else (another tuple, a shorter one, other items) is encoded whole. A state read back
 from its file keeps the file's own bytes as its encoding (``remember``), so the first save after
 a restart does not encode every assignment either.
