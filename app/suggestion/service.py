@@ -7,12 +7,12 @@ volume Katib mounts at ``volumeMountPath`` for FromVolume), so a restarted pod c
   many assignments the controller already holds; those are the first ones the server issued, so
   a repeated request (a lost reply) is answered with the same assignments, under the same
   ``trial_name``s. Finished Trials in the request are the results the samplers learn from.
-  A saved state is checked against the request's Trials sorted in its own issue order (the
-  saved assignments' names: ``saved_order``), so that a restart compares bytes and parses only
-  the assignments saved after them, as the embedded runtime's does; one that disagrees with
-  them is moved aside and logged as a Warning. Without one (or with one moved aside) the
-  server rebuilds from the request's Trials, in issue order when their names are ours
-  (``issue_order``), else by start time.
+  A saved state is checked against the request's Trials put in its own issue order (their
+  assignments' texts looked up among the saved ones: ``saved_order``), so that a restart
+  compares texts and parses only the assignments saved after them, as the embedded runtime's
+  does; one that disagrees with them is moved aside and logged as a Warning. Without one (or
+  with one moved aside) the server rebuilds from the request's Trials, in issue order when
+  their names are ours (``issue_order``), else by start time.
   Fewer assignments than asked for: the search has no more now (a hyperband rung waits for
   results) or at all (an exhausted grid), which the reply's trailing metadata ``EXHAUSTED``
   says, so that our controller completes the Experiment as the embedded runtime does.
