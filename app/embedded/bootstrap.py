@@ -41,6 +41,7 @@ from katib_resume.adapters.local.observations import FILE as OBSERVATIONS_FILE
 from katib_resume.adapters.local.observations import SqliteObservationLog
 from katib_resume.app.common.errors import Busy, InputError
 from katib_resume.app.common.inputs import embedded_config_text, load_config, read_stored_yaml
+from katib_resume.app.embedded import stopping
 from katib_resume.app.embedded.options import Options
 from katib_resume.app.loop.keys import Key
 from katib_resume.core.config import ConfigError, KatibConfig, parse_katib_config
@@ -165,18 +166,23 @@ def session(options: Options) -> Iterator[Runtime]:
 @contextmanager
 def _stopped_as_by_ctrl_c() -> Iterator[None]:
     """SIGTERM and SIGHUP (a closed terminal, ``kill``) stop a command as Ctrl-C does: the
-    ``KeyboardInterrupt`` unwinds it, so trial processes are stopped and the world committed.
-    (Only the main thread may set handlers; elsewhere, the defaults stay.)"""
+    ``KeyboardInterrupt`` unwinds it, so trial processes are stopped and the world committed;
+    the signal is also kept (``stopping``), so that the runtime's next step raises it again
+    should something swallow the exception. (Only the main thread may set handlers;
+    elsewhere, the defaults stay.)"""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def interrupt(number: int, _frame: object) -> None:
-        raise KeyboardInterrupt(signal.Signals(number).name)
+        name = signal.Signals(number).name
+        stopping.note(name)  # (so that it stops the command even if the exception is lost)
+        raise KeyboardInterrupt(name)
 
     previous = {number: signal.signal(number, interrupt) for number in _STOPS}
     try:
-        yield
+        with stopping.kept():
+            yield
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)

@@ -51,7 +51,7 @@ from katib_resume.adapters.fake.persistence import checkpoint
 from katib_resume.adapters.fake.pods import ContainerRuntime, SimulatedRuntime
 from katib_resume.adapters.fake.processes import ProcessRuntime
 from katib_resume.adapters.local.trials.collector import Collector
-from katib_resume.app.embedded import sealing
+from katib_resume.app.embedded import sealing, stopping
 from katib_resume.app.embedded.kept import Summaries
 from katib_resume.app.embedded.models import ModelsByVersion
 from katib_resume.app.embedded.services import ServiceHost
@@ -241,6 +241,7 @@ class Runtime:
         cycle. The cycle collector is paused for it, as for the informer's first list
         (``adapters.heap``): every collection in between would walk them all and free nothing
         (measured: half of that step at 5,000 Trials). It runs again from the next step on."""
+        stopping.check()  # a stop signal whose interrupt something swallowed (``stopping``)
         if self.caught_up:
             self._tick()
             return
