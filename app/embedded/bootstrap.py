@@ -32,6 +32,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING
 
 from katib_resume.adapters import heap
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
 
 CONFIG_FILE = "katib-config.yaml"
 LOCK_FILE = ".lock"
-_STOPS = (signal.SIGTERM, signal.SIGHUP)
+_STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,20 +167,28 @@ def session(options: Options) -> Iterator[Runtime]:
 @contextmanager
 def _stopped_as_by_ctrl_c() -> Iterator[None]:
     """SIGTERM and SIGHUP (a closed terminal, ``kill``) stop a command as Ctrl-C does: the
-    ``KeyboardInterrupt`` unwinds it, so trial processes are stopped and the world committed;
-    the signal is also kept (``stopping``), so that the runtime's next step raises it again
-    should something swallow the exception. (Only the main thread may set handlers;
-    elsewhere, the defaults stay.)"""
+    ``KeyboardInterrupt`` unwinds it, so trial processes are stopped and the world committed.
+    Each of the three, SIGINT too (through Python's own handler, unless it is ignored), is
+    also kept (``stopping``), so that the runtime's next step raises it again should
+    something swallow the exception. (Only the main thread may set handlers; elsewhere, the
+    defaults stay.)"""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
-    def interrupt(number: int, _frame: object) -> None:
+    def interrupt(number: int, frame: FrameType | None) -> None:
         name = signal.Signals(number).name
         stopping.note(name)  # (so that it stops the command even if the exception is lost)
+        handler = previous.get(signal.Signals(number))
+        if callable(handler):  # SIGINT's: Python's own (or a test's), which raises it
+            handler(number, frame)
         raise KeyboardInterrupt(name)
 
-    previous = {number: signal.signal(number, interrupt) for number in _STOPS}
+    previous = {number: signal.getsignal(number) for number in _STOPS}
+    if not callable(previous[signal.SIGINT]):  # ignored (a job started in the background)
+        del previous[signal.SIGINT]
+    for number in previous:
+        signal.signal(number, interrupt)
     try:
         with stopping.kept():
             yield

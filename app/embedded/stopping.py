@@ -1,14 +1,15 @@
 """A stop signal a command received, kept until the command ends, so that it is never lost.
 
-SIGTERM and SIGHUP stop a command as Ctrl-C does: their handler raises ``KeyboardInterrupt``
-(``bootstrap``), which unwinds the command so that its Trial processes are stopped and its world
-committed. But the exception is raised between any two bytecodes, and code that stands between C
-and Python may take it for an error of its own and go on: ``orjson`` turned one raised in its
-``default`` hook into a ``TypeError`` (``adapters/fake/codec.py``), and a holding ``run`` was
-once seen advancing its Experiment for a minute after its SIGTERM, with no trace of where the
-interrupt went. So the handler also notes the signal here, and the runtime asks before each
-step (``Runtime.step``): a stop that something swallowed still stops the command, one step
-later.
+Ctrl-C, SIGTERM and SIGHUP stop a command by a ``KeyboardInterrupt`` (``bootstrap``), which
+unwinds it so that its Trial processes are stopped and its world committed. But the exception
+is raised between any two bytecodes, and code that stands between C and Python may take it for
+an error of its own and go on: ``orjson`` turns one raised in its ``default`` hook into a
+``TypeError`` (``adapters/fake/codec.py`` raises it again), and ``pydantic-core`` turns one
+raised in a model's serializer into a ``PydanticSerializationError``, a ``ValueError`` (a
+holding ``run`` whose SIGINT landed in ``config_specs``' ``_omit_empty`` went on advancing its
+Experiment, the error taken for a bad object). So the handler also notes the signal here, and
+the runtime asks before each step (``Runtime.step``): a stop that something swallowed still
+stops the command, one step later.
 """
 
 from __future__ import annotations
