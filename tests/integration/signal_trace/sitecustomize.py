@@ -1,8 +1,9 @@
 """Instrumentation of the handover tests' processes (``test_handover.started``): where a SIGINT
 lands, its stack appended to the file ``$KATIB_RESUME_TEST_SIGNALS`` names, then the
-``KeyboardInterrupt`` Python's own handler raises. A holder once went on after its SIGINT and
-left no trace of where the interrupt went; should it happen again, this file says where it
-landed (the fixture's failure shows it)."""
+``KeyboardInterrupt`` Python's own handler raises. A holder went on after its SIGINT, and this
+file showed where it had landed: in a model serializer, which ``pydantic-core`` runs and whose
+exception it turns into a ``ValueError`` (``app/embedded/stopping.py``). The fixture's failure
+shows it."""
 
 from __future__ import annotations
 
