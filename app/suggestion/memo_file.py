@@ -127,6 +127,12 @@ class MemoFile:
         self.lines += 1
         return None
 
+    def discard(self) -> None:
+        """The file removed (the next save writes it anew)."""
+        with contextlib.suppress(OSError):
+            self.path.unlink()
+        self.dirty = True
+
     def _rewrite(self, entries: list[Entry]) -> None:
         """The file written anew (a temporary file renamed over it), holding ``entries``."""
         temporary = self.path.with_name(self.path.name + ".tmp")

@@ -30,7 +30,6 @@ volume Katib mounts at ``volumeMountPath`` for FromVolume), so a restarted pod c
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -179,10 +178,9 @@ class SuggestionApi:
         none (the file is written anew by this read), and says so."""
         name = experiment.metadata.name
         _log.warning("Experiment %s: the trial memo is dropped (%s)", name, error)
-        self.memos.pop(name, None)
-        if self.data_dir is not None:
-            with contextlib.suppress(OSError):
-                (self.data_dir / name / memo_file.FILE_NAME).unlink()
+        memo = self.memos.pop(name, None)
+        if memo is not None and memo.store is not None:
+            memo.store.discard()
         return self._read(experiment, request)
 
     def _memo_file(self, name: str, metric: str | None) -> MemoFile | None:

@@ -82,6 +82,10 @@ class Store(Protocol):
         called after every call that decoded one, and after the first."""
         ...
 
+    def discard(self) -> None:
+        """Forget everything kept (what it held cannot be used)."""
+        ...
+
 
 def digest(data: bytes) -> str:
     """The name of a Trial's content in a ``Store``: the XXH3-128 digest of its bytes, hex."""
