@@ -40,10 +40,9 @@ from typing import cast
 from katib_resume.core.history import History
 from katib_resume.core.manifest import Manifest
 
-_END = b',"parameterAssignments":'
-_START = b'{"name":"'
-_NAME = itemgetter("name")
 _OPEN, _BETWEEN, _CLOSE = '{"name":"', ']},{"name":"', "]}"
+_START, _END = _OPEN.encode(), b',"parameterAssignments":'
+_NAME = itemgetter("name")
 _INNER = itemgetter(slice(len(_OPEN), -len(_CLOSE)))
 
 
