@@ -25,8 +25,6 @@ import argparse
 import json
 import random
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -36,6 +34,7 @@ from typing import Any, cast
 
 import grpc
 
+from benchmarks import isolated
 from katib_resume.adapters.grpc.api import GET_SUGGESTIONS, decode, encode
 from katib_resume.adapters.grpc.codec import experiment_wire, trial_wire
 from katib_resume.adapters.grpc.server import ApiServer
@@ -45,7 +44,6 @@ from katib_resume.core.manifest import Manifest
 from katib_resume.core.trial_phases import TrialPhase
 
 NAME = "served"
-_ROOT = Path(__file__).resolve().parents[1]
 EXPERIMENT: Manifest = {
     "metadata": {"name": NAME, "namespace": "bench"},
     "spec": {
@@ -152,10 +150,9 @@ def _in_new_process(volume: Path, request: bytes, root: Path) -> tuple[bytes, fl
     """``_restarted`` in a child process (``--restart``): its answer, clock and CPU."""
     asked, answered = root / "request.bin", root / "reply.bin"
     asked.write_bytes(request)
-    command = [sys.executable, "-m", "benchmarks.grpc_service", "--restart", str(volume)]
-    command += [str(asked), str(answered)]
-    done = subprocess.run(command, check=True, capture_output=True, text=True, cwd=_ROOT)
-    clock, cpu = json.loads(done.stdout)
+    clock, cpu = isolated.child(
+        "benchmarks.grpc_service", "--restart", str(volume), str(asked), str(answered)
+    )
     return answered.read_bytes(), clock, cpu
 
 

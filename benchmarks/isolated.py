@@ -1,4 +1,5 @@
-"""A benchmark's cases run each in a process of its own (``python -m benchmarks.algorithms``).
+"""A benchmark's cases run each in a process of its own (``python -m benchmarks.algorithms``;
+``child``, which ``benchmarks.grpc_service`` uses too, for a pod's restart).
 
 One process running every case one after the other timed the later ones slower: a process that
 has built many objects (histories of 5,000 assignments, Optuna's studies) runs the same code up
@@ -23,8 +24,15 @@ _ROOT = Path(__file__).resolve().parents[1]
 def case(kind: str, algorithm: str, n: int, repeats: int) -> dict[str, Any]:
     """The figures of one case (``kind`` of ``KINDS``, at ``n``), measured by a child process
     (``python -m benchmarks.algorithms --case``); its progress goes to this one's stderr."""
-    command = [sys.executable, "-m", "benchmarks.algorithms", "--case", kind, algorithm, str(n)]
-    command += ["--repeats", str(repeats)]
-    done = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True, cwd=_ROOT)
-    figures: dict[str, Any] = json.loads(done.stdout)
+    figures: dict[str, Any] = child(
+        "benchmarks.algorithms", "--case", kind, algorithm, str(n), "--repeats", str(repeats)
+    )
     return figures
+
+
+def child(module: str, *args: str) -> Any:
+    """What ``python -m module args`` prints on its stdout, as JSON (its stderr is this
+    process's)."""
+    command = [sys.executable, "-m", module, *args]
+    done = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True, cwd=_ROOT)
+    return json.loads(done.stdout)
