@@ -111,6 +111,15 @@ class Texts:
         return self._read
 
 
+def json_written(texts: Sequence[str]) -> bool:
+    """Whether one of ``texts`` was written by ``json`` (``codec.encode``: behind a space, an
+    integer beyond 64 bits, which ``orjson`` would read back as a float), found in one C-level
+    pass rather than a Python step a text: no JSON text begins with a character below a space,
+    so the least text begins with one if any does (and a text that is no JSON fails to decode
+    either way)."""
+    return bool(texts) and min(texts)[:1].isspace()
+
+
 class DamagedHistory(DamagedObject, Unreadable):
     """Stored assignments that cannot be decoded: a ``DamagedObject`` (the command says so
     and stops, as for a Trial's body) that no reader mistakes for bad input of its own."""
@@ -120,7 +129,7 @@ def _decoded(texts: Sequence[str]) -> list[Any]:
     """The items ``texts`` hold, in one call (one by one if one was written by ``json``: its
     integer beyond 64 bits, ``codec.encode``); ``DamagedObject`` if one is no JSON."""
     try:  # (``codec.decode``'s reading, which imports this module to encode one)
-        if any(text[:1].isspace() for text in texts):
+        if json_written(texts):
             return [json.loads(text) for text in texts]
         items = orjson.loads("[" + ",".join(texts) + "]")
     except ValueError as error:
@@ -316,11 +325,9 @@ class Chained(History):
         """This history's JSON list, its stored texts as they are and its appended items
         encoded by ``orjson`` (for ``codec.encode``: its ``TypeError`` where ``orjson``
         refuses one, as for any value, and ``codec`` writes it by ``json``). A stored text
-        that ``json`` wrote (behind a space: an integer beyond 64 bits, which ``orjson`` would
-        read back as a float) is such a one; a JSON text begins with no character below a
-        space, so the least text begins with one if any does."""
+        that ``json`` wrote (``json_written``) is such a one."""
         held = self._texts.texts[self._lo : self._hi]
-        if held and min(held)[:1].isspace():
+        if json_written(held):
             raise TypeError("a stored assignment only json writes exactly")
         texts = ",".join(held).encode()
         tail = orjson.dumps(list(self._tail))[1:-1]

@@ -25,7 +25,7 @@ from typing import Any, overload
 
 from katib_resume.adapters import heap
 from katib_resume.adapters.fake import event_index, legacy, pages
-from katib_resume.adapters.fake.chained import Chained, Texts
+from katib_resume.adapters.fake.chained import Chained, Texts, json_written
 from katib_resume.adapters.fake.codec import decode, encode, encode_head
 from katib_resume.adapters.fake.items import SPLIT, with_list
 from katib_resume.adapters.fake.lazy import DamagedObject, Undecoded
@@ -265,7 +265,7 @@ class _Rows:
         items = kept[1] if kept is not None and kept[0] == chain else []
         if len(items) < held:
             texts = self.chains[chain][len(items) : held]
-            if len(texts) <= _FEW or any(text[:1].isspace() for text in texts):
+            if len(texts) <= _FEW or json_written(texts):
                 items = items + [decode(text) for text in texts]  # ``json``'s: see ``encode``
             else:
                 items = items + decode("[" + ",".join(texts) + "]")

@@ -222,6 +222,19 @@ def test_names_are_read_from_the_texts_exactly() -> None:
     assert _chained(items[4:5], items[:1]).names() == ["plain", 'q"uote']
 
 
+def test_an_item_only_json_writes_exactly_reads_back_exactly_wherever_it_stands() -> None:
+    """An integer beyond 64 bits, which ``orjson`` would read back as a float (``json`` wrote
+    it, behind a space), reads back exactly in a range of items whatever its place among them,
+    and so does the list written of them (``fragment``: ``json``'s)."""
+    big = 2**64 + 1
+    for at in range(4):
+        items: list[Any] = [{"name": str(i), "parameterAssignments": []} for i in range(3)]
+        items.insert(at, {"name": "big", "value": big})
+        history = _chained(items, [])
+        assert list(history) == items and history[at]["value"] == big
+        assert decode(encode(history))[at]["value"] == big
+
+
 _reads = st.lists(
     st.one_of(
         st.integers(0, 40).map(lambda at: (at, at + 1)),  # one item
