@@ -87,9 +87,10 @@ class Store(Protocol):
         ...
 
 
-def digest(data: bytes) -> str:
-    """The name of a Trial's content in a ``Store``: the XXH3-128 digest of its bytes, hex."""
-    return xxh3_128_hexdigest(data)
+digest: Callable[[bytes], str] = xxh3_128_hexdigest
+"""The name of a Trial's content in a ``Store``: the XXH3-128 digest of its bytes, hex. The C
+function itself, not a Python function calling it: a restart's first read maps it over every
+Trial of the request."""
 
 
 def known(manifest: Manifest, metric: str | None) -> Known:
