@@ -1,0 +1,140 @@
+"""A restart's work beyond the model does not grow with the history: counted, not timed.
+
+A restarted suggestion service reads its saved state, proves that the controller's history is
+where it starts, and answers the next call. Of that, only the model may cost more as the trials
+grow: an Optuna study's rebuild of the trials its sampler reads and its ask
+(``OptunaSearch._study``, ``OptunaSearch._ask``). The rest may grow only by C-level passes over
+bytes (the state read, checksummed and compared). So these tests count the Python function calls
+a restart makes outside the model, at two sizes ten times apart. Python work for each trial would
+add thousands of calls; the counts may differ by a few. A count is deterministic where a timing
+on a shared machine is not; the times are the benchmarks' (``benchmarks.algorithms_resume``,
+``benchmarks.grpc_service``).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from types import CodeType, FrameType
+from typing import Any
+
+import pytest
+
+from benchmarks.algorithms import FUNCTIONS, branin, experiment
+from benchmarks.algorithms_resume import history, saved_state, stored
+from benchmarks.grpc_service import Client
+from katib_resume.adapters.grpc.api import GET_SUGGESTIONS, encode
+from katib_resume.adapters.grpc.trial_bytes import decode_keeping_trials
+from katib_resume.adapters.local.suggestion import SuggestionServer
+from katib_resume.adapters.local.suggestion.optuna_search import OptunaSearch
+from katib_resume.app.suggestion.service import SuggestionApi
+from katib_resume.core.model import Experiment
+
+SIZES = (200, 2000)
+SLACK = 16
+"""Calls a restart at the larger size may make beyond the smaller's (none was seen but a few)."""
+MODEL = frozenset((OptunaSearch._study.__code__, OptunaSearch._ask.__code__))
+OPTUNA = ("tpe", "multivariate-tpe", "cmaes", "sobol", "bayesianoptimization")
+
+
+def python_calls(work: Callable[[], Any], outside: Iterable[CodeType] = ()) -> int:
+    """The Python function calls ``work()`` makes, but for those made inside a call of a
+    function whose code is one of ``outside``."""
+    skipped, inside, count = frozenset(outside), [0], [0]
+
+    def profile(frame: FrameType, event: str, _: Any) -> None:
+        if event == "call":
+            if frame.f_code in skipped:
+                inside[0] += 1
+            elif not inside[0]:
+                count[0] += 1
+        elif event == "return" and frame.f_code in skipped:
+            inside[0] -= 1
+
+    sys.setprofile(profile)
+    try:
+        work()
+    finally:
+        sys.setprofile(None)
+    return count[0]
+
+
+def _optuna_restart(subject: Experiment, volume: Path, n: int) -> Callable[[], Any]:
+    """A restart on a state of ``n`` finished trials written to ``volume``, handed the history
+    as the embedded runtime does (its stored texts)."""
+    issued, results = saved_state(volume, subject, history(subject, n, branin))
+    held = stored(issued)
+
+    def restart() -> None:
+        server = SuggestionServer(subject, 0, volume)
+        assert server.start(held).source == "restored"
+        assert len(server.get_suggestions(held, len(held) + 1, results)) == 1
+
+    return restart
+
+
+@pytest.mark.parametrize("algorithm", OPTUNA)
+def test_an_optuna_search_restarts_with_no_python_work_a_trial_beyond_its_model(
+    tmp_path: Path, algorithm: str
+) -> None:
+    subject = experiment(algorithm, FUNCTIONS["branin"][1], 0)
+    restarts = [_optuna_restart(subject, tmp_path / str(n), n) for n in (50, *SIZES)]
+    restarts[0]()  # the first in the process imports and fills caches
+    small, large = (python_calls(restart, MODEL) for restart in restarts[1:])
+    assert large <= small + SLACK, (small, large)
+
+
+def _grown_restart(subject: Experiment, volume: Path, n: int) -> Callable[[], Any]:
+    """A restart of a search grown by ``n`` assignments in one call (no results)."""
+    server = SuggestionServer(subject, 0, volume)
+    server.start([])
+    held = stored(server.get_suggestions([], n))
+
+    def restart() -> None:
+        again = SuggestionServer(subject, 0, volume)
+        assert again.start(held).source == "restored"
+        assert len(again.get_suggestions(held, len(held) + 1)) == 1
+
+    return restart
+
+
+@pytest.mark.parametrize("algorithm", ["random", "grid"])
+def test_a_model_free_search_restarts_with_no_python_work_a_trial(
+    tmp_path: Path, algorithm: str
+) -> None:
+    subject = experiment(algorithm, [(0.0, 100.0), (0.0, 100.0)], 0, step=1.0)
+    restarts = [_grown_restart(subject, tmp_path / str(n), n) for n in (50, *SIZES)]
+    restarts[0]()
+    small, large = (python_calls(restart) for restart in restarts[1:])
+    assert large <= small + SLACK, (small, large)
+
+
+def _service_restart(volume: Path, n: int) -> Callable[[], Any]:
+    """The first call of a ``SuggestionApi`` restarted on ``volume``, where one call issued
+    ``n`` assignments and the next was sent their ``n`` Trials (the memo file: two lines)."""
+    client, api = Client(), SuggestionApi(volume, 0)
+    for count in (n, 1):
+        reply = api.get_suggestions(
+            decode_keeping_trials(GET_SUGGESTIONS.request, client.request(count))
+        )
+        client.took(encode(GET_SUGGESTIONS.reply, reply))
+    request = decode_keeping_trials(GET_SUGGESTIONS.request, client.request(1))
+
+    def restart() -> None:
+        reply = SuggestionApi(volume, 0).get_suggestions(request)
+        assert len(reply["parameter_assignments"]) == 1
+
+    return restart
+
+
+def test_a_restarted_service_does_no_python_work_a_trial(
+    tmp_path: Path,
+) -> None:
+    """Over gRPC every call holds every Trial; a restarted service's first call looks each up
+    in its memo file by C-level passes (digests, lookups, the saved order) and decodes only
+    the Trials the file does not hold (here the one the last reply made)."""
+    restarts = [_service_restart(tmp_path / str(n), n) for n in (50, *SIZES)]
+    restarts[0]()
+    small, large = (python_calls(restart) for restart in restarts[1:])
+    assert large <= small + SLACK, (small, large)
