@@ -8,6 +8,7 @@ perturbation stays a valid value of its parameter, on its grid, and moves.
 
 from __future__ import annotations
 
+import math
 import random
 from decimal import Decimal
 from pathlib import Path
@@ -238,9 +239,19 @@ def test_a_checkpoint_directory_copies_its_parent_once(tmp_path: Path) -> None:
         {"starts": [0, 2], "parents": [-1, -1, -1], "pools": [[1.0] * 5]},  # too short a gap
         {"starts": [0], "parents": [0], "pools": []},  # its own parent
         {"starts": [0, 5], "parents": [-1] * 6, "pools": [[1.0] * 4]},  # pool of the wrong size
+        *(  # a pool value that is none a pool stores
+            {"starts": [0, 5], "parents": [-1] * 6, "pools": [[1.0, None, "inf", 2, bad]]}
+            for bad in (math.nan, math.inf, "nan", "x", True, [1.0], {"v": 1.0})
+        ),
+        {"starts": [0, 5], "parents": [-1] * 6, "pools": ((1.0,) * 5,)},  # not lists
         {"replayed": -1},
         {"replayed": 2, "labels": [[0, -1]]},
     ],
 )
 def test_a_malformed_record_is_not_resumed(cursor: Any) -> None:
     assert not sound(cursor, 5)
+
+
+def test_a_record_of_every_value_a_pool_stores_is_resumed() -> None:
+    pools = [[1.0, None, "inf", "-inf", 2], [-(2**70), 0.5, None, None, "inf"]]
+    assert sound({"starts": [0, 5, 10], "parents": [-1] * 11, "pools": pools}, 5)

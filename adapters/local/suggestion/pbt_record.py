@@ -93,13 +93,16 @@ def sound(cursor: Any, size: int) -> bool:
     starts, parents, pools = cursor["starts"], cursor["parents"], cursor["pools"]
     if not _ints(starts) or not _ints(parents) or not isinstance(pools, list):
         return False
-    rising = all(b - a >= size for a, b in itertools.pairwise(starts))
+    gaps = map(operator.sub, starts[1:], starts[:-1])
+    rising = all(map(operator.ge, gaps, itertools.repeat(size)))  # (in C, as below)
     if not starts or starts[0] != 0 or not rising or starts[-1] > len(parents):
         return False
     below = all(map(operator.lt, parents, itertools.count()))  # each before its child, in C
     if not below or min(parents, default=-1) < -1 or len(pools) != len(starts) - 1:
         return False
-    return all(isinstance(p, list) and len(p) == size and all(map(_value, p)) for p in pools)
+    if not set(map(type, pools)) <= {list} or not set(map(len, pools)) <= {size}:
+        return False
+    return _values(list(itertools.chain.from_iterable(pools)))
 
 
 def _sound_replay(cursor: dict[str, Any]) -> bool:
@@ -115,7 +118,18 @@ def _ints(values: Any) -> bool:
     return isinstance(values, list) and set(map(type, values)) <= {int}
 
 
-def _value(value: Any) -> bool:
-    if type(value) is str:
-        return value in INFINITIES
-    return value is None or (type(value) in (int, float) and math.isfinite(value))
+def _values(values: list[Any]) -> bool:
+    """Whether each of ``values`` is a value a pool stores (``None``, a finite number, or
+    one of ``INFINITIES``), checked in C-level passes, not a Python call a value: the pools
+    hold a value for nearly every assignment, and a restart checks them all."""
+    kinds = list(map(type, values))
+    if not set(kinds) <= _STORED:
+        return False
+    if kinds.count(str) != sum(map(values.count, INFINITIES)):  # (only a str equals one)
+        return False
+    numbers = itertools.compress(values, map(isinstance, values, itertools.repeat(_NUMBER)))
+    return all(map(math.isfinite, numbers))
+
+
+_STORED = frozenset((type(None), int, float, str))
+_NUMBER = (int, float)
