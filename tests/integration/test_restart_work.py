@@ -13,51 +13,36 @@ on a shared machine is not; the times are the benchmarks' (``benchmarks.algorith
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from types import CodeType, FrameType
+from types import CodeType
 from typing import Any
 
 import pytest
 
+from benchmarks import algorithms_hyperband, pbt
 from benchmarks.algorithms import FUNCTIONS, branin, experiment
 from benchmarks.algorithms_resume import history, saved_state, stored
 from benchmarks.grpc_service import Client
+from benchmarks.python_calls import MODEL, counted
 from katib_resume.adapters.grpc.api import GET_SUGGESTIONS, encode
 from katib_resume.adapters.grpc.trial_bytes import decode_keeping_trials
 from katib_resume.adapters.local.suggestion import SuggestionServer
-from katib_resume.adapters.local.suggestion.optuna_search import OptunaSearch
+from katib_resume.adapters.local.suggestion.state import FILE_NAME
+from katib_resume.adapters.local.suggestion.state_store import StateStore
 from katib_resume.app.suggestion.service import SuggestionApi
+from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Experiment
 
 SIZES = (200, 2000)
 SLACK = 16
 """Calls a restart at the larger size may make beyond the smaller's (none was seen but a few)."""
-MODEL = frozenset((OptunaSearch._study.__code__, OptunaSearch._ask.__code__))
 OPTUNA = ("tpe", "multivariate-tpe", "cmaes", "sobol", "bayesianoptimization")
 
 
 def python_calls(work: Callable[[], Any], outside: Iterable[CodeType] = ()) -> int:
-    """The Python function calls ``work()`` makes, but for those made inside a call of a
-    function whose code is one of ``outside``."""
-    skipped, inside, count = frozenset(outside), [0], [0]
-
-    def profile(frame: FrameType, event: str, _: Any) -> None:
-        if event == "call":
-            if frame.f_code in skipped:
-                inside[0] += 1
-            elif not inside[0]:
-                count[0] += 1
-        elif event == "return" and frame.f_code in skipped:
-            inside[0] -= 1
-
-    sys.setprofile(profile)
-    try:
-        work()
-    finally:
-        sys.setprofile(None)
-    return count[0]
+    """The Python calls ``work()`` makes outside the functions ``outside``."""
+    return counted(work, outside)[0]
 
 
 def _optuna_restart(subject: Experiment, volume: Path, n: int) -> Callable[[], Any]:
@@ -86,25 +71,57 @@ def test_an_optuna_search_restarts_with_no_python_work_a_trial_beyond_its_model(
 
 
 def _grown_restart(subject: Experiment, volume: Path, n: int) -> Callable[[], Any]:
-    """A restart of a search grown by ``n`` assignments in one call (no results)."""
+    """A restart of a search grown to ``n`` assignments in batches of 50, every result
+    reported before the next batch (``value``: a Trial's), from a snapshot alone: the
+    journal's records since the last compaction cost a restart a few Python calls each,
+    and they are at most ``state_store.RECORDS``, however long the history (the Optuna
+    searches' states above are written as a snapshot alone too)."""
     server = SuggestionServer(subject, 0, volume)
     server.start([])
-    held = stored(server.get_suggestions([], n))
+    held: list[Manifest] = []
+    results: dict[str, float | None] = {}
+    while len(held) < n:
+        batch = server.get_suggestions(held, min(n, len(held) + 50), results)
+        assert batch, server.exhausted(len(held) + 1)
+        held += batch
+        results |= {item["name"]: _value(subject, item) for item in batch}
+    path = volume / FILE_NAME  # compacted, as every 256th save leaves it (``_compacted``)
+    StateStore(path).save(StateStore(path).load())
+    history = stored(held)
 
     def restart() -> None:
         again = SuggestionServer(subject, 0, volume)
-        assert again.start(held).source == "restored"
-        assert len(again.get_suggestions(held, len(held) + 1)) == 1
+        assert again.start(history).source == "restored"
+        assert len(again.get_suggestions(history, len(history) + 1, results)) == 1
 
     return restart
 
 
-@pytest.mark.parametrize("algorithm", ["random", "grid"])
-def test_a_model_free_search_restarts_with_no_python_work_a_trial(
+def _value(subject: Experiment, item: Manifest) -> float:
+    """Branin of the point (hyperband's seen through a run of ``epochs``), or PBT's loss."""
+    if subject.spec.algorithm.algorithm_name == "pbt":
+        return pbt.loss(item)
+    point = {v["name"]: float(v["value"]) for v in item["parameterAssignments"]}
+    if "epochs" in point:
+        return algorithms_hyperband.observed(branin, point, int(point["epochs"]))
+    return branin(point)
+
+
+MODEL_FREE = {
+    "random": (experiment("random", [(0.0, 100.0), (0.0, 100.0)], 0, step=1.0), (200, 2000)),
+    "grid": (experiment("grid", [(0.0, 100.0), (0.0, 100.0)], 0, step=1.0), (200, 2000)),
+    "hyperband": (algorithms_hyperband.experiment(FUNCTIONS["branin"][1]), (20, 200)),
+    "pbt": (pbt.experiment(), (200, 2000)),
+}
+"""Each search and two sizes ten times apart (hyperband's schedule at R=81 has 211)."""
+
+
+@pytest.mark.parametrize("algorithm", MODEL_FREE)
+def test_a_search_without_an_optuna_model_restarts_with_no_python_work_a_trial(
     tmp_path: Path, algorithm: str
 ) -> None:
-    subject = experiment(algorithm, [(0.0, 100.0), (0.0, 100.0)], 0, step=1.0)
-    restarts = [_grown_restart(subject, tmp_path / str(n), n) for n in (50, *SIZES)]
+    subject, sizes = MODEL_FREE[algorithm]
+    restarts = [_grown_restart(subject, tmp_path / str(n), n) for n in (10, *sizes)]
     restarts[0]()
     small, large = (python_calls(restart) for restart in restarts[1:])
     assert large <= small + SLACK, (small, large)
