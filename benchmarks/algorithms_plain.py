@@ -5,7 +5,8 @@ A ``SuggestionServer`` on a volume is driven to ``n`` assignments in batches of 
 result reported (hyperband and PBT wait for them), then restarted: a new server reads its state
 (snapshot and journal), checks it against the history and answers the next ``GetSuggestions``
 (one assignment, saved). ``read`` is the state's reading alone (given the history, as the
-server reads it). These algorithms keep no model:
+server reads it). ``python_calls``: the Python function calls of one more restart (counted,
+not timed: ``python_calls``). These algorithms keep no model:
 a restart is the state read and checked, and the next point drawn. Optuna has no grid,
 hyperband or PBT of Katib's; ``benchmarks.pbt`` puts PBT beside Optuna's ``RandomSampler`` on
 SQLite.
@@ -19,10 +20,12 @@ from __future__ import annotations
 import sys
 import tempfile
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from benchmarks.algorithms_resume import CLOCKS, _medians, _now, _record
+from benchmarks.python_calls import counted
 from katib_resume.adapters.local.suggestion import FILE_NAME, SuggestionServer, state_store
 from katib_resume.core.model import Experiment, Manifest
 
@@ -76,7 +79,7 @@ def grown(server: SuggestionServer, n: int) -> tuple[list[Manifest], dict[str, f
     return held, results
 
 
-def restart(algorithm: str, n: int, repeats: int) -> dict[str, dict[str, float]]:
+def restart(algorithm: str, n: int, repeats: int) -> dict[str, Any]:
     times: dict[str, dict[str, list[float]]] = {
         part: {clock: [] for clock in CLOCKS} for part in ("restart", "read")
     }
@@ -98,7 +101,18 @@ def restart(algorithm: str, n: int, repeats: int) -> dict[str, dict[str, float]]
             _record(times["restart"], started)
             results[held[-1]["name"]] = value(held[-1])
             restarted.stop()
-    return {part: _medians(clocks) for part, clocks in times.items()}
+        calls, _ = counted(partial(_restarted, experiment, volume, held, results))
+    return {**{part: _medians(clocks) for part, clocks in times.items()}, "python_calls": calls}
+
+
+def _restarted(
+    experiment: Experiment, volume: Path, held: list[Manifest], results: dict[str, float | None]
+) -> None:
+    """A restart as ``restart`` times it, for its Python calls (``python_calls``)."""
+    restarted = SuggestionServer(experiment, 0, volume)
+    assert restarted.start(held).source == "restored"
+    held.extend(restarted.get_suggestions(held, len(held) + 1, results))
+    results[held[-1]["name"]] = value(held[-1])
 
 
 def model_free(sizes: tuple[int, ...], measure: Callable[[str, int], Any]) -> dict[str, Any]:

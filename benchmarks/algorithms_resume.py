@@ -28,6 +28,8 @@ Branin values for both sides), for every Optuna-based algorithm:
   its result each, after a snapshot of the rest), ``rest_over_fit_journaled_cpu`` its rest
   over the fit (the one above is of a state just compacted; the save after a full journal
   compacts, a cost of every 256th save, not of a restart).
+- ``python_calls``: the Python function calls of one ``restart_chained``, outside the model
+  (its study rebuilt and asked: ``python_calls.MODEL``) and inside it, counted, not timed.
 - ``call``: a running service told one new result (Katib sends every Trial in every request,
   so the request holds all ``n``) asked for one assignment and saving it; Optuna's is ``tell``
   plus ``ask`` on the loaded SQLite study.
@@ -46,11 +48,13 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import optuna
 
+from benchmarks.python_calls import MODEL, counted
 from katib_resume.adapters.fake.chained import Chained, Texts
 from katib_resume.adapters.fake.codec import encode
 from katib_resume.adapters.local.suggestion import SuggestionServer
@@ -267,7 +271,19 @@ def case(
     entry["rest_over_fit_journaled_cpu"] = round((journaled - fit) / fit, 2)
     fit, chained = mine["fit_chained"]["cpu"], mine["restart_chained"]["cpu"]
     entry["rest_over_fit_chained_cpu"] = round((chained - fit) / fit, 2)
+    entry["python_calls"] = restart_calls(subject, done)
     return entry
+
+
+def restart_calls(subject: Experiment, done: list[Any]) -> dict[str, int]:
+    """The Python calls of one ``restart_chained``, outside the model and in it
+    (``python_calls``): a figure the machine does not move, which says whether a restart
+    does Python work for each trial (``tests/integration/test_restart_work.py`` bounds it)."""
+    with tempfile.TemporaryDirectory() as directory:
+        issued, results = saved_state(Path(directory), subject, done)
+        restart = partial(_restarted, subject, Path(directory), stored(issued), results)
+        outside, model = counted(restart, MODEL)
+    return {"outside_model": outside, "model": model}
 
 
 def _now() -> dict[str, float]:

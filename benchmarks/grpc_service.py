@@ -14,7 +14,9 @@ Trial decoded). ``random`` search, two parameters, every Trial Succeeded with a 
 it, in the same run: Optuna's ``RandomSampler`` on SQLite, ``ask`` + ``tell`` per call and
 ``load_study`` + ``ask`` per restart (``benchmarks.embedded.optuna_restart``). Seconds of the
 clock and of the process's CPU (the server's threads included), medians, and each figure's
-growth over the smallest size.
+growth over the smallest size; and the Python function calls of a restart's first call and of
+a running service's call (``restart_python_calls``, ``call_python_calls``: counted, not timed,
+so the machine does not move them).
 
 Run: ``python -m benchmarks.grpc_service [--sizes 100 1000 5000] [--repeat 5]``; prints JSON.
 """
@@ -35,9 +37,11 @@ from typing import Any, cast
 import grpc
 
 from benchmarks import isolated
-from katib_resume.adapters.grpc.api import GET_SUGGESTIONS, decode, encode
+from benchmarks.python_calls import counted
+from katib_resume.adapters.grpc.api import GET_SUGGESTIONS, Wire, decode, encode
 from katib_resume.adapters.grpc.codec import experiment_wire, trial_wire
 from katib_resume.adapters.grpc.server import ApiServer
+from katib_resume.adapters.grpc.trial_bytes import decode_keeping_trials
 from katib_resume.app.suggestion.memo_file import FILE_NAME
 from katib_resume.app.suggestion.service import SuggestionApi
 from katib_resume.core.manifest import Manifest
@@ -137,7 +141,27 @@ def ours(n: int, repeats: int, root: Path) -> dict[str, float]:
             times.append((clock, cpu))
     runs = {"call": calls, "restart": restarts}
     runs |= {f"restart_new_process{kind}": times for kind, times in processes.items()}
-    return _medians(runs)
+    return {**_medians(runs), **_python_calls(volume, client)}
+
+
+def _python_calls(volume: Path, client: Client) -> dict[str, float]:
+    """The Python function calls (``python_calls``: counted, not timed) of a service
+    restarted on ``volume`` answering its first call, then its second (a running service's
+    call), each with one new Trial. Counted on the service itself, the request decoded as the
+    server decodes it: a server answers on a thread of its own, which no profile sees."""
+    api, counts = SuggestionApi(volume, 0), dict[str, float]()
+    for part in ("restart", "call"):
+        request = decode_keeping_trials(GET_SUGGESTIONS.request, client.request(1))
+        counts[f"{part}_python_calls"], reply = _counted_answer(api, request)
+        client.took(encode(GET_SUGGESTIONS.reply, reply))
+    return counts
+
+
+def _counted_answer(api: SuggestionApi, request: Wire) -> tuple[int, Wire]:
+    """The Python calls of ``api`` answering ``request``, and its answer."""
+    replies: list[Wire] = []
+    calls, _ = counted(lambda: replies.append(api.get_suggestions(request)))
+    return calls, replies[0]
 
 
 def _restarted(volume: Path, request: bytes) -> tuple[Pod, bytes]:
