@@ -115,6 +115,26 @@ class ResultBook:
         page = self.pages.get(key)
         if page is None or page.basis != basis:
             page = self.pages[key] = Page(basis)
+        try:
+            return self._read(cache, experiment, key, page)
+        except BaseException:
+            self.pages.pop(key, None)  # (see ``_read``)
+            raise
+
+    def _read(
+        self, cache: IndexedCache, experiment: Experiment, key: Key, page: Page
+    ) -> Mapping[str, float | None]:
+        """``results``, bringing ``page`` to the cache.
+
+        A Trial's entry, its version and the table of results change one after the other, and
+        the cursor after them all; so a call stopped part-way (a stop signal's
+        ``KeyboardInterrupt`` lands between any two bytecodes) may leave an entry without its
+        version, or a version without its entry, which a closing runtime's ``kept`` and
+        ``since`` would fail on (a ``KeyError`` out of the close: no summary saved, and a
+        traceback and exit status 1 where a stopped command exits with 130). So ``results``
+        drops the page of a call that did not finish: the next call reads it in full, and a
+        close meanwhile keeps the Experiment's entries of the command before and seals none of
+        its Trials (``app.embedded.sealing`` seals only what both books hold)."""
         name = experiment.metadata.name
         bucket = (API_VERSION, "Trial", LABEL_EXPERIMENT, name)
         delta = cache.changes(*bucket, page.cursor, blocks=True)

@@ -10,8 +10,9 @@ the Trials that changed since the cursor, parses those only, and advances the le
 
 Nothing here is trusted more than the cache: the ledger is a function of the Trials the cache
 holds now, folded in full whenever the book is cold (first reconcile, a bucket dropped and made
-again, another worker's book, a new Experiment of the same name, an edited objective). A cluster
-without the index (``Cluster`` alone) is listed and folded in full on every reconcile.
+again, another worker's book, a new Experiment of the same name, an edited objective, a read
+stopped part-way). A cluster without the index (``Cluster`` alone) is listed and folded in full
+on every reconcile.
 
 A book given a ``recall`` (the embedded runtime's, ``app.embedded.kept``) starts a cold page
 from an earlier fold instead: each Trial's record as it was folded, with the ``resourceVersion``
@@ -163,6 +164,34 @@ class TrialBook:
             listed = cluster.list(API_VERSION, "Trial", key.namespace, {LABEL_EXPERIMENT: key.name})
             return tuple(parse(obj) for obj in listed), None
         page = self.pages.setdefault(key, _Page())
+        try:
+            return self._read(cluster, key, experiment, parse, page)
+        except BaseException:
+            self.pages.pop(key, None)  # (see ``_read``)
+            raise
+
+    def _read(
+        self,
+        cluster: IndexedCache,
+        key: Key,
+        experiment: Experiment | None,
+        parse: Parse,
+        page: _Page,
+    ) -> tuple[Sequence[Trial], TrialLedger | None]:
+        """``read`` on an indexed cache, bringing ``page`` to it.
+
+        The page takes the Trials' new versions, then moves its cursor, before its ledger
+        folds them in; so a read stopped part-way (a stop signal's ``KeyboardInterrupt`` lands
+        between any two bytecodes; a Trial that does not parse) leaves a page that says more
+        than its ledger knows. What a closing runtime keeps of the page (``kept``, and the
+        notes of the Trials it seals: ``app.embedded.sealing``) would then give a Trial its old
+        record at its new version, which the next command takes unread: a succeeded Trial
+        counted as running for good, so no new Trial is ever made (a handed-over ``run`` whose
+        holder got SIGTERM gave up so, ``tests/integration/test_interrupted_fold.py``); and
+        once the cursor has moved, the next read here finds nothing changed and keeps the old
+        ledger. So ``read`` drops the page of a read that did not finish: the next read folds
+        it in full, as a cold page, and a close meanwhile keeps the Experiment's summary of the
+        command before and seals none of its Trials."""
         bucket = (API_VERSION, "Trial", LABEL_EXPERIMENT, key.name)
         delta = cluster.changes(*bucket, page.cursor, blocks=self.noted is not None)
         base = self._base(delta, experiment)
