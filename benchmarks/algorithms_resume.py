@@ -29,7 +29,7 @@ Branin values for both sides), for every Optuna-based algorithm:
   over the fit (the one above is of a state just compacted; the save after a full journal
   compacts, a cost of every 256th save, not of a restart).
 - ``python_calls``: the Python function calls of one ``restart_chained``, outside the model
-  (its study rebuilt and asked: ``python_calls.MODEL``) and inside it, counted, not timed.
+  (its study rebuilt and asked: ``MODEL``) and inside it, counted, not timed.
 - ``call``: a running service told one new result (Katib sends every Trial in every request,
   so the request holds all ``n``) asked for one assignment and saving it; Optuna's is ``tell``
   plus ``ask`` on the loaded SQLite study.
@@ -54,7 +54,7 @@ from typing import Any
 
 import optuna
 
-from benchmarks.python_calls import MODEL, counted
+from benchmarks.python_calls import counted
 from katib_resume.adapters.fake.chained import Chained, Texts
 from katib_resume.adapters.fake.codec import encode
 from katib_resume.adapters.local.suggestion import SuggestionServer
@@ -73,6 +73,9 @@ from katib_resume.adapters.local.suggestion.state_store import RECORDS, StateSto
 from katib_resume.core.model import Experiment
 
 Results = dict[str, float | None]
+MODEL = frozenset((OptunaSearch._study.__code__, OptunaSearch._ask.__code__))
+"""An Optuna search's model: its study rebuilt (of the trials its sampler reads) and asked;
+what of a restart ``python_calls`` counts apart."""
 Clock = Callable[[], float]
 CLOCKS: dict[str, Clock] = {"wall": time.perf_counter, "cpu": time.process_time}
 

@@ -3,9 +3,12 @@
 A restart's time on a shared machine moves by a fifth between runs, which hides whether it does
 Python work for every trial; its count of Python calls does not move at all. Counted through
 ``sys.setprofile`` (the ``call`` events of Python functions; C functions are not counted), and,
-to leave the model out (an Optuna study's rebuild and ask), not counted inside the functions
-named. Used by ``algorithms_resume`` and ``grpc_service`` (figures) and by
-``tests/integration/test_restart_work.py`` (their bound).
+to leave the model out (an Optuna study's rebuild and ask: ``algorithms_resume.MODEL``), not
+counted inside the functions named. Used by ``algorithms_resume``, ``algorithms_plain`` and
+``grpc_service`` (figures) and by ``tests/integration/test_restart_work.py`` (their bound). It
+imports nothing of the service's: ``grpc_service`` times a restarted pod's first call in a new
+process, and a module imported there beforehand (Optuna's, say) would put its objects in the
+heap that call's collections walk.
 """
 
 from __future__ import annotations
@@ -14,11 +17,6 @@ import sys
 from collections.abc import Callable, Iterable
 from types import CodeType, FrameType
 from typing import Any
-
-from katib_resume.adapters.local.suggestion.optuna_search import OptunaSearch
-
-MODEL = frozenset((OptunaSearch._study.__code__, OptunaSearch._ask.__code__))
-"""An Optuna search's model: its study rebuilt (of the trials its sampler reads) and asked."""
 
 
 def counted(work: Callable[[], Any], outside: Iterable[CodeType] = ()) -> tuple[int, int]:

@@ -22,9 +22,9 @@ import pytest
 
 from benchmarks import algorithms_hyperband, pbt
 from benchmarks.algorithms import FUNCTIONS, branin, experiment
-from benchmarks.algorithms_resume import history, saved_state, stored
+from benchmarks.algorithms_resume import MODEL, history, saved_state, stored
 from benchmarks.grpc_service import Client
-from benchmarks.python_calls import MODEL, counted
+from benchmarks.python_calls import counted
 from katib_resume.adapters.grpc.api import GET_SUGGESTIONS, encode
 from katib_resume.adapters.grpc.trial_bytes import decode_keeping_trials
 from katib_resume.adapters.local.suggestion import SuggestionServer
