@@ -31,6 +31,7 @@ from katib_resume.adapters.local.suggestion import SuggestionServer
 from katib_resume.adapters.local.suggestion.state import FILE_NAME
 from katib_resume.adapters.local.suggestion.state_store import StateStore
 from katib_resume.app.suggestion.service import SuggestionApi
+from katib_resume.core.history import History
 from katib_resume.core.manifest import Manifest
 from katib_resume.core.model import Experiment
 
@@ -49,7 +50,14 @@ def _optuna_restart(subject: Experiment, volume: Path, n: int) -> Callable[[], A
     """A restart on a state of ``n`` finished trials written to ``volume``, handed the history
     as the embedded runtime does (its stored texts)."""
     issued, results = saved_state(volume, subject, history(subject, n, branin))
-    held = stored(issued)
+    return _restart(subject, volume, stored(issued), results)
+
+
+def _restart(
+    subject: Experiment, volume: Path, held: History, results: dict[str, float | None]
+) -> Callable[[], Any]:
+    """A new server on ``volume`` restored, the controller holding ``held``, and asked for one
+    new assignment."""
 
     def restart() -> None:
         server = SuggestionServer(subject, 0, volume)
@@ -59,15 +67,20 @@ def _optuna_restart(subject: Experiment, volume: Path, n: int) -> Callable[[], A
     return restart
 
 
+def _flat(restarts: list[Callable[[], Any]], outside: Iterable[CodeType] = ()) -> None:
+    """The second and third restart make as many Python calls (but ``SLACK``) outside
+    ``outside``; the first, run before, imports and fills caches."""
+    restarts[0]()
+    small, large = (python_calls(restart, outside) for restart in restarts[1:])
+    assert large <= small + SLACK, (small, large)
+
+
 @pytest.mark.parametrize("algorithm", OPTUNA)
 def test_an_optuna_search_restarts_with_no_python_work_a_trial_beyond_its_model(
     tmp_path: Path, algorithm: str
 ) -> None:
     subject = experiment(algorithm, FUNCTIONS["branin"][1], 0)
-    restarts = [_optuna_restart(subject, tmp_path / str(n), n) for n in (50, *SIZES)]
-    restarts[0]()  # the first in the process imports and fills caches
-    small, large = (python_calls(restart, MODEL) for restart in restarts[1:])
-    assert large <= small + SLACK, (small, large)
+    _flat([_optuna_restart(subject, tmp_path / str(n), n) for n in (50, *SIZES)], MODEL)
 
 
 def _grown_restart(subject: Experiment, volume: Path, n: int) -> Callable[[], Any]:
@@ -85,16 +98,9 @@ def _grown_restart(subject: Experiment, volume: Path, n: int) -> Callable[[], An
         assert batch, server.exhausted(len(held) + 1)
         held += batch
         results |= {item["name"]: _value(subject, item) for item in batch}
-    path = volume / FILE_NAME  # compacted, as every 256th save leaves it (``_compacted``)
+    path = volume / FILE_NAME  # compacted (a new store's first save), as a 256th save leaves it
     StateStore(path).save(StateStore(path).load())
-    history = stored(held)
-
-    def restart() -> None:
-        again = SuggestionServer(subject, 0, volume)
-        assert again.start(history).source == "restored"
-        assert len(again.get_suggestions(history, len(history) + 1, results)) == 1
-
-    return restart
+    return _restart(subject, volume, stored(held), results)
 
 
 def _value(subject: Experiment, item: Manifest) -> float:
@@ -121,10 +127,7 @@ def test_a_search_without_an_optuna_model_restarts_with_no_python_work_a_trial(
     tmp_path: Path, algorithm: str
 ) -> None:
     subject, sizes = MODEL_FREE[algorithm]
-    restarts = [_grown_restart(subject, tmp_path / str(n), n) for n in (10, *sizes)]
-    restarts[0]()
-    small, large = (python_calls(restart) for restart in restarts[1:])
-    assert large <= small + SLACK, (small, large)
+    _flat([_grown_restart(subject, tmp_path / str(n), n) for n in (10, *sizes)])
 
 
 def _service_restart(volume: Path, n: int) -> Callable[[], Any]:
@@ -151,7 +154,4 @@ def test_a_restarted_service_does_no_python_work_a_trial(
     """Over gRPC every call holds every Trial; a restarted service's first call looks each up
     in its memo file by C-level passes (digests, lookups, the saved order) and decodes only
     the Trials the file does not hold (here the one the last reply made)."""
-    restarts = [_service_restart(tmp_path / str(n), n) for n in (50, *SIZES)]
-    restarts[0]()
-    small, large = (python_calls(restart) for restart in restarts[1:])
-    assert large <= small + SLACK, (small, large)
+    _flat([_service_restart(tmp_path / str(n), n) for n in (50, *SIZES)])
