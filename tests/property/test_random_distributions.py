@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from katib_resume.adapters.local.suggestion import parse_space
@@ -76,6 +76,17 @@ def test_every_draw_is_a_value_of_the_feasible_space(case: tuple[Any, str], seed
 
 
 @given(case=spaces(), quantiles=st.lists(st.floats(0, 1, exclude_max=True), min_size=2))
+@example(  # a bound near 0 of a wide law: min + 1.5e-11 at the quantile 0, from 3e4 wide
+    case=(
+        {
+            "name": "x",
+            "parameterType": "double",
+            "feasibleSpace": {"min": "0.01", "max": "30000.01", "distribution": "normal"},
+        },
+        "normal",
+    ),
+    quantiles=[0.0, 0.0],
+)
 def test_a_draw_is_monotone_in_its_quantile(case: tuple[Any, str], quantiles: list[float]) -> None:
     """An inverse CDF of the law truncated to ``[min, max]``: monotone, from ``min`` at the
     quantile 0 to ``max`` at the top (a law wrapped into the bounds would break the order, and
@@ -88,9 +99,10 @@ def test_a_draw_is_monotone_in_its_quantile(case: tuple[Any, str], quantiles: li
     assert drawn == sorted(drawn)
     low, high = float(parameter.low), float(parameter.high)
     assert low <= drawn[0] and drawn[-1] <= high
-    assert continuous(parameter, scale, 0.0) == pytest.approx(low, rel=1e-9, abs=1e-12)
+    near = 1e-12 * (high - low)  # an inverse CDF's rounding is the law's width's, not the bound's
+    assert continuous(parameter, scale, 0.0) == pytest.approx(low, rel=1e-9, abs=near)
     top = continuous(parameter, scale, math.nextafter(1.0, 0.0))
-    assert top == pytest.approx(high, rel=1e-9, abs=1e-12)
+    assert top == pytest.approx(high, rel=1e-9, abs=near)
 
 
 @given(
