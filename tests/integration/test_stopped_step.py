@@ -55,6 +55,8 @@ STEPS = (0, 1, 2)
 notes), the one that makes the new Trials, the one that folds them finished (the last that
 writes anything)."""
 STRIDE, SAMPLE = 997, 30
+SHORT = 16
+"""Lines a stopped run's step may run fewer than the step counted (a cache filled meanwhile)."""
 BOOKS = {"app/loop/trial_book.py": 4, "app/embedded/results.py": 1}
 """The books' files, and every how many of their lines are stopped at."""
 
@@ -90,13 +92,21 @@ def _stopped(state: Path, step: int, line: int) -> bool:
     return False
 
 
-def _lines(state: Path, step: int) -> list[Where]:
-    """Where each line of the resumed run's step ``step`` is (the command run whole)."""
-    with session(Options(state)) as runtime:
-        apply_edit(runtime, NS, NAME, {"maxTrialCount": THEN})
-        for _ in range(step):
-            runtime.step()
-        return lines_run(runtime.step)
+def _lines(first: Path, copies: Path, step: int) -> list[Where]:
+    """Where each line of the resumed run's step ``step`` is (the command run whole on a copy
+    of ``first``), as a run after one in the same process runs them: the first run of a step
+    also runs the bodies of the modules it imports for the first time, and fills the process's
+    caches, so it runs more lines than the runs stopped after it (hundreds more in a process
+    that ran no other test first)."""
+    for run in range(2):
+        state = copies / f"lines-{step}-{run}"
+        shutil.copytree(first, state, ignore=shutil.ignore_patterns(".lock"))
+        with session(Options(state)) as runtime:
+            apply_edit(runtime, NS, NAME, {"maxTrialCount": THEN})
+            for _ in range(step):
+                runtime.step()
+            where = lines_run(runtime.step)
+    return where
 
 
 def _sampled(where: list[Where], seed: int) -> list[int]:
@@ -159,13 +169,14 @@ def test_a_run_stopped_anywhere_in_a_step_leaves_what_a_cold_fold_gives(tmp_path
     failures: list[str] = []
     stops = 0
     for step in STEPS:
-        where = tmp_path / f"lines-{step}"
-        shutil.copytree(first, where, ignore=shutil.ignore_patterns(".lock"))
-        for line in _sampled(_lines(where, step), step):
+        where = _lines(first, tmp_path, step)
+        for line in _sampled(where, step):
             state = tmp_path / "stopped"
             shutil.rmtree(state, ignore_errors=True)
             shutil.copytree(first, state, ignore=shutil.ignore_patterns(".lock"))
-            assert _stopped(state, step, line), (step, line)
+            if not _stopped(state, step, line):  # the step ended first: a run a few lines short
+                assert line > len(where) - SHORT, (step, line, len(where))
+                continue
             stops += 1
             failures += [f"step {step}, line {line}: {wrong}" for wrong in _wrong(state)[:3]]
     assert stops > 200  # (the steps ran, traced)
