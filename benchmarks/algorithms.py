@@ -41,13 +41,12 @@ from optuna.samplers import BaseSampler
 from scipy.stats import mannwhitneyu
 
 from benchmarks import isolated
-from benchmarks.algorithms_grown import GROWN, grown
+from benchmarks.algorithms_grown import GROWN
 from benchmarks.algorithms_grown import restart as grown_restart
 from benchmarks.algorithms_hyperband import quality as hyperband_quality
-from benchmarks.algorithms_plain import model_free
+from benchmarks.algorithms_plain import MODEL_FREE as PLAIN
 from benchmarks.algorithms_plain import restart as plain_restart
 from benchmarks.algorithms_resume import case as resume_case
-from benchmarks.algorithms_resume import resume
 from katib_resume.adapters.local.suggestion import SuggestionServer
 from katib_resume.adapters.local.suggestion.algorithms import GridSearch, build
 from katib_resume.adapters.local.suggestion.optuna_search import OptunaSearch
@@ -241,11 +240,12 @@ def main() -> None:
     if not args.skip_resume:
         modelled = tuple(a for a in args.only or ALGORITHMS if a in ALGORITHMS)
         measure = partial(isolated.case, repeats=args.repeats)
-        out["resume"] = resume(modelled, sizes, partial(measure, "resume"))
+        out["resume"] = isolated.cases("resume", modelled, sizes, partial(measure, "resume"))
         measure = partial(isolated.case, repeats=5)
-        out["restart_model_free"] = model_free(sizes, partial(measure, "model-free"))
+        plain = partial(measure, "model-free")
+        out["restart_model_free"] = isolated.cases("restart", PLAIN, sizes, plain)
         regrown = tuple(a for a in args.only or ALGORITHMS if a in GROWN)
-        out["restart_grown"] = grown(regrown, sizes, partial(measure, "grown"))
+        out["restart_grown"] = isolated.cases("grown", regrown, sizes, partial(measure, "grown"))
     if not args.skip_quality:
         chosen = args.only or ALGORITHMS + MODEL_FREE + SCHEDULED
         sampled = [a for a in chosen if a not in SCHEDULED]

@@ -16,7 +16,6 @@ the snapshot and its journal). At 100 / 1,000 / 5,000 assignments; CPU and wall 
 from __future__ import annotations
 
 import shutil
-import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -111,19 +110,6 @@ def _restarted(
         assert server.start(history).source == "restored"
         server.get_suggestions(history, len(held) + 2, results)
         _record(into, started)
-
-
-def grown(
-    algorithms: tuple[str, ...], sizes: tuple[int, ...], measure: Callable[[str, int], Any]
-) -> dict[str, Any]:
-    """Each algorithm's ``restart`` at each size, as ``measure(algorithm, n)`` makes it (in a
-    process of its own: ``isolated``)."""
-    report: dict[str, Any] = {}
-    for algorithm in algorithms:
-        for n in sizes:
-            report[f"{algorithm}/{n}"] = entry = measure(algorithm, n)
-            print(f"grown {algorithm}/{n}: {entry}", file=sys.stderr)
-    return report
 
 
 def _values(item: Manifest) -> dict[str, float]:

@@ -17,9 +17,7 @@ Spaces: Branin's two doubles (a 101 x 101 grid for ``grid``), and for ``hyperban
 
 from __future__ import annotations
 
-import sys
 import tempfile
-from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -113,14 +111,3 @@ def _restarted(
     assert restarted.start(held).source == "restored"
     held.extend(restarted.get_suggestions(held, len(held) + 1, results))
     results[held[-1]["name"]] = value(held[-1])
-
-
-def model_free(sizes: tuple[int, ...], measure: Callable[[str, int], Any]) -> dict[str, Any]:
-    """Each of ``MODEL_FREE``'s ``restart`` at each size, as ``measure(algorithm, n)`` makes
-    it (in a process of its own: ``isolated``)."""
-    report: dict[str, Any] = {}
-    for algorithm in MODEL_FREE:
-        for n in sizes:
-            report[f"{algorithm}/{n}"] = measure(algorithm, n)
-            print(f"restart {algorithm}/{n}: {report[f'{algorithm}/{n}']}", file=sys.stderr)
-    return report

@@ -43,7 +43,6 @@ from __future__ import annotations
 import gc
 import random
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -242,19 +241,6 @@ def optuna_side(subject: Experiment, done: list[Any], repeats: int) -> dict[str,
             study.ask(space)
             _record(times["call"], started)
     return {part: _medians(clocks) for part, clocks in times.items()}
-
-
-def resume(
-    algorithms: tuple[str, ...], sizes: tuple[int, ...], measure: Callable[[str, int], Any]
-) -> dict[str, Any]:
-    """Each algorithm's ``case`` at each size, as ``measure(algorithm, n)`` makes it (in a
-    process of its own: ``isolated``)."""
-    report: dict[str, Any] = {}
-    for algorithm in algorithms:
-        for n in sizes:
-            report[f"{algorithm}/{n}"] = entry = measure(algorithm, n)
-            print(f"resume {algorithm}/{n}: {entry}", file=sys.stderr)
-    return report
 
 
 def case(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,19 @@ def case(kind: str, algorithm: str, n: int, repeats: int) -> dict[str, Any]:
         "benchmarks.algorithms", "--case", kind, algorithm, str(n), "--repeats", str(repeats)
     )
     return figures
+
+
+def cases(
+    label: str, algorithms: Iterable[str], sizes: Iterable[int], measure: Callable[[str, int], Any]
+) -> dict[str, Any]:
+    """``measure(algorithm, n)`` of each algorithm at each size, by ``"algorithm/n"``, each
+    printed to stderr under ``label`` as it comes (a run takes minutes)."""
+    report: dict[str, Any] = {}
+    for algorithm in algorithms:
+        for n in sizes:
+            report[f"{algorithm}/{n}"] = entry = measure(algorithm, n)
+            print(f"{label} {algorithm}/{n}: {entry}", file=sys.stderr)
+    return report
 
 
 def child(module: str, *args: str) -> Any:
