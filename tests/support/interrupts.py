@@ -18,6 +18,7 @@ from __future__ import annotations
 import dis
 import sys
 from collections.abc import Callable
+from itertools import count
 from types import CodeType, FrameType
 from typing import Any
 
@@ -30,24 +31,16 @@ def stopped_at(line: int, call: Callable[[], object]) -> bool:
     """Run ``call``, a ``KeyboardInterrupt`` raised at the start of its ``line``-th line (1:
     the first); whether it was stopped (``False``: it finished first, ``line`` is past its
     end). Any other exception is the caller's."""
-    seen = 0
+    seen = count(1)
 
-    def tracer(frame: FrameType, event: str, arg: Any) -> Tracer:
-        nonlocal seen
-        if event == "line" and frame.f_lasti not in _exits(frame.f_code):
-            seen += 1
-            if seen == line:
-                raise KeyboardInterrupt("SIGTERM")
-        return tracer
+    def visit(frame: FrameType) -> None:
+        if next(seen) == line:
+            raise KeyboardInterrupt("SIGTERM")
 
-    previous = sys.gettrace()  # (a coverage tool's, say: put back)
-    sys.settrace(tracer)
     try:
-        call()
+        _each_line(call, visit)
     except KeyboardInterrupt:
         return True
-    finally:
-        sys.settrace(previous)
     return False
 
 
@@ -55,20 +48,25 @@ def lines_run(call: Callable[[], object]) -> list[Where]:
     """Run ``call`` to its end; where each line it ran is, in order: ``stopped_at(n, call)``
     stops a run that repeats this one at the ``n``-th."""
     run: list[Where] = []
+    _each_line(call, lambda frame: run.append((frame.f_code.co_filename, frame.f_code.co_name)))
+    return run
+
+
+def _each_line(call: Callable[[], object], visit: Callable[[FrameType], None]) -> None:
+    """Run ``call``, ``visit(frame)`` at the start of each line it runs but a ``with`` block's
+    exit (``_exits``)."""
 
     def tracer(frame: FrameType, event: str, arg: Any) -> Tracer:
         if event == "line" and frame.f_lasti not in _exits(frame.f_code):
-            code = frame.f_code
-            run.append((code.co_filename, code.co_name))
+            visit(frame)
         return tracer
 
-    previous = sys.gettrace()
+    previous = sys.gettrace()  # (a coverage tool's, say: put back)
     sys.settrace(tracer)
     try:
         call()
     finally:
         sys.settrace(previous)
-    return run
 
 
 _EXITS: dict[CodeType, frozenset[int]] = {}
